@@ -1,0 +1,41 @@
+/*
+ * qemu: a vm spec → the QEMU command line.  Pure: builds an argv, starts
+ * nothing.  Golden files (tests/unit/golden/qemu/NAME.argv, one argument per
+ * line) pin the output for every shipped topology.
+ */
+#ifndef LAB_QEMU_H
+#define LAB_QEMU_H
+
+#include "topology.h"
+#include "util.h"
+
+enum vm_accel { VM_ACCEL_TCG, VM_ACCEL_KVM };
+
+/* Everything a backend needs to start one guest. */
+struct vm_spec {
+	const struct topology *topo;
+	const char *qemu;          /* emulator binary (PATH lookup) */
+	const char *kernel;        /* kernel image */
+	const char *initrd;        /* initramfs */
+	const char *firmware;      /* -bios image; NULL: direct kernel boot without firmware */
+	const char *extra_cmdline; /* appended to the lab's kernel command line; may be NULL */
+	enum vm_accel accel;
+	int console_fd;            /* fd QEMU inherits for the serial console */
+	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
+};
+
+/* The emulator binary for the topology's arch (qemu-system-x86_64, ...). */
+const char *qemu_binary(enum topo_arch arch);
+
+/* The kernel command line the lab boots with (hardened: panics end the VM). */
+void qemu_cmdline(const struct vm_spec *spec, struct buf *out);
+
+/* Append the full argv (including argv[0] = spec->qemu) to argv. */
+void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv);
+
+/* "20G", "512M", "4096": the largest binary unit that divides n exactly. */
+void qemu_format_size(uint64_t n, char *out, size_t cap);
+
+const char *vm_accel_name(enum vm_accel accel);
+
+#endif

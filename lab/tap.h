@@ -1,0 +1,114 @@
+/*
+ * tap: a streaming parser for the guest's TAP (KTAP version 1, nested).
+ *
+ * The guest's /init prints (on its own channel, see docs/architecture.md):
+ *
+ *   KTAP version 1
+ *   # guest.kernel: 7.2.13+deb14-amd64          <- guest view, key: value
+ *   1..2
+ *       # Subtest: topology                     <- a test starts (depth 1)
+ *       KTAP version 1
+ *       1..3
+ *       ok 1 nodes
+ *       not ok 2 distances
+ *       ok 3 hmat # SKIP no CPU-less node
+ *   not ok 1 topology
+ *   ...
+ *   # numalab: done                             <- init finished cleanly
+ *
+ * Guest output is untrusted: any bytes are accepted, lines longer than
+ * TAP_LINE_MAX are cut (the rest dropped up to the newline), NULs and other
+ * control bytes are replaced by '?' before a line is stored or passed on,
+ * garbage lines are ignored, and all storage is bounded.
+ *
+ * Only depth 0 (results of whole tests) and depth 1 (their subtests) are kept;
+ * deeper levels are counted into their depth-1 parent's line only as text.
+ */
+#ifndef LAB_TAP_H
+#define LAB_TAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define TAP_LINE_MAX 1024
+#define TAP_MAX_TESTS 128
+#define TAP_MAX_INFO 64
+
+enum tap_status {
+	TAP_PENDING,      /* announced (Subtest line) but no result line yet */
+	TAP_OK,
+	TAP_NOT_OK,
+	TAP_SKIP,         /* ok/not ok ... # SKIP reason */
+	TAP_TODO,         /* not ok ... # TODO reason (does not fail the run) */
+	TAP_TIMEOUT,      /* not ok ... # TIMEOUT reason */
+	TAP_ERROR,        /* not ok ... # ERROR reason (harness trouble) */
+};
+
+struct tap_test {
+	int number;                 /* as printed; 0 while pending */
+	char name[96];
+	enum tap_status status;
+	char reason[160];           /* directive text after SKIP/TODO/TIMEOUT/ERROR */
+	int sub_planned;            /* the nested plan, -1 if none seen */
+	int sub_pass, sub_fail, sub_skip;
+};
+
+struct tap_info {
+	char key[48];
+	char value[208];
+};
+
+struct tap_parser {
+	/* Called with each complete, sanitised line (no newline); may be NULL. */
+	void (*on_line)(void *ctx, const char *line);
+	void *ctx;
+
+	int planned;                /* top-level plan N from "1..N"; -1 none yet */
+	int nr_tests;
+	struct tap_test tests[TAP_MAX_TESTS];
+	int nr_info;
+	struct tap_info info[TAP_MAX_INFO];
+	int done;                   /* "# numalab: done" seen */
+	int version_seen;           /* "KTAP version 1" / "TAP version 13/14" seen */
+	int garbage_lines;          /* lines that were not TAP */
+
+	/* private: the partial line */
+	char line[TAP_LINE_MAX + 1];
+	size_t line_len;
+	int line_overflow;
+};
+
+void tap_init(struct tap_parser *p);
+
+/* Feed any bytes; complete lines are parsed as they arrive. */
+void tap_feed(struct tap_parser *p, const char *data, size_t len);
+
+/* The stream ended: parse a final partial line if any. */
+void tap_end(struct tap_parser *p);
+
+/*
+ * After the stream ended for a harness reason (VM timeout, panic, crash),
+ * close the results: a test still pending becomes status (TAP_TIMEOUT or
+ * TAP_ERROR) with reason; planned tests never started are added as TAP_ERROR
+ * "not run: <reason>", named from plan_names (n names, in plan order) when
+ * given.  Writes the TAP lines it adds to out (may be NULL) so the saved
+ * stream stays well-formed.
+ */
+void tap_close(struct tap_parser *p, enum tap_status status, const char *reason,
+	       const char *const *plan_names, int n, FILE *out);
+
+struct tap_summary {
+	int tests, passed, failed, skipped, todo, timeout, errors;
+	int subtests_passed, subtests_failed, subtests_skipped;
+};
+void tap_summarise(const struct tap_parser *p, struct tap_summary *s);
+
+/* 1 if any test failed, timed out or errored (TODO and SKIP do not fail). */
+int tap_failed(const struct tap_parser *p);
+
+/* The value of a "# guest.KEY: VALUE" line, or NULL. */
+const char *tap_info_get(const struct tap_parser *p, const char *key);
+
+const char *tap_status_name(enum tap_status s);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * util: the small things every module needs: error reports, growable string
+ * vectors (argv builders), files written atomically, hashing.
+ */
+#ifndef LAB_UTIL_H
+#define LAB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+/* One error, reported once by whoever gives up: "what is wrong; what to do". */
+struct error {
+	char msg[1024];
+};
+
+/* Set err->msg (printf-style).  Returns -1 so callers can `return error_set(...)`. */
+int error_set(struct error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prefix an existing message: "prefix: old message". Returns -1. */
+int error_prefix(struct error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Out of memory is not an error we report: we exit(3) (harness failure). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A NULL-terminated vector of owned strings, e.g. an argv under construction
+ * (append freely, use v.items as argv).
+ */
+struct strvec {
+	char **items;
+	size_t nr, alloc;
+};
+#define STRVEC_INIT { NULL, 0, 0 }
+void strvec_push(struct strvec *v, const char *s);
+void strvec_pushf(struct strvec *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strvec_clear(struct strvec *v);
+/* The items as a const argv (never NULL; always NULL-terminated). */
+const char **strvec_argv(struct strvec *v);
+
+/* A growable byte buffer. */
+struct buf {
+	char *data;
+	size_t len, alloc;
+};
+#define BUF_INIT { NULL, 0, 0 }
+void buf_add(struct buf *b, const void *data, size_t len);
+void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_addstr(struct buf *b, const char *s);
+const char *buf_str(struct buf *b);   /* NUL terminated view; "" when empty */
+void buf_free(struct buf *b);
+
+/* Whole-file helpers. read: -1 with err on failure. */
+int read_file(const char *path, struct buf *out, struct error *err);
+/* Write data to path atomically (path.tmp.PID, fsync, rename). */
+int write_file_atomic(const char *path, const void *data, size_t len, struct error *err);
+/* mkdir -p.  0 on success. */
+int mkdir_p(const char *path, struct error *err);
+/* Remove a file tree (no symlink following). */
+int remove_tree(const char *path);
+int file_exists(const char *path);
+
+/* SHA-256. */
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char block[64];
+	size_t used;
+};
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_final(struct sha256 *s, unsigned char out[32]);
+/* Hex digest (65 bytes incl. NUL) of a file; -1 with err on read failure. */
+int sha256_file(const char *path, char hex[65], struct error *err);
+void sha256_hex(const unsigned char digest[32], char hex[65]);
+
+/* Monotonic seconds. */
+double now_s(void);
+
+/* The lab's cache directory: $NUMALAB_CACHE or ~/.cache/numalab (created). */
+const char *lab_cache_dir(void);
+
+/* The project root (the directory holding the numalab binary). */
+const char *lab_root(void);
+
+#endif
