@@ -134,16 +134,23 @@ static void add_machine(const struct vm_spec *spec, struct strvec *argv)
 }
 
 /* Console on the first serial port, TAP on a virtio console of its own. */
-static void add_channels(const struct vm_spec *spec, struct strvec *argv)
+static void add_chardev(struct strvec *argv, const char *id, const char *file, int fd)
 {
 	strvec_push(argv, "-chardev");
-	strvec_pushf(argv, "socket,id=console,fd=%d", spec->console_fd);
+	if (file)
+		strvec_pushf(argv, "file,id=%s,path=%s", id, file);
+	else
+		strvec_pushf(argv, "socket,id=%s,fd=%d", id, fd);
+}
+
+static void add_channels(const struct vm_spec *spec, struct strvec *argv)
+{
+	add_chardev(argv, "console", spec->console_file, spec->console_fd);
 	strvec_push(argv, "-serial");
 	strvec_push(argv, "chardev:console");
 	strvec_push(argv, "-device");
 	strvec_push(argv, "virtio-serial-pci,id=vser0");
-	strvec_push(argv, "-chardev");
-	strvec_pushf(argv, "socket,id=tap,fd=%d", spec->tap_fd);
+	add_chardev(argv, "tap", spec->tap_file, spec->tap_fd);
 	strvec_push(argv, "-device");
 	strvec_push(argv, "virtconsole,chardev=tap,name=numalab.tap");
 }

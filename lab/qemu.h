@@ -22,6 +22,8 @@ struct vm_spec {
 	enum vm_accel accel;
 	int console_fd;            /* fd QEMU inherits for the serial console */
 	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
+	/* Instead of the fds: plain files (a by-hand baseline, debugging). */
+	const char *console_file, *tap_file;
 };
 
 /* The emulator binary for the topology's arch (qemu-system-x86_64, ...). */

@@ -17,12 +17,17 @@
  *   # numalab: done                             <- init finished cleanly
  *
  * Guest output is untrusted: any bytes are accepted, lines longer than
- * TAP_LINE_MAX are cut (the rest dropped up to the newline), NULs and other
- * control bytes are replaced by '?' before a line is stored or passed on,
- * garbage lines are ignored, and all storage is bounded.
+ * TAP_LINE_MAX are cut (the rest dropped up to the newline), a trailing CR is
+ * dropped, and every other control byte (NUL, tab, CR, ESC, DEL) and every
+ * byte of invalid UTF-8 or of a C1 control is replaced by '?' before a line is
+ * stored or passed on, so no escape sequence survives.  Garbage lines are
+ * counted and ignored, and all storage is bounded.
  *
- * Only depth 0 (results of whole tests) and depth 1 (their subtests) are kept;
- * deeper levels are counted into their depth-1 parent's line only as text.
+ * Depth is the leading spaces / 4 (KTAP indents by exactly four; any other
+ * count, or a tab, makes the line garbage).  Only depth 0 (results of whole
+ * tests) and depth 1 (their subtests) are parsed; deeper lines only reach
+ * on_line.  Depth-1 lines count into the test their "# Subtest: NAME" opened;
+ * without one they are garbage.  Only the first plan of a level counts.
  */
 #ifndef LAB_TAP_H
 #define LAB_TAP_H
@@ -50,7 +55,7 @@ struct tap_test {
 	enum tap_status status;
 	char reason[160];           /* directive text after SKIP/TODO/TIMEOUT/ERROR */
 	int sub_planned;            /* the nested plan, -1 if none seen */
-	int sub_pass, sub_fail, sub_skip;
+	int sub_pass, sub_fail, sub_skip;   /* TODO counts as skip; TIMEOUT, ERROR as fail */
 };
 
 struct tap_info {
@@ -71,13 +76,15 @@ struct tap_parser {
 	int done;                   /* "# numalab: done" seen */
 	int version_seen;           /* "KTAP version 1" / "TAP version 13/14" seen */
 	int garbage_lines;          /* lines that were not TAP */
+	int tests_dropped;          /* results not stored: TAP_MAX_TESTS reached */
 
-	/* private: the partial line */
-	char line[TAP_LINE_MAX + 1];
+	/* private */
+	int cur;                    /* index of the test taking depth-1 lines, -1 none */
+	char line[TAP_LINE_MAX + 1];    /* the partial line */
 	size_t line_len;
-	int line_overflow;
 };
 
+/* Clears everything, on_line and ctx included: set those afterwards. */
 void tap_init(struct tap_parser *p);
 
 /* Feed any bytes; complete lines are parsed as they arrive. */
@@ -88,22 +95,30 @@ void tap_end(struct tap_parser *p);
 
 /*
  * After the stream ended for a harness reason (VM timeout, panic, crash),
- * close the results: a test still pending becomes status (TAP_TIMEOUT or
- * TAP_ERROR) with reason; planned tests never started are added as TAP_ERROR
- * "not run: <reason>", named from plan_names (n names, in plan order) when
- * given.  Writes the TAP lines it adds to out (may be NULL) so the saved
- * stream stays well-formed.
+ * close the results (ending the stream first, as tap_end): a test still
+ * pending becomes status (TAP_TIMEOUT, anything else means TAP_ERROR) with
+ * reason (not NULL), numbered after the highest number seen; planned tests
+ * never started are added as TAP_ERROR "not run: <reason>", named from
+ * plan_names (n names, in plan order) when given.  When the guest printed no
+ * plan, the plan is n (or the highest number seen, if larger).  Writes the TAP
+ * lines it adds to out (may be NULL) so the saved stream stays well-formed,
+ * ending with a "1..N" plan line when the guest printed none.
  */
 void tap_close(struct tap_parser *p, enum tap_status status, const char *reason,
 	       const char *const *plan_names, int n, FILE *out);
 
+/* A test still pending counts as failed. */
 struct tap_summary {
 	int tests, passed, failed, skipped, todo, timeout, errors;
 	int subtests_passed, subtests_failed, subtests_skipped;
 };
 void tap_summarise(const struct tap_parser *p, struct tap_summary *s);
 
-/* 1 if any test failed, timed out or errored (TODO and SKIP do not fail). */
+/*
+ * 1 if any test failed, timed out or errored (TODO and SKIP do not fail), and
+ * also when a test is still pending, a planned test has no result, or a result
+ * was dropped: the run cannot vouch for tests it has no verdict on.
+ */
 int tap_failed(const struct tap_parser *p);
 
 /* The value of a "# guest.KEY: VALUE" line, or NULL. */

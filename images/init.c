@@ -1,0 +1,770 @@
+/*
+ * numalab guest /init (docs/architecture.md, "Guest contract").
+ *
+ * PID 1 of a test VM: mount the kernel filesystems, print the guest's view of
+ * itself, run the tests of /lab/plan and relay their KTAP to the TAP channel
+ * (/dev/hvc0), then power off.  Human-readable progress goes to the console
+ * as "numalab-init: ..." lines.
+ *
+ * PID 1 must never exit (the kernel panics) and must never block for good:
+ * output fds are non-blocking with a deadline per write, each test has a
+ * timeout, and every failure of init itself ends in "# numalab: init error"
+ * and a power-off.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONSOLE_PATH "/dev/console"
+#define TAP_PATH "/dev/hvc0"
+#define PLAN_PATH "/lab/plan"
+#define TESTS_DIR "/lab/tests"
+#define NODE_DIR "/sys/devices/system/node"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define TIERS_DIR "/sys/devices/virtual/memory_tiering"
+#define TEST_PATH_ENV "PATH=/usr/bin:/bin:/usr/sbin:/sbin"
+
+#define TAP_WAIT_MS 5000          /* virtio-console may probe after /init starts */
+#define WRITE_TIMEOUT_MS 10000    /* a channel stuck this long is given up */
+#define DRAIN_TIMEOUT_MS 2000     /* for the TAP tail to leave the guest before power-off */
+#define REAP_TIMEOUT_MS 5000      /* for a SIGKILLed test to die */
+#define LINE_MAX_LEN 4096
+#define MAX_TESTS 256
+#define MAX_TEST_NAME 64
+#define MAX_NODES 64
+#define MAX_TIERS 64
+#define DMESG_MAX_LINES 40
+
+/* klogctl() actions (<sys/klog.h> leaves them to the caller). */
+#define SYSLOG_ACTION_READ_ALL 3
+#define SYSLOG_ACTION_SIZE_BUFFER 10
+
+/* An output channel; fd < 0 once it failed, so a dead channel costs nothing. */
+struct channel {
+	int fd;
+	const char *path;
+};
+
+static struct channel console = { -1, CONSOLE_PATH };
+static struct channel tap = { -1, TAP_PATH };
+
+struct plan_entry {
+	char name[MAX_TEST_NAME];
+	unsigned timeout_s;
+};
+
+/* A test's stdout on its way to the TAP channel, cut into lines. */
+struct relay {
+	int fd;
+	char line[LINE_MAX_LEN + 1];
+	size_t len;
+	char skip_reason[256];    /* of the last "# SKIP" line */
+};
+
+enum relay_state { RELAY_DATA, RELAY_IDLE, RELAY_EOF };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline, 0 once it has passed. */
+static int ms_until(int64_t deadline)
+{
+	int64_t left = deadline - now_ms();
+
+	return left <= 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+static int min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int wait_writable(int fd, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int left = ms_until(deadline);
+
+	return left > 0 && poll(&pfd, 1, left) > 0;
+}
+
+static void channel_close(struct channel *ch)
+{
+	close(ch->fd);
+	ch->fd = -1;
+}
+
+/* Write all of buf or give the channel up: init must not hang on a stuck reader. */
+static void channel_write(struct channel *ch, const char *buf, size_t len)
+{
+	int64_t deadline = now_ms() + WRITE_TIMEOUT_MS;
+
+	while (ch->fd >= 0 && len > 0) {
+		ssize_t n = write(ch->fd, buf, len);
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (!(n < 0 && errno == EAGAIN && wait_writable(ch->fd, deadline))) {
+			channel_close(ch);
+			if (ch == &tap && console.fd >= 0)
+				dprintf(console.fd, "numalab-init: %s is stuck; TAP output dropped\n",
+					tap.path);
+		}
+	}
+}
+
+/* One line (the newline is added); overlong lines are cut, never split. */
+static void channel_vline(struct channel *ch, const char *prefix, const char *fmt, va_list ap)
+{
+	char line[LINE_MAX_LEN + 128];
+	int prefix_len = snprintf(line, sizeof(line), "%s", prefix);
+	int n = vsnprintf(line + prefix_len, sizeof(line) - (size_t)prefix_len, fmt, ap);
+	size_t len = (size_t)prefix_len + (n > 0 ? (size_t)n : 0);
+
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	line[len++] = '\n';
+	channel_write(ch, line, len);
+}
+
+static void __attribute__((format(printf, 1, 2))) log_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	channel_vline(&console, "numalab-init: ", fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 1, 2))) tap_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	channel_vline(&tap, "", fmt, ap);
+	va_end(ap);
+}
+
+/* Wait (bounded) until the TAP tty has handed everything to the host. */
+static void drain_tap(void)
+{
+	int64_t deadline = now_ms() + DRAIN_TIMEOUT_MS;
+	int pending;
+
+	while (tap.fd >= 0 && ioctl(tap.fd, TIOCOUTQ, &pending) == 0 && pending > 0 &&
+	       ms_until(deadline) > 0)
+		sleep_ms(10);
+}
+
+static _Noreturn void power_off(void)
+{
+	log_msg("powering off");
+	drain_tap();
+	sync();
+	reboot(RB_POWER_OFF);
+	log_msg("reboot(RB_POWER_OFF): %s", strerror(errno));
+	for (;;)
+		pause();
+}
+
+/* Something went wrong in init itself: say so on the TAP channel (or the console) and stop. */
+static _Noreturn void __attribute__((format(printf, 1, 2))) init_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg("init error: %s", msg);
+	if (tap.fd >= 0)
+		tap_line("# numalab: init error: %s", msg);
+	else if (console.fd >= 0)
+		dprintf(console.fd, "# numalab: init error: %s\n", msg);
+	power_off();
+}
+
+static void mount_fs(const char *type, const char *target, unsigned long flags, int required)
+{
+	/* An existing directory is fine; any other mkdir failure shows up in mount(). */
+	mkdir(target, 0755);
+	if (mount(type, target, type, flags, NULL) == 0 || errno == EBUSY)
+		return;
+	if (required)
+		init_error("mount %s on %s: %s", type, target, strerror(errno));
+	log_msg("%s not mounted on %s: %s", type, target, strerror(errno));
+}
+
+/*
+ * The kernel gives /init fds 0-2 only when the image has /dev/console.  Take
+ * them, so no pipe or channel fd lands there: a child's dup2() of a pipe onto
+ * its own number would keep O_CLOEXEC and lose the pipe at exec.
+ */
+static void claim_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static int open_output(const char *path)
+{
+	return open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* A tty turns "\n" into "\r\n" (OPOST); the TAP stream must arrive byte for byte. */
+static void raw_output(int fd)
+{
+	struct termios tio;
+
+	if (tcgetattr(fd, &tio) == 0) {
+		tio.c_oflag &= ~(tcflag_t)OPOST;
+		tcsetattr(fd, TCSANOW, &tio);
+	}
+}
+
+static void open_tap(void)
+{
+	int64_t deadline = now_ms() + TAP_WAIT_MS;
+
+	while ((tap.fd = open_output(TAP_PATH)) < 0 && ms_until(deadline) > 0)
+		sleep_ms(100);
+	if (tap.fd < 0) {
+		log_msg("warning: cannot open %s (%s); TAP goes to %s", TAP_PATH,
+			strerror(errno), CONSOLE_PATH);
+		tap.fd = open_output(CONSOLE_PATH);
+		tap.path = CONSOLE_PATH;
+	}
+	if (tap.fd >= 0)
+		raw_output(tap.fd);
+}
+
+/* Read a whole small file; returns its length, -1 (errno set; EFBIG if it does not fit). */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (n < 0)
+		return -1;
+	if (len == size - 1) {
+		errno = EFBIG;
+		return -1;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* A file as one TAP-safe value: control characters become spaces, trailing ones go. */
+static int read_value(const char *path, char *buf, size_t size)
+{
+	ssize_t len = read_file(path, buf, size);
+
+	if (len < 0)
+		return -1;
+	for (ssize_t i = 0; i < len; i++)
+		if ((unsigned char)buf[i] < ' ')
+			buf[i] = ' ';
+	while (len > 0 && buf[len - 1] == ' ')
+		buf[--len] = '\0';
+	return 0;
+}
+
+/* token appears in the (space-separated) kernel command line. */
+static int cmdline_has(const char *cmdline, const char *token)
+{
+	size_t len = strlen(token);
+
+	for (const char *p = cmdline; (p = strstr(p, token)); p += len)
+		if ((p == cmdline || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+			return 1;
+	return 0;
+}
+
+/* The ids of a sysfs list like "0-1,4"; their count, or -1 if malformed or more than max. */
+static int parse_id_list(const char *s, int *ids, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long first = strtol(s, &end, 10), last = first;
+
+		if (end == s || first < 0)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			last = strtol(s, &end, 10);
+			if (end == s || last < first)
+				return -1;
+		}
+		for (long id = first; id <= last; id++) {
+			if (n == max)
+				return -1;
+			ids[n++] = (int)id;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+static void print_guest_value(const char *key, const char *path)
+{
+	char value[1024];
+
+	tap_line("# guest.%s: %s", key, read_value(path, value, sizeof(value)) ? "n/a" : value);
+}
+
+static void print_node_mem(int node)
+{
+	char path[128], meminfo[8192];
+	const char *total = NULL;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node);
+	if (read_file(path, meminfo, sizeof(meminfo)) >= 0)
+		total = strstr(meminfo, "MemTotal:");
+	if (total)
+		tap_line("# guest.node%d.mem_kib: %llu", node,
+			 strtoull(total + strlen("MemTotal:"), NULL, 10));
+	else
+		tap_line("# guest.node%d.mem_kib: n/a", node);
+}
+
+static void print_node_view(int node)
+{
+	char key[32], path[128];
+
+	snprintf(key, sizeof(key), "node%d.cpus", node);
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", node);
+	print_guest_value(key, path);
+	print_node_mem(node);
+	snprintf(key, sizeof(key), "node%d.distance", node);
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/distance", node);
+	print_guest_value(key, path);
+}
+
+static void print_nodes(void)
+{
+	char online[256];
+	int nodes[MAX_NODES], nr;
+
+	if (read_value(NODE_DIR "/online", online, sizeof(online))) {
+		tap_line("# guest.nodes_online: n/a");
+		return;
+	}
+	tap_line("# guest.nodes_online: %s", online);
+	nr = parse_id_list(online, nodes, MAX_NODES);
+	for (int i = 0; i < nr; i++)
+		print_node_view(nodes[i]);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "memory_tier4=0-1 memory_tier28=2-3", by tier; nothing without tiering. */
+static void print_memory_tiers(void)
+{
+	DIR *dir = opendir(TIERS_DIR);
+	struct dirent *e;
+	int tiers[MAX_TIERS], nr = 0;
+	char line[2048], path[128], nodes[256];
+	size_t len = 0;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && nr < MAX_TIERS)
+		if (sscanf(e->d_name, "memory_tier%d", &tiers[nr]) == 1)
+			nr++;
+	closedir(dir);
+	qsort(tiers, (size_t)nr, sizeof(tiers[0]), compare_ints);
+	line[0] = '\0';
+	for (int i = 0; i < nr && len < sizeof(line); i++) {
+		snprintf(path, sizeof(path), TIERS_DIR "/memory_tier%d/nodelist", tiers[i]);
+		if (read_value(path, nodes, sizeof(nodes)))
+			snprintf(nodes, sizeof(nodes), "?");
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%smemory_tier%d=%s",
+					i ? " " : "", tiers[i], nodes);
+	}
+	tap_line("# guest.memory_tiers: %s", line);
+}
+
+static void print_guest_view(const char *cmdline)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0) {
+		tap_line("# guest.kernel: %s", u.release);
+		tap_line("# guest.version: %s", u.version);
+	}
+	tap_line("# guest.cmdline: %s", cmdline);
+	tap_line("# guest.page_size: %ld", sysconf(_SC_PAGESIZE));
+	print_nodes();
+	print_guest_value("thp_enabled", THP_DIR "/enabled");
+	print_guest_value("thp_defrag", THP_DIR "/defrag");
+	print_guest_value("hpage_pmd_size", THP_DIR "/hpage_pmd_size");
+	print_guest_value("numa_balancing", "/proc/sys/kernel/numa_balancing");
+	print_memory_tiers();
+}
+
+/* A test name is a file name in TESTS_DIR: no '/', no leading '.'. */
+static int valid_test_name(const char *name)
+{
+	if (name[0] == '.')
+		return 0;
+	for (const char *c = name; *c; c++)
+		if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
+		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
+			return 0;
+	return 1;
+}
+
+/* One "NAME TIMEOUT_SECONDS" line; blank and '#' lines are skipped (returns 0). */
+static int parse_plan_line(const char *line, struct plan_entry *t, int lineno)
+{
+	char extra;
+
+	line += strspn(line, " \t");
+	if (!*line || *line == '#')
+		return 0;
+	if (sscanf(line, "%63s %u %c", t->name, &t->timeout_s, &extra) != 2 ||
+	    !valid_test_name(t->name) || t->timeout_s == 0 || t->timeout_s > 86400)
+		init_error("%s:%d: expected 'NAME TIMEOUT_SECONDS', got '%s'", PLAN_PATH, lineno, line);
+	return 1;
+}
+
+static int read_plan(struct plan_entry *plan, int max)
+{
+	static char text[MAX_TESTS * (MAX_TEST_NAME + 16)];
+	char *line, *next;
+	struct plan_entry t;
+	int nr = 0, lineno = 0;
+
+	if (read_file(PLAN_PATH, text, sizeof(text)) < 0)
+		init_error("cannot read %s: %s", PLAN_PATH, strerror(errno));
+	for (line = text; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!parse_plan_line(line, &t, ++lineno))
+			continue;
+		if (nr == max)
+			init_error("%s: more than %d tests", PLAN_PATH, max);
+		plan[nr++] = t;
+	}
+	return nr;
+}
+
+/* Relay one line of the test's KTAP one level deeper; remember its "# SKIP" reason. */
+static void relay_line(struct relay *r)
+{
+	const char *skip;
+
+	while (r->len > 0 && r->line[r->len - 1] == '\r')
+		r->len--;
+	r->line[r->len] = '\0';
+	r->len = 0;
+	tap_line("    %s", r->line);
+	skip = strstr(r->line, "# SKIP");
+	if (!skip)
+		return;
+	skip += strlen("# SKIP");
+	skip += strspn(skip, " \t");
+	if (*skip)
+		snprintf(r->skip_reason, sizeof(r->skip_reason), "%s", skip);
+}
+
+static void relay_bytes(struct relay *r, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (data[i] == '\n') {
+			relay_line(r);
+			continue;
+		}
+		if (r->len == LINE_MAX_LEN)   /* an overlong line is split, not lost */
+			relay_line(r);
+		r->line[r->len++] = data[i];
+	}
+}
+
+/* Wait up to timeout_ms for the test's output and relay what came. */
+static enum relay_state relay_poll(struct relay *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	char buf[4096];
+	ssize_t n;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return RELAY_IDLE;
+	n = read(r->fd, buf, sizeof(buf));
+	if (n > 0) {
+		relay_bytes(r, buf, (size_t)n);
+		return RELAY_DATA;
+	}
+	return n < 0 && (errno == EINTR || errno == EAGAIN) ? RELAY_IDLE : RELAY_EOF;
+}
+
+/*
+ * Relay the test's output until it has exited and its pipe is drained.
+ * Returns 0 with *status set, -1 when the deadline passed first.
+ */
+static int relay_until_exit(pid_t pid, struct relay *r, int64_t deadline, int *status)
+{
+	int reaped = 0, eof = 0;
+
+	while (!reaped || !eof) {
+		int left = ms_until(deadline);
+
+		if (left == 0)
+			return -1;
+		if (!reaped && waitpid(pid, status, WNOHANG) == pid)
+			reaped = 1;
+		if (!eof) {
+			enum relay_state s = relay_poll(r, reaped ? 0 : min_int(left, 100));
+
+			/* After the test exits, only leftovers of its group can hold the pipe: they are killed next. */
+			eof = s == RELAY_EOF || (s == RELAY_IDLE && reaped);
+		} else if (!reaped) {
+			sleep_ms(min_int(left, 20));
+		}
+	}
+	return 0;
+}
+
+/* SIGKILL the test's group and reap it; gives up (-1) on a task stuck in the kernel. */
+static int kill_and_reap(pid_t pid, int *status)
+{
+	int64_t deadline = now_ms() + REAP_TIMEOUT_MS;
+
+	killpg(pid, SIGKILL);
+	kill(pid, SIGKILL);   /* should the child not have reached setpgid() */
+	while (waitpid(pid, status, WNOHANG) != pid) {
+		if (ms_until(deadline) == 0)
+			return -1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+static void move_fd(int fd, int target)
+{
+	if (fd >= 0 && fd != target) {
+		dup2(fd, target);
+		close(fd);
+	}
+}
+
+/* In the child: own process group, stdout to the relay pipe, stderr to the console. */
+static _Noreturn void exec_test(const char *path, int out_fd)
+{
+	char *const argv[] = { (char *)path, NULL };
+	char *const envp[] = { TEST_PATH_ENV, "HOME=/", NULL };
+
+	setpgid(0, 0);
+	dup2(out_fd, STDOUT_FILENO);
+	/* Blocking, unlike init's own console fd: the test's timeout covers a slow console. */
+	move_fd(open(CONSOLE_PATH, O_WRONLY | O_NOCTTY), STDERR_FILENO);
+	move_fd(open("/dev/null", O_RDONLY), STDIN_FILENO);
+	execve(path, argv, envp);
+	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+static void report_result(int number, const struct plan_entry *t, int timed_out, int status,
+			  const char *skip_reason)
+{
+	if (timed_out) {
+		tap_line("not ok %d %s # TIMEOUT %us", number, t->name, t->timeout_s);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		tap_line("ok %d %s", number, t->name);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+		tap_line("ok %d %s # SKIP %s", number, t->name, *skip_reason ? skip_reason : "skipped");
+	} else {
+		if (WIFSIGNALED(status))
+			tap_line("    # %s killed by signal %d (%s)", t->name, WTERMSIG(status),
+				 strsignal(WTERMSIG(status)));
+		else
+			tap_line("    # %s exited with status %d", t->name, WEXITSTATUS(status));
+		tap_line("not ok %d %s", number, t->name);
+	}
+}
+
+/* Relay the running test's KTAP, enforce its timeout, and report its result. */
+static void run_started_test(int number, const struct plan_entry *t, pid_t pid, int out_fd)
+{
+	struct relay r = { .fd = out_fd };
+	int status = 0, timed_out;
+
+	timed_out = relay_until_exit(pid, &r, now_ms() + t->timeout_s * INT64_C(1000), &status);
+	if (r.len)
+		relay_line(&r);
+	if (timed_out) {
+		if (kill_and_reap(pid, &status))
+			log_msg("%s (pid %d) did not die after SIGKILL", t->name, (int)pid);
+	} else {
+		killpg(pid, SIGKILL);   /* leftovers of the test's process group */
+	}
+	close(out_fd);
+	report_result(number, t, timed_out, status, r.skip_reason);
+}
+
+static void run_test(int number, const struct plan_entry *t)
+{
+	char path[sizeof(TESTS_DIR) + MAX_TEST_NAME + 1];
+	int pipefd[2];
+	pid_t pid;
+
+	tap_line("    # Subtest: %s", t->name);
+	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
+	if (access(path, F_OK)) {
+		tap_line("not ok %d %s # ERROR no such test", number, t->name);
+		return;
+	}
+	log_msg("running %s (timeout %us)", t->name, t->timeout_s);
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		tap_line("not ok %d %s # ERROR pipe: %s", number, t->name, strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		exec_test(path, pipefd[1]);
+	close(pipefd[1]);
+	if (pid < 0) {
+		close(pipefd[0]);
+		tap_line("not ok %d %s # ERROR fork: %s", number, t->name, strerror(errno));
+		return;
+	}
+	setpgid(pid, pid);   /* also here, so killpg() works before the child runs */
+	run_started_test(number, t, pid, pipefd[0]);
+}
+
+/* As PID 1, init inherits every orphan; reap them between tests. */
+static void reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static int kernel_line_matters(const char *line)
+{
+	static const char *const patterns[] = { "WARNING", "BUG", "Oops", "Call Trace" };
+
+	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
+		if (strstr(line, patterns[i]))
+			return 1;
+	return 0;
+}
+
+/* "<4>[    1.2] text" -> "[    1.2] text" */
+static const char *skip_log_level(const char *line)
+{
+	const char *end = line[0] == '<' ? strchr(line, '>') : NULL;
+
+	return end && end - line <= 4 ? end + 1 : line;
+}
+
+/* Warnings hidden by loglevel= on the console still reach the TAP stream. */
+static void print_kernel_warnings(void)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), printed = 0, more = 0;
+	char *log = size > 0 ? malloc((size_t)size + 1) : NULL, *line, *save;
+
+	if (!log || (size = klogctl(SYSLOG_ACTION_READ_ALL, log, size)) < 0) {
+		log_msg("cannot read the kernel log: %s", strerror(errno));
+		free(log);
+		return;
+	}
+	log[size] = '\0';
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!kernel_line_matters(line))
+			continue;
+		if (printed < DMESG_MAX_LINES)
+			tap_line("# dmesg: %s", skip_log_level(line));
+		else
+			more++;
+		printed++;
+	}
+	if (more)
+		tap_line("# dmesg: (%d more matching lines not shown)", more);
+	free(log);
+}
+
+int main(void)
+{
+	static struct plan_entry plan[MAX_TESTS];
+	char cmdline[4096];
+	int nr;
+
+	mount_fs("devtmpfs", "/dev", MS_NOSUID, 1);
+	claim_std_fds();
+	console.fd = open_output(CONSOLE_PATH);
+	mount_fs("proc", "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 1);
+	mount_fs("sysfs", "/sys", MS_NOSUID | MS_NODEV | MS_NOEXEC, 1);
+	mount_fs("debugfs", "/sys/kernel/debug", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+	mount_fs("tracefs", "/sys/kernel/tracing", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+	open_tap();
+	if (read_value("/proc/cmdline", cmdline, sizeof(cmdline)))
+		init_error("cannot read /proc/cmdline: %s", strerror(errno));
+	if (cmdline_has(cmdline, "numalab.probe=1")) {
+		tap_line("# numalab: probe");
+		power_off();
+	}
+	tap_line("KTAP version 1");
+	print_guest_view(cmdline);
+	nr = read_plan(plan, MAX_TESTS);
+	tap_line("1..%d", nr);
+	for (int i = 0; i < nr; i++) {
+		run_test(i + 1, &plan[i]);
+		reap_orphans();
+	}
+	print_kernel_warnings();
+	tap_line("# numalab: done");
+	power_off();
+}

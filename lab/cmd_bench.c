@@ -1,0 +1,140 @@
+/*
+ * numalab bench: how long a run takes and what the runner adds.
+ *
+ * Each repetition runs the cell through the runner (`numalab run`'s code),
+ * then boots the very same QEMU argv by hand (console and TAP to plain files,
+ * no runner in between) as the baseline, alternating so host load drifts
+ * hit both alike.  Reports medians and runner/baseline as a ratio.
+ */
+#include "command.h"
+#include "image.h"
+#include "proc.h"
+#include "run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+	"usage: numalab bench --topo NAME|FILE [--kernel K] [--reps N] [--out DIR]\n"
+	"\n"
+	"Measure boot-to-first-TAP and total wall time of a run, and the runner's\n"
+	"overhead as a ratio against the same QEMU argv run by hand (TCG here,\n"
+	"whatever the probe picks elsewhere).  Default 3 repetitions.\n";
+
+static const struct option options[] = {
+	{ "topo", required_argument, NULL, 't' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "out", required_argument, NULL, 'O' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The baseline: QEMU alone, same argv but files for the two channels. */
+static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_accel accel,
+		   const char *dir, double *wall, struct error *err)
+{
+	char con[4200], tap[4200], log[4200];
+	struct vm_spec spec = { .topo = &in->topo, .qemu = qemu_binary(in->topo.arch),
+				.kernel = in->kernel.path, .initrd = in->initrd, .accel = accel,
+				.console_file = con, .tap_file = tap };
+	struct strvec argv = STRVEC_INIT;
+	int timeout = o->timeout_s ? o->timeout_s : in->topo.timeout_s, rc;
+	double t0;
+
+	snprintf(con, sizeof(con), "%s/console.log", dir);
+	snprintf(tap, sizeof(tap), "%s/tap", dir);
+	snprintf(log, sizeof(log), "%s/qemu.log", dir);
+	snprintf(in->initrd, sizeof(in->initrd), "%s/initrd.cpio", dir);
+	if (mkdir_p(dir, err) ||
+	    image_run_initrd(in->base, &in->topo, (const char *const *)in->tests.items, timeout,
+			     in->initrd, err))
+		return -1;
+	qemu_build_argv(&spec, &argv);
+	t0 = now_s();
+	rc = proc_run(strvec_argv(&argv), log, timeout, err);
+	*wall = now_s() - t0;
+	strvec_clear(&argv);
+	if (rc)
+		return error_set(err, "baseline QEMU exited with %d (see %s)", rc, log);
+	return 0;
+}
+
+static int bench(const struct run_opts *o, int reps)
+{
+	double first_tap[64], total[64], hand[64];
+	struct run_inputs *in = xcalloc(1, sizeof(*in));
+	struct run_outcome out;
+	struct error err;
+	int rc = run_prepare(o, in, &err);
+
+	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
+		char dir[4200];
+		double t0 = now_s();
+
+		rc = run_cell(o, &out, &err);
+		total[i] = now_s() - t0;
+		first_tap[i] = out.vm.first_tap_s;
+		snprintf(dir, sizeof(dir), "%s/baseline", out.cell_dir);
+		if (rc == EXIT_PASS && by_hand(o, in, out.accel, dir, &hand[i], &err))
+			rc = EXIT_HARNESS;
+		if (rc == EXIT_PASS)
+			printf("rep %d: first TAP %.2f s, runner total %.2f s, QEMU by hand %.2f s\n",
+			       i + 1, first_tap[i], total[i], hand[i]);
+	}
+	if (rc != EXIT_PASS) {
+		fprintf(stderr, "numalab bench: %s\n", rc == EXIT_FAIL ? "the run failed; bench needs a passing run" : err.msg);
+		run_inputs_free(in);
+		return rc;
+	}
+	printf("bench %s (%s, %d reps, medians)\n", in->topo.name, vm_accel_name(out.accel), reps);
+	printf("  boot-to-first-TAP   %6.2f s\n", median(first_tap, reps));
+	printf("  total wall (runner) %6.2f s\n", median(total, reps));
+	printf("  QEMU by hand        %6.2f s\n", median(hand, reps));
+	printf("  runner overhead     %6.3fx  (runner total / by hand)\n",
+	       median(total, reps) / median(hand, reps));
+	run_inputs_free(in);
+	return EXIT_PASS;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct run_opts o = { .accel = "auto", .out = "results/bench" };
+	int c, reps = 3;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 't': o.topo = optarg; break;
+		case 'k': o.kernel = optarg; break;
+		case 'O': o.out = optarg; break;
+		case 'h': return command_help(help);
+		case 'r':
+			reps = atoi(optarg);
+			if (reps < 1 || reps > 64)
+				return command_usage_error("bench", "--reps %s: give 1..64", optarg);
+			break;
+		default:
+			return command_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!o.topo || optind < argc)
+		return command_usage_error("bench", "give --topo NAME and nothing else");
+	vm_catch_signals();
+	return bench(&o, reps);
+}

@@ -1,0 +1,93 @@
+/* numalab run: boot one topology with one kernel and run the guest tests. */
+#include "command.h"
+#include "run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+	"usage: numalab run --topo NAME|FILE [options]\n"
+	"\n"
+	"Boot the topology under QEMU, run the guest tests, print their TAP and\n"
+	"keep everything under OUT/<run-id>/<topology>.<kernel>/ (docs/results.md).\n"
+	"\n"
+	"  --topo NAME|FILE   topologies/NAME.topo or a topology file (required)\n"
+	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian)\n"
+	"                     or a kernel image file\n"
+	"  --tests LIST       comma-separated guest tests (default: the topology's)\n"
+	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
+	"  --out DIR          results root (default: results)\n"
+	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
+	"  --quiet            no TAP on stdout, no progress\n"
+	"\n"
+	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
+	"3 harness error.\n";
+
+static const struct option options[] = {
+	{ "topo", required_argument, NULL, 't' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "tests", required_argument, NULL, 'T' },
+	{ "timeout", required_argument, NULL, 'o' },
+	{ "out", required_argument, NULL, 'O' },
+	{ "accel", required_argument, NULL, 'a' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_timeout(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < 1 || v > 86400)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .accel = "auto", .echo_tap = 1, .progress = 1 };
+	struct run_outcome out;
+	struct error err;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 't': o.topo = optarg; break;
+		case 'k': o.kernel = optarg; break;
+		case 'T': o.tests = optarg; break;
+		case 'O': o.out = optarg; break;
+		case 'a': o.accel = optarg; break;
+		case 'q': o.echo_tap = o.progress = 0; break;
+		case 'h': return command_help(help);
+		case 'o':
+			if (parse_timeout(optarg, &o.timeout_s))
+				return command_usage_error("run", "--timeout %s: give seconds, 1..86400", optarg);
+			break;
+		default:
+			return command_usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return command_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	if (!o.topo)
+		return command_usage_error("run", "--topo is required (e.g. --topo 2node)");
+	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
+		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
+	vm_catch_signals();
+	rc = run_cell(&o, &out, &err);
+	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
+		fprintf(stderr, "numalab run: %s\n", err.msg);
+		return rc;
+	}
+	fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped (%s, %s, %.1f s) -> %s\n",
+		o.topo, out.summary.passed, out.summary.failed + out.summary.timeout + out.summary.errors,
+		out.summary.skipped, vm_end_name(out.vm.end), vm_accel_name(out.accel),
+		out.vm.total_s, out.cell_dir);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * image: the guest initramfs, written as a newc cpio by the lab itself (no
+ * root, no external cpio).
+ *
+ * A run's initrd is two archives back to back (the kernel unpacks both):
+ *  - the base image: /init, busybox, numactl, the test binaries, listed by
+ *    images/ARCH.manifest; cached in the lab cache under a hash of every
+ *    input (manifest text, each file's destination, mode and content), so it
+ *    is rebuilt only when an input changes;
+ *  - the run part: /lab/topology (the validated topology file, verbatim) and
+ *    /lab/plan ("NAME TIMEOUT" lines).
+ */
+#ifndef LAB_IMAGE_H
+#define LAB_IMAGE_H
+
+#include "topology.h"
+#include "util.h"
+
+/*
+ * Ensure the base image for arch exists; guest_dir is where `make guest`
+ * put init and tests/ for that arch.  out receives its path.
+ */
+int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
+	       struct error *err);
+
+/*
+ * Write base + the run part to out_path (atomically).  tests: NULL-terminated
+ * test names; each gets test_timeout_s inside the guest.
+ */
+int image_run_initrd(const char *base, const struct topology *topo,
+		     const char *const *tests, int test_timeout_s,
+		     const char *out_path, struct error *err);
+
+/* Append one newc entry (file, directory or trailer when name is NULL). */
+void cpio_add(struct buf *out, const char *name, unsigned mode,
+	      const void *data, size_t len);
+
+#endif

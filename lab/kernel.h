@@ -1,0 +1,81 @@
+/*
+ * kernel: resolve `--kernel SPEC` to a kernel image on disk.
+ *
+ * SPEC is one of
+ *  - NULL or "": the lock entry named "debian" for the arch;
+ *  - a name from kernels/prebuilt.lock (docs/kernels.md): a Debian kernel
+ *    pinned by package, version and sha256, fetched once into the cache;
+ *  - a path to a kernel image: anything containing '/', or an existing file
+ *    that is not a lock name.
+ *
+ * A fetched kernel lives in lab_cache_dir()/kernels/NAME-ARCH-VERSION/ (the
+ * image plus a `source` file naming package, version and sha256).  The
+ * directory is built under a temporary name and renamed into place, so a
+ * directory with the final name is always complete.  Apt runs with a private
+ * state in lab_cache_dir()/apt/SUITE-DEBARCH/ (apt.conf, sources.list, lists,
+ * cache); the host's apt configuration is only read, never changed.
+ */
+#ifndef LAB_KERNEL_H
+#define LAB_KERNEL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include "util.h"
+
+#define KERNEL_LOCK_FILE "kernels/prebuilt.lock"   /* relative to the project root */
+#define KERNEL_DEFAULT_NAME "debian"
+#define KERNEL_LOCK_MAX 32
+
+/* One line of the lock file. */
+struct kernel_pin {
+	char name[64];        /* [a-z0-9._-]: part of a cache directory name */
+	char arch[16];        /* x86_64 | loongarch64 */
+	char suite[32];       /* Debian suite: sid, trixie, ... */
+	char debarch[16];     /* Debian architecture: amd64, loong64 */
+	char package[128];
+	char version[64];
+	char sha256[65];      /* of the .deb, lowercase hex */
+	char image[256];      /* the image's path inside the package, relative */
+	int line;             /* in the lock file, for error messages */
+};
+
+struct kernel_lock {
+	int nr;
+	struct kernel_pin pins[KERNEL_LOCK_MAX];
+};
+
+/* A resolved kernel, ready to boot. */
+struct kernel {
+	char name[64];        /* lock name, or "file" */
+	char arch[16];        /* x86_64 | loongarch64 */
+	char path[PATH_MAX];  /* the image, absolute */
+	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
+	char source[512];     /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
+	double fetch_s;       /* > 0: this call downloaded it, taking that long */
+};
+
+/*
+ * Parse lock text (len bytes, need not be NUL terminated).  path names the
+ * file in messages.  Pure: no I/O.  Returns 0, or -1 with err set to
+ * "PATH:LINE: what is wrong; what to do".  *lock is unspecified on error.
+ */
+int kernel_lock_parse(const char *path, const char *buf, size_t len,
+		      struct kernel_lock *lock, struct error *err);
+
+/* The pin called name for arch, or NULL. */
+const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,
+					  const char *name, const char *arch);
+
+/*
+ * Resolve spec for arch ("x86_64" | "loongarch64") against
+ * lab_root()/kernels/prebuilt.lock, fetching a pinned kernel if it is not
+ * cached yet (network; may take a while).  Returns 0 and fills *out, or -1
+ * with err set (nothing half-written is left under its final name).
+ */
+int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err);
+
+/* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
+int kernel_resolve_in(const char *root, const char *spec, const char *arch,
+		      struct kernel *out, struct error *err);
+
+#endif

@@ -1,0 +1,305 @@
+#include "run.h"
+#include "command.h"
+#include "image.h"
+#include "kernel.h"
+#include "proc.h"
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROBE_DEADLINE_S 60
+/* The guest needs this long after its last test to report and power off. */
+#define GUEST_SLACK_S 20
+
+/* Everything one cell's streams write into. */
+struct cell {
+	const struct run_opts *o;
+	struct tap_parser tap;
+	FILE *tap_file;
+	double start;
+	int progress_tty;
+};
+
+static void say_progress(struct cell *c, const char *phase)
+{
+	if (!c->o->progress)
+		return;
+	if (c->progress_tty)
+		fprintf(stderr, "\r\033[K[%6.1fs] %s", now_s() - c->start, phase);
+	else
+		fprintf(stderr, "numalab: [%6.1fs] %s\n", now_s() - c->start, phase);
+}
+
+static void on_progress(void *ctx, const char *phase)
+{
+	say_progress(ctx, phase);
+}
+
+static void on_tap_line(void *ctx, const char *line)
+{
+	struct cell *c = ctx;
+	const char *sub = strstr(line, "# Subtest: ");
+
+	fprintf(c->tap_file, "%s\n", line);
+	fflush(c->tap_file);
+	if (c->o->echo_tap) {
+		if (c->progress_tty && c->o->progress)
+			fputs("\r\033[K", stderr);
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	if (sub && line == strstr(line, "    # Subtest: ")) {
+		char phase[160];
+
+		snprintf(phase, sizeof(phase), "running %.100s", sub + 11);
+		say_progress(c, phase);
+	}
+}
+
+static void on_tap_bytes(void *ctx, const char *data, size_t len)
+{
+	struct cell *c = ctx;
+
+	tap_feed(&c->tap, data, len);
+}
+
+/* Split "a,b,c" into names; each must have a guest binary. */
+static int plan_tests(const char *list, const char *guest_dir, struct strvec *names, struct error *err)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/tests/%s", guest_dir, t);
+		if (!file_exists(path))
+			rc = error_set(err, "unknown test '%s' (no %s); the tests are the directories under tests/ (run `make` first)",
+				       t, path);
+		else
+			strvec_push(names, t);
+	}
+	free(copy);
+	if (!rc && !names->nr)
+		rc = error_set(err, "empty test list; give --tests NAME[,NAME...]");
+	return rc;
+}
+
+static int qemu_version(const char *qemu, char *out, size_t cap)
+{
+	const char *argv[] = { qemu, "--version", NULL };
+	struct error err;
+	int rc = proc_capture(argv, out, cap, &err);
+
+	out[strcspn(out, "\n")] = '\0';
+	return rc;
+}
+
+static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec *spec,
+				  char *why, size_t cap)
+{
+	if (!strcmp(o->accel, "tcg")) {
+		snprintf(why, cap, "tcg: asked for with --accel tcg");
+		return VM_ACCEL_TCG;
+	}
+	if (!strcmp(o->accel, "kvm")) {
+		snprintf(why, cap, "kvm: asked for with --accel kvm");
+		return VM_ACCEL_KVM;
+	}
+	return vm_probe_accel(spec, PROBE_DEADLINE_S, why, cap);
+}
+
+/* Close the TAP stream for a guest that did not finish its plan. */
+static void close_unfinished(struct cell *c, const struct vm_result *vm, int timeout_s,
+			     const struct strvec *tests)
+{
+	char reason[256];
+	enum tap_status st = TAP_ERROR;
+
+	if (c->tap.done && vm->end == VM_POWEROFF)
+		return;
+	switch (vm->end) {
+	case VM_TIMEOUT:
+		st = TAP_TIMEOUT;
+		snprintf(reason, sizeof(reason), "vm timeout after %d s", timeout_s);
+		break;
+	case VM_CRASHED:
+		snprintf(reason, sizeof(reason), "kernel %s: %.*s", console_finding_name(vm->scan.finding),
+			 (int)strcspn(vm->scan.report, "\n"), vm->scan.report);
+		break;
+	case VM_INTERRUPTED:
+		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
+		break;
+	default:
+		snprintf(reason, sizeof(reason), "guest stopped before finishing (qemu status %d)",
+			 vm->qemu_status);
+	}
+	char *added = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&added, &len);
+
+	if (!mem)
+		return;
+	tap_close(&c->tap, st, reason, (const char *const *)tests->items, (int)tests->nr, mem);
+	fclose(mem);
+	fputs(added, c->tap_file);
+	if (c->o->echo_tap)
+		fputs(added, stdout);
+	free(added);
+}
+
+static void write_meta(const char *cell_dir, const struct topology *topo, const struct kernel *k,
+		       const char *qemu_ver, const char *accel_why, const struct strvec *argv,
+		       const struct run_outcome *out, const struct tap_parser *tap, int timeout_s,
+		       const struct strvec *tests)
+{
+	struct buf meta = BUF_INIT, line = BUF_INIT;
+	struct error err;
+	char path[4200];
+
+	meta_add(&meta, "topology", "%s (%s)", topo->name, topo->path);
+	meta_add(&meta, "arch", "%s", topo_arch_name(topo->arch));
+	meta_add(&meta, "kernel", "%s %s", k->name, k->version);
+	meta_add(&meta, "kernel.source", "%s", k->source);
+	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
+	meta_add(&meta, "qemu", "%s", qemu_ver);
+	meta_add(&meta, "accel", "%s", accel_why);
+	argv_to_line(argv->items, argv->nr, &line);
+	meta_add(&meta, "command", "%s", buf_str(&line));
+	line.len = 0;
+	argv_to_line(tests->items, tests->nr, &line);
+	meta_add(&meta, "tests", "%s", buf_str(&line));
+	meta_add(&meta, "timeout", "%d", timeout_s);
+	meta_add(&meta, "end", "%s", vm_end_name(out->vm.end));
+	meta_add(&meta, "qemu.status", "%d", out->vm.qemu_status);
+	meta_add(&meta, "console.finding", "%s", console_finding_name(out->vm.scan.finding));
+	meta_add(&meta, "time.first_tap_s", "%.2f", out->vm.first_tap_s);
+	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
+	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
+		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
+	for (int i = 0; i < tap->nr_info; i++)
+		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
+	snprintf(path, sizeof(path), "%s/meta", cell_dir);
+	if (write_file_atomic(path, meta.data, meta.len, &err))
+		fprintf(stderr, "numalab: %s\n", err.msg);
+	buf_free(&meta);
+	buf_free(&line);
+}
+
+static int open_in(const char *dir, const char *name, int flags)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return open(path, flags | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* Boot the prepared cell and collect its streams. */
+static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_outcome *out,
+		struct strvec *argv, struct error *err)
+{
+	int con = open_in(out->cell_dir, "console.log", O_WRONLY | O_TRUNC);
+	int qlog = open_in(out->cell_dir, "qemu.log", O_WRONLY | O_TRUNC);
+	struct vm_io io = { con, qlog, on_tap_bytes, on_progress, c };
+	int rc = vm_run(spec, timeout_s, &io, &out->vm, argv, err);
+
+	if (con >= 0)
+		close(con);
+	if (qlog >= 0)
+		close(qlog);
+	return rc;
+}
+
+int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	char path[4096];
+	struct topo_error terr;
+
+	command_topology_path(o->topo, path, sizeof(path));
+	if (topo_load(path, &p->topo, &terr))
+		return error_set(err, "%s", terr.msg), EXIT_USAGE;
+	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
+		 topo_arch_name(p->topo.arch));
+	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
+		return EXIT_USAGE;
+	if (kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err))
+		return o->kernel && strchr(o->kernel, '/') ? EXIT_USAGE : EXIT_HARNESS;
+	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
+		return EXIT_HARNESS;
+	return EXIT_PASS;
+}
+
+static int run_prepared(const struct run_opts *o, struct run_inputs *p, const char *run_dir,
+			struct run_outcome *out, struct error *err)
+{
+	struct cell c = { .o = o, .start = now_s(), .progress_tty = isatty(2) };
+	int timeout_s = o->timeout_s ? o->timeout_s : p->topo.timeout_s;
+	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
+				.kernel = p->kernel.path, .initrd = p->initrd };
+	struct strvec argv = STRVEC_INIT;
+	char qemu_ver[256] = "", accel_why[512], cell[200];
+	int rc;
+
+	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
+	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
+		return EXIT_HARNESS;
+	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
+	if (image_run_initrd(p->base, &p->topo, (const char *const *)p->tests.items,
+			     timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
+			     p->initrd, err))
+		return EXIT_HARNESS;
+	qemu_version(spec.qemu, qemu_ver, sizeof(qemu_ver));
+	say_progress(&c, "choosing accelerator");
+	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
+	tap_init(&c.tap);
+	c.tap.on_line = on_tap_line;
+	c.tap.ctx = &c;
+	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
+	if (!c.tap_file)
+		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno)), EXIT_HARNESS;
+	rc = boot(&c, &spec, timeout_s, out, &argv, err);
+	tap_end(&c.tap);
+	if (!rc)
+		close_unfinished(&c, &out->vm, timeout_s, &p->tests);
+	fclose(c.tap_file);
+	if (o->progress && c.progress_tty)
+		fputs("\r\033[K", stderr);
+	tap_summarise(&c.tap, &out->summary);
+	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
+	write_meta(out->cell_dir, &p->topo, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+		   timeout_s, &p->tests);
+	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
+	strvec_clear(&argv);
+	if (rc)
+		return EXIT_HARNESS;
+	return out->failed ? EXIT_FAIL : EXIT_PASS;
+}
+
+int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
+{
+	struct run_inputs *p = xcalloc(1, sizeof(*p));
+	char run_dir[4096], out_root[4096];
+	int rc = run_prepare(o, p, err);
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out_root, sizeof(out_root), "%s", o->out ? o->out : "results");
+	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
+		rc = EXIT_HARNESS;
+	if (rc == EXIT_PASS) {
+		rc = run_prepared(o, p, run_dir, out, err);
+		results_set_state(run_dir, vm_interrupted() ? "interrupted" : "complete", err);
+	}
+	run_inputs_free(p);
+	return rc;
+}
+
+void run_inputs_free(struct run_inputs *p)
+{
+	strvec_clear(&p->tests);
+	free(p);
+}

@@ -1,0 +1,57 @@
+/*
+ * run: one cell, end to end: topology + kernel + image + test plan → vm spec
+ * → QEMU → TAP → results directory.  `numalab run` is one cell; the matrix
+ * will be many.
+ */
+#ifndef LAB_RUN_H
+#define LAB_RUN_H
+
+#include "kernel.h"
+#include "qemu.h"
+#include "tap.h"
+#include "vm.h"
+
+struct run_opts {
+	const char *topo;        /* NAME or FILE */
+	const char *kernel;      /* NULL: the arch's default pinned kernel */
+	const char *tests;       /* comma-separated; NULL: the topology's default */
+	int timeout_s;           /* 0: the topology's */
+	const char *out;         /* results root; NULL: lab_root()/results */
+	const char *accel;       /* "auto" (probe), "tcg" or "kvm" */
+	int echo_tap;            /* copy TAP lines to stdout */
+	int progress;            /* phase lines on stderr */
+};
+
+struct run_outcome {
+	char cell_dir[4096];
+	struct tap_summary summary;
+	struct vm_result vm;
+	enum vm_accel accel;
+	int failed;              /* a test failed / timed out / the guest crashed */
+};
+
+/* A cell's inputs, resolved and validated; the base image built. */
+struct run_inputs {
+	struct topology topo;
+	struct kernel kernel;
+	struct strvec tests;
+	char guest_dir[4096], base[4096], initrd[4200];
+};
+
+/*
+ * Resolve o's topology, tests, kernel (fetching it if needed) and base image
+ * into p (zeroed by the caller).  Returns EXIT_PASS, or EXIT_USAGE /
+ * EXIT_HARNESS with err set.
+ */
+int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err);
+/* Free what run_prepare() allocated, and p itself (xcalloc'ed). */
+void run_inputs_free(struct run_inputs *p);
+
+/*
+ * Run one cell.  Returns an exit code (command.h): EXIT_PASS, EXIT_FAIL,
+ * EXIT_USAGE (bad topology, tests, kernel path: err says where) or
+ * EXIT_HARNESS (err says what broke).  out is filled as far as it got.
+ */
+int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
+
+#endif

@@ -1,0 +1,269 @@
+#include "vm.h"
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* After a crash is seen, how long QEMU gets to exit by itself (panic=-1). */
+#define CRASH_GRACE_S 10
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+void vm_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;   /* no SA_RESTART: poll() must return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int vm_interrupted(void)
+{
+	return interrupted;
+}
+
+const char *vm_end_name(enum vm_end end)
+{
+	static const char *const names[] = { "poweroff", "timeout", "crashed", "interrupted" };
+
+	return names[end];
+}
+
+struct stream {
+	int fd;                  /* our end; -1 once closed */
+	int is_tap;
+};
+
+struct session {
+	const struct vm_io *io;
+	struct vm_result *res;
+	struct stream console, tap;
+	double start;
+};
+
+static void write_all_fd(int fd, const char *data, size_t len)
+{
+	while (fd >= 0 && len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;   /* a full disk must not stop the guest's streams */
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Read what is there; returns 1 if data came, 0 if nothing, -1 at EOF. */
+static int pump(struct session *s, struct stream *st)
+{
+	char chunk[16384];
+	ssize_t n;
+
+	if (st->fd < 0)
+		return -1;
+	n = read(st->fd, chunk, sizeof(chunk));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		close(st->fd);
+		st->fd = -1;
+		return -1;
+	}
+	if (st->is_tap) {
+		if (s->res->first_tap_s < 0)
+			s->res->first_tap_s = now_s() - s->start;
+		s->io->on_tap(s->io->ctx, chunk, (size_t)n);
+	} else {
+		write_all_fd(s->io->console_fd, chunk, (size_t)n);
+		console_scan_feed(&s->res->scan, chunk, (size_t)n);
+	}
+	return 1;
+}
+
+static void drain(struct session *s)
+{
+	while (pump(s, &s->console) > 0)
+		;
+	while (pump(s, &s->tap) > 0)
+		;
+}
+
+static int make_channel(int ours[2], struct error *err)
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ours))
+		return error_set(err, "socketpair: %s", strerror(errno));
+	fcntl(ours[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void progress(const struct vm_io *io, const char *phase)
+{
+	if (io->on_progress)
+		io->on_progress(io->ctx, phase);
+}
+
+/* The poll loop; returns how the guest ended (before reaping). */
+static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, qemu->pid, 0);
+	double deadline = s->start + timeout_s, crash_deadline = 0;
+	enum vm_end end = VM_POWEROFF;
+
+	for (;;) {
+		struct pollfd fds[3] = {
+			{ s->console.fd, POLLIN, 0 }, { s->tap.fd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
+		};
+		double limit = crash_deadline ? crash_deadline : deadline;
+		int wait_ms = (int)((limit - now_s()) * 1000) + 1;
+
+		if (interrupted) {
+			end = VM_INTERRUPTED;
+			break;
+		}
+		if (wait_ms <= 0 || wait_ms > 1000)
+			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
+		if (poll(fds, pidfd >= 0 ? 3 : 2, wait_ms) < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents)
+			pump(s, &s->console);
+		if (fds[1].revents)
+			pump(s, &s->tap);
+		if (pidfd >= 0 && fds[2].revents)
+			break;   /* QEMU exited */
+		if (pidfd < 0 && kill(qemu->pid, 0) && errno == ESRCH)
+			break;
+		if (s->res->scan.finding != CONSOLE_CLEAN && !crash_deadline) {
+			end = VM_CRASHED;
+			crash_deadline = now_s() + CRASH_GRACE_S;
+			progress(s->io, "guest crashed");
+		}
+		if (now_s() >= limit) {
+			if (!crash_deadline)
+				end = VM_TIMEOUT;
+			break;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return end;
+}
+
+int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
+	   struct vm_result *res, struct strvec *argv_out, struct error *err)
+{
+	struct vm_spec spec = *spec_in;
+	struct strvec argv = STRVEC_INIT;
+	struct session s = { .io = io, .res = res };
+	int con[2], tap[2], keep[2];
+	struct proc qemu;
+
+	memset(res, 0, sizeof(*res));
+	res->first_tap_s = -1;
+	console_scan_init(&res->scan);
+	if (make_channel(con, err))
+		return -1;
+	if (make_channel(tap, err)) {
+		close(con[0]);
+		close(con[1]);
+		return -1;
+	}
+	spec.console_fd = keep[0] = con[1];
+	spec.tap_fd = keep[1] = tap[1];
+	qemu_build_argv(&spec, &argv);
+	proc_init(&qemu, strvec_argv(&argv));
+	qemu.out = qemu.err = io->qemu_log_fd;
+	qemu.keep_fds = keep;
+	qemu.nr_keep_fds = 2;
+	s.console = (struct stream){ con[0], 0 };
+	s.tap = (struct stream){ tap[0], 1 };
+	s.start = now_s();
+	progress(io, "booting");
+	int started = proc_start(&qemu, err);
+
+	close(con[1]);
+	close(tap[1]);
+	if (!started) {
+		res->end = supervise(&s, &qemu, timeout_s);
+		proc_kill(&qemu);
+		res->qemu_status = proc_wait(&qemu, err);
+		drain(&s);
+		res->total_s = now_s() - s.start;
+	}
+	if (s.console.fd >= 0)
+		close(s.console.fd);
+	if (s.tap.fd >= 0)
+		close(s.tap.fd);
+	if (argv_out)
+		for (size_t i = 0; i < argv.nr; i++)
+			strvec_push(argv_out, argv.items[i]);
+	strvec_clear(&argv);
+	return started;
+}
+
+struct probe_ctx {
+	char seen[256];
+	size_t len;
+};
+
+static void probe_tap(void *ctx, const char *data, size_t len)
+{
+	struct probe_ctx *p = ctx;
+	size_t room = sizeof(p->seen) - 1 - p->len;
+
+	if (len > room)
+		len = room;
+	memcpy(p->seen + p->len, data, len);
+	p->len += len;
+	p->seen[p->len] = '\0';
+}
+
+enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap)
+{
+	struct vm_spec probe = *spec;
+	struct probe_ctx ctx = { .len = 0 };
+	struct vm_io io = { -1, -1, probe_tap, NULL, &ctx };
+	struct vm_result res;
+	struct error err;
+	char cmdline[1024];
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, cap, "tcg: /dev/kvm: %s", strerror(errno));
+		return VM_ACCEL_TCG;
+	}
+	close(fd);
+	snprintf(cmdline, sizeof(cmdline), "%s%snumalab.probe=1",
+		 spec->extra_cmdline ? spec->extra_cmdline : "", spec->extra_cmdline ? " " : "");
+	probe.extra_cmdline = cmdline;
+	probe.accel = VM_ACCEL_KVM;
+	if (vm_run(&probe, deadline_s, &io, &res, NULL, &err)) {
+		snprintf(why, cap, "tcg: kvm probe could not start: %s", err.msg);
+		return VM_ACCEL_TCG;
+	}
+	if (strstr(ctx.seen, "# numalab: probe")) {
+		snprintf(why, cap, "kvm: probe boot reached /init in %.1f s", res.first_tap_s);
+		return VM_ACCEL_KVM;
+	}
+	snprintf(why, cap, "tcg: kvm probe boot did not reach /init within %d s (%s, qemu status %d)",
+		 deadline_s, vm_end_name(res.end), res.qemu_status);
+	return VM_ACCEL_TCG;
+}

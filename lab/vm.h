@@ -1,0 +1,62 @@
+/*
+ * vm: one guest's life under the direct QEMU backend.
+ *
+ * vm_run() creates two socket pairs (console, TAP), starts QEMU with the
+ * argv from qemu.c (its own process group, killed if numalab dies), streams
+ * both channels until QEMU exits, the timeout expires, a kernel crash is
+ * seen on the console, or the runner is interrupted, and always reaps QEMU
+ * before returning.  Nothing from the guest is lost: every byte read is
+ * handed to io before vm_run() returns.
+ */
+#ifndef LAB_VM_H
+#define LAB_VM_H
+
+#include "console.h"
+#include "qemu.h"
+
+struct vm_io {
+	int console_fd;        /* console bytes are appended here; -1: dropped */
+	int qemu_log_fd;       /* QEMU's own stdout/stderr; -1: /dev/null */
+	void (*on_tap)(void *ctx, const char *data, size_t len);
+	void (*on_progress)(void *ctx, const char *phase);  /* may be NULL */
+	void *ctx;
+};
+
+enum vm_end {
+	VM_POWEROFF,           /* the guest powered off (or QEMU exited by itself) */
+	VM_TIMEOUT,            /* killed at the deadline */
+	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
+	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
+};
+
+struct vm_result {
+	enum vm_end end;
+	int qemu_status;       /* exit code, 128+signal, -1 unknown */
+	double first_tap_s;    /* QEMU start → first TAP byte; < 0: none */
+	double total_s;        /* QEMU start → reaped */
+	struct console_scan scan;
+};
+
+/*
+ * Run one guest.  spec's fds are filled in here; argv_out (may be NULL)
+ * receives the command line used.  Returns 0 when the guest ran (whatever
+ * its end), -1 with err when QEMU could not be started.
+ */
+int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
+	   struct vm_result *res, struct strvec *argv_out, struct error *err);
+
+/*
+ * Pick the accelerator: KVM only if /dev/kvm opens and a probe boot of this
+ * very guest (kernel command line + numalab.probe=1) reaches /init within
+ * deadline_s; else TCG.  why receives the reason, recorded in results.
+ */
+enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap);
+
+/* Install SIGINT/SIGTERM/SIGHUP handlers that make vm_run() stop its guest. */
+void vm_catch_signals(void);
+/* Non-zero once such a signal arrived (the signal number). */
+int vm_interrupted(void);
+
+const char *vm_end_name(enum vm_end end);
+
+#endif

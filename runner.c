@@ -1,0 +1,39 @@
+/*
+ * numalab: the NUMA test lab's single binary.  This file only finds the
+ * subcommand and hands it the rest of the command line; each subcommand
+ * (lab/cmd_*.c) owns its options, help and work.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "command.h"
+
+static const struct command commands[] = {
+	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },
+	{ "run", "boot a topology with a kernel, run guest tests, print TAP", cmd_run },
+	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
+	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
+};
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: numalab COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-8s %s\n\nEach command takes --help.  Exit codes: docs/exit-codes.md.\n",
+		"help", "this list");
+	return f == stdout ? EXIT_PASS : EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return usage(stdout);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "numalab: unknown command '%s'; see `numalab help`\n", argv[1]);
+	return EXIT_USAGE;
+}

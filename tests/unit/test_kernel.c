@@ -1,0 +1,231 @@
+/* kernel: the lock parser, and resolving path, unknown and cached specs (no network). */
+#include "kernel.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SHA_A "fb8cd0ade4ef82d9dde1dcf183d4bf4033db1b549b0acc9973855ad9cc48c4f5"
+#define PIN_X86 "debian x86_64 sid amd64 linux-binary-7.2.13+deb14-amd64 7.2.13-1 " SHA_A \
+		" usr/lib/modules/7.2.13+deb14-amd64/vmlinuz"
+
+static int parse(const char *text, struct kernel_lock *lock, struct error *err)
+{
+	err->msg[0] = '\0';
+	return kernel_lock_parse("t.lock", text, strlen(text), lock, err);
+}
+
+/* A scratch directory (caller frees; remove_tree() it). */
+static char *scratch(void)
+{
+	char *dir = xstrdup("/tmp/numalab-test-kernel.XXXXXX");
+
+	if (!mkdtemp(dir))
+		abort();
+	return dir;
+}
+
+static void put(const char *path, const char *data, size_t len)
+{
+	struct error err;
+
+	CHECK_INT(write_file_atomic(path, data, len, &err), 0);
+}
+
+UNIT_TEST(lock_shipped_parses)
+{
+	struct kernel_lock lock;
+	struct buf b = BUF_INIT;
+	struct error err;
+	const struct kernel_pin *x86, *la;
+
+	CHECK_INT(read_file(KERNEL_LOCK_FILE, &b, &err), 0);
+	CHECK_INT(kernel_lock_parse(KERNEL_LOCK_FILE, buf_str(&b), b.len, &lock, &err), 0);
+	x86 = kernel_lock_find(&lock, "debian", "x86_64");
+	la = kernel_lock_find(&lock, "debian", "loongarch64");
+	CHECK(x86 && la);
+	if (x86 && la) {
+		CHECK_STR(x86->debarch, "amd64");
+		CHECK_STR(la->debarch, "loong64");
+		CHECK_INT(strlen(la->sha256), 64);
+		CHECK_STR(la->image, "usr/lib/modules/7.2.13+deb14-loong64/vmlinuz");
+	}
+	buf_free(&b);
+}
+
+UNIT_TEST(lock_good_lines)
+{
+	static const char text[] =
+		"# comment\n"
+		"\n"
+		"   \t\r\n"
+		PIN_X86 "   # trailing comment\r\n"
+		"mine\tloongarch64\tsid\tloong64\tlinux-binary-x\t7.2~rc1+b2\t" SHA_A "\tboot/vmlinux.efi";
+	struct kernel_lock lock;
+	struct error err;
+
+	CHECK_INT(parse(text, &lock, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(lock.nr, 2);
+	CHECK_INT(lock.pins[0].line, 4);
+	CHECK_STR(lock.pins[0].package, "linux-binary-7.2.13+deb14-amd64");
+	CHECK_STR(lock.pins[0].version, "7.2.13-1");
+	CHECK_STR(lock.pins[0].sha256, SHA_A);
+	CHECK_STR(lock.pins[0].image, "usr/lib/modules/7.2.13+deb14-amd64/vmlinuz");
+	CHECK_INT(lock.pins[1].line, 5);
+	CHECK_STR(lock.pins[1].name, "mine");
+	CHECK_STR(lock.pins[1].version, "7.2~rc1+b2");
+	CHECK_STR(lock.pins[1].image, "boot/vmlinux.efi");
+	CHECK(kernel_lock_find(&lock, "mine", "loongarch64") == &lock.pins[1]);
+	CHECK(!kernel_lock_find(&lock, "mine", "x86_64"));
+	CHECK_INT(parse("", &lock, &err), 0);
+	CHECK_INT(lock.nr, 0);
+}
+
+UNIT_TEST(lock_bad_lines)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "debian x86_64 sid amd64 pkg 1-1 " SHA_A "\n",
+		  "t.lock:1: expected 8 fields (name arch suite debarch package version sha256 image), got 7;" },
+		{ "\n" PIN_X86 " extra\n", "t.lock:2: expected 8 fields" },
+		{ "deb/ian x86_64 sid amd64 p 1 " SHA_A " vmlinuz", "t.lock:1: name 'deb/ian' has '/'" },
+		{ "debian arm64 sid amd64 p 1 " SHA_A " vmlinuz",
+		  "t.lock:1: arch 'arm64' is not x86_64 or loongarch64; fix the arch field" },
+		{ "debian x86_64 sid amd64 p 1 abc vmlinuz", "t.lock:1: sha256 'abc' is not 64 hex digits" },
+		{ "debian x86_64 sid amd64 p 1 FB8CD0ADE4EF82D9DDE1DCF183D4BF4033DB1B549B0ACC9973855AD9CC48C4F5 v",
+		  "t.lock:1: sha256 'FB8C" },
+		{ "debian x86_64 sid amd64 p 1:2-1 " SHA_A " vmlinuz", "t.lock:1: version '1:2-1' has ':'" },
+		{ "debian x86_64 sid amd64 P 1 " SHA_A " vmlinuz", "t.lock:1: package 'P' has 'P'" },
+		{ "debian x86_64 sid amd64 p 1 " SHA_A " /boot/vmlinuz", "t.lock:1: image '/boot/vmlinuz' must be" },
+		{ "debian x86_64 sid amd64 p 1 " SHA_A " a/../../etc", "t.lock:1: image 'a/../../etc' must be" },
+		{ "debian x86_64 sid amd64 p 1 " SHA_A " usr/lib/", "t.lock:1: image 'usr/lib/' must be" },
+		{ "a-name-that-is-much-too-long-to-be-part-of-a-cache-directory-name-really x86_64 sid "
+		  "amd64 p 1 " SHA_A " v", "t.lock:1: name 'a-name-that" },
+		{ PIN_X86 "\n# again\n" PIN_X86 "\n",
+		  "t.lock:3: debian x86_64 is already pinned on line 1; remove one of them" },
+	};
+	struct kernel_lock lock;
+	struct error err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(parse(cases[i].text, &lock, &err), -1);
+		if (strncmp(err.msg, cases[i].want, strlen(cases[i].want)))
+			CHECK_STR(err.msg, cases[i].want);
+		CHECK(strchr(err.msg, ';'));   /* every message says what to do */
+	}
+}
+
+UNIT_TEST(resolve_path)
+{
+	/* An x86_64 ELF header is enough for the arch check. */
+	unsigned char elf[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	char *dir = scratch(), *img, abs[PATH_MAX], hex[65], *want;
+	struct kernel k;
+	struct error err;
+
+	elf[18] = 62;
+	img = xprintf("%s/bzImage", dir);
+	put(img, (const char *)elf, sizeof(elf));
+	CHECK_INT(kernel_resolve_in(".", img, "x86_64", &k, &err), 0);
+	CHECK(realpath(img, abs) != NULL);
+	CHECK_INT(sha256_file(img, hex, &err), 0);
+	want = xprintf("file:%s sha256:%s", abs, hex);
+	CHECK_STR(k.name, "file");
+	CHECK_STR(k.arch, "x86_64");
+	CHECK_STR(k.path, abs);
+	CHECK_STR(k.version, "");
+	CHECK_STR(k.source, want);
+	CHECK_INT(k.fetch_s, 0);
+
+	CHECK_INT(kernel_resolve_in(".", img, "loongarch64", &k, &err), -1);
+	CHECK(strstr(err.msg, "is built for x86_64, not loongarch64"));
+	CHECK_INT(kernel_resolve_in(".", "/nonexistent/vmlinuz", "x86_64", &k, &err), -1);
+	CHECK(strstr(err.msg, "kernel image /nonexistent/vmlinuz: No such file"));
+
+	/* No '/': a lock name wins, else an existing file in the current directory. */
+	char cwd[PATH_MAX];
+
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK_INT(chdir(dir), 0);
+	CHECK_INT(kernel_resolve_in(cwd, "bzImage", "x86_64", &k, &err), 0);
+	CHECK_STR(k.path, abs);
+	CHECK_INT(chdir(cwd), 0);
+
+	remove_tree(dir);
+	free(dir);
+	free(img);
+	free(want);
+}
+
+UNIT_TEST(resolve_unknown)
+{
+	char *dir = scratch(), *kdir = xprintf("%s/kernels", dir), *lock;
+	struct kernel k;
+	struct error err;
+
+	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), -1);
+	CHECK_STR(err.msg, "unknown kernel 'nosuch': not a file, nor a x86_64 name in "
+		  "kernels/prebuilt.lock (debian); give a path to a kernel image or one of those names");
+
+	/* A lock without a default for the arch, and a broken lock, name their problem. */
+	CHECK_INT(mkdir_p(kdir, &err), 0);
+	lock = xprintf("%s/prebuilt.lock", kdir);
+	put(lock, "other x86_64 sid amd64 p 1 " SHA_A " v\n", strlen("other x86_64 sid amd64 p 1 " SHA_A " v\n"));
+	CHECK_INT(kernel_resolve_in(dir, NULL, "x86_64", &k, &err), -1);
+	CHECK_STR(err.msg, "kernels/prebuilt.lock pins no 'debian' kernel for x86_64; add one "
+		  "(docs/kernels.md) or give --kernel PATH");
+	put(lock, "\nbroken\n", 8);
+	CHECK_INT(kernel_resolve_in(dir, "", "x86_64", &k, &err), -1);
+	CHECK(!strncmp(err.msg, "kernels/prebuilt.lock:2: expected 8 fields", 42));
+	remove_tree(dir);
+	free(dir);
+	free(kdir);
+	free(lock);
+}
+
+/* A complete cache directory is used as is: no apt (PATH is emptied to make sure). */
+UNIT_TEST(resolve_cached)
+{
+	char *cache = scratch(), *kdir, *path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	struct kernel k;
+	struct error err;
+	static const char source[] =
+		"package linux-binary-7.2.13+deb14-amd64\nversion 7.2.13-1\nsha256 " SHA_A "\n"
+		"suite sid\ndebarch amd64\nimage usr/lib/modules/7.2.13+deb14-amd64/vmlinuz\n";
+
+	setenv("NUMALAB_CACHE", cache, 1);
+	CHECK_STR(lab_cache_dir(), cache);
+	kdir = xprintf("%s/kernels/debian-x86_64-7.2.13-1", cache);
+	CHECK_INT(mkdir_p(kdir, &err), 0);
+	char *img = xprintf("%s/vmlinuz", kdir), *src = xprintf("%s/source", kdir);
+
+	put(img, "MZ", 2);
+	put(src, source, strlen(source));
+	setenv("PATH", "/nonexistent", 1);
+	CHECK_INT(kernel_resolve_in(".", NULL, "x86_64", &k, &err), 0);
+	CHECK_STR(k.path, img);
+	CHECK_STR(k.name, "debian");
+	CHECK_STR(k.version, "7.2.13-1");
+	CHECK_STR(k.source, "debian:linux-binary-7.2.13+deb14-amd64=7.2.13-1 sha256:" SHA_A);
+	CHECK_INT(k.fetch_s, 0);
+
+	/* A source that no longer matches the pin means fetching again: here, failing to run apt. */
+	put(src, "stale\n", 6);
+	CHECK_INT(kernel_resolve_in(".", "debian", "x86_64", &k, &err), -1);
+	CHECK(strstr(err.msg, "cannot run apt-cache"));
+	CHECK(file_exists(img));
+	setenv("PATH", path, 1);
+	remove_tree(cache);
+	free(cache);
+	free(path);
+	free(kdir);
+	free(img);
+	free(src);
+}
+
+UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
+	  UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown), UNIT_CASE(resolve_cached))
