@@ -19,7 +19,7 @@ GUEST_ARCH ?= x86_64
 GUEST_CC_x86_64 = gcc
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
 GUEST_CFLAGS = $(CSTD) $(WARN) -O2 -static -Ilab -Itests/lib
-GUEST_TESTS = $(filter-out unit lib,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
+GUEST_TESTS = $(filter-out unit lib integration,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/lib/*.c) lab/topology.c
@@ -33,7 +33,7 @@ TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
 
-.PHONY: all guest setup lab-run check check-unit check-integration check-full bench clean
+.PHONY: all guest setup lab-run check check-full bench clean
 .DELETE_ON_ERROR:
 
 all: numalab guest
@@ -75,14 +75,11 @@ $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(LAB_SAN_OBJ)
 
-check-unit: $(UNIT_BIN) $(UNIT_SAN)
-	@tests/unit/run-all $(UNIT_BIN) $(UNIT_SAN)
-
-check: all
+check: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet
 	@tests/check $(UNIT_BIN) $(UNIT_SAN)
 
-check-full: all
+check-full: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 

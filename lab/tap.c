@@ -349,6 +349,13 @@ static void write_result(FILE *out, const struct tap_test *t)
 			t->reason);
 }
 
+/* The runner's reason may quote the guest's console: clean it like a line. */
+static void set_reason(struct tap_test *t, const char *reason)
+{
+	copy_text(t->reason, sizeof(t->reason), reason, strlen(reason));
+	sanitise(t->reason, strlen(t->reason));
+}
+
 /* /init numbers its tests in order: a cut test is the one after the last. */
 static void close_pending(struct tap_parser *p, enum tap_status status,
 			  const char *reason, FILE *out)
@@ -362,7 +369,7 @@ static void close_pending(struct tap_parser *p, enum tap_status status,
 			continue;
 		t->number = next++;
 		t->status = status;
-		copy_text(t->reason, sizeof(t->reason), reason, strlen(reason));
+		set_reason(t, reason);
 		write_result(out, t);
 	}
 	p->cur = -1;
@@ -391,7 +398,7 @@ static void add_not_run(struct tap_parser *p, const char *reason,
 		}
 		t->number = number;
 		t->status = TAP_ERROR;
-		copy_text(t->reason, sizeof(t->reason), why, strlen(why));
+		set_reason(t, why);
 		write_result(out, t);
 	}
 }

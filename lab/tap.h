@@ -97,7 +97,8 @@ void tap_end(struct tap_parser *p);
  * After the stream ended for a harness reason (VM timeout, panic, crash),
  * close the results (ending the stream first, as tap_end): a test still
  * pending becomes status (TAP_TIMEOUT, anything else means TAP_ERROR) with
- * reason (not NULL), numbered after the highest number seen; planned tests
+ * reason (not NULL; sanitised like guest text, as it may quote the guest's
+ * console), numbered after the highest number seen; planned tests
  * never started are added as TAP_ERROR "not run: <reason>", named from
  * plan_names (n names, in plan order) when given.  When the guest printed no
  * plan, the plan is n (or the highest number seen, if larger).  Writes the TAP

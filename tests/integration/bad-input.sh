@@ -1,0 +1,20 @@
+# Bad input: one clear line naming file and line, exit 2, and no VM started.
+. "$(dirname "$0")/lib.sh"
+printf 'arch x86_64\nnode 0 cpus=0-1 mem=512M\nnode 1 cpus=1-2 mem=512M\n' >"$SCRATCH/overlap.topo"
+expect_rc 2 $NUMALAB run --topo "$SCRATCH/overlap.topo" --out "$SCRATCH/r"
+expect_grep "overlap.topo:3: cpus=1-2 overlaps" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "expected one error line, got: $(cat "$SCRATCH/err")"
+[ ! -e "$SCRATCH/r" ] || fail "a results directory was created for a bad topology"
+expect_rc 2 $NUMALAB topo check "$SCRATCH/overlap.topo"
+expect_grep ":3: " "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --bogus
+expect_grep "unknown or incomplete option '--bogus'" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
+expect_grep "unknown test 'nosuchtest'" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRATCH/r"
+expect_rc 2 $NUMALAB run --topo 2node --timeout 0
+expect_rc 2 $NUMALAB frobnicate
+expect_rc 0 $NUMALAB help
+expect_grep '^  run ' "$SCRATCH/out"
+for c in run topo bench setup; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
+[ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"

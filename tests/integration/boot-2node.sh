@@ -1,0 +1,18 @@
+# A real 2-node boot: both guest tests pass and the results are complete.
+. "$(dirname "$0")/lib.sh"
+expect_rc 0 $NUMALAB run --topo 2node --out "$SCRATCH/r"
+expect_grep '^ok 1 topology$' "$SCRATCH/out"
+expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ distance matrix$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ mbind MPOL_WEIGHTED_INTERLEAVE' "$SCRATCH/out"
+cell=$(cell_dir "$SCRATCH/r")
+for f in tap console.log meta; do [ -s "$cell/$f" ] || fail "missing $cell/$f"; done
+expect_grep '^# numalab: done$' "$cell/tap"
+expect_grep '^accel: (tcg|kvm)' "$cell/meta"
+expect_grep '^kernel.release: 7\.2\.' "$cell/meta"
+expect_grep '^guest: node1.distance: 21 10$' "$cell/meta"
+expect_grep '^complete$' "$(dirname "$cell")/state"
+expect_grep 'Linux version' "$cell/console.log"
+# The TAP channel is separate: no kernel messages in it.
+! grep -q 'Linux version' "$cell/tap" || fail "kernel console leaked into the TAP channel"
+expect_no_qemu 2node
