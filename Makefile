@@ -18,7 +18,7 @@ LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
 GUEST_ARCH ?= x86_64
 GUEST_CC_x86_64 = gcc
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
-GUEST_CFLAGS = $(CSTD) $(WARN) -O2 -static -Ilab -Itests/lib
+GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
 GUEST_TESTS = $(filter-out unit lib integration,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)

@@ -116,10 +116,13 @@ static int wait_writable(int fd, int64_t deadline)
 	return left > 0 && poll(&pfd, 1, left) > 0;
 }
 
-static void channel_close(struct channel *ch)
+static void channel_give_up(struct channel *ch)
 {
 	close(ch->fd);
 	ch->fd = -1;
+	if (ch == &tap && console.fd >= 0)
+		dprintf(console.fd, "numalab-init: %s failed or is stuck; TAP output dropped\n",
+			tap.path);
 }
 
 /* Write all of buf or give the channel up: init must not hang on a stuck reader. */
@@ -133,14 +136,13 @@ static void channel_write(struct channel *ch, const char *buf, size_t len)
 		if (n > 0) {
 			buf += n;
 			len -= (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
 			continue;
-		} else if (!(n < 0 && errno == EAGAIN && wait_writable(ch->fd, deadline))) {
-			channel_close(ch);
-			if (ch == &tap && console.fd >= 0)
-				dprintf(console.fd, "numalab-init: %s is stuck; TAP output dropped\n",
-					tap.path);
 		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && wait_writable(ch->fd, deadline))
+			continue;
+		channel_give_up(ch);
 	}
 }
 

@@ -527,8 +527,12 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 
 	if (mkdir_p(debdir, err) || apt_download(pin, apt, debdir, err) ||
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
-	    take_image(pin, tree, image, err) || check_image(image, pin->arch, err))
+	    take_image(pin, tree, image, err))
 		goto out;
+	if (check_image(image, pin->arch, err)) {
+		error_prefix(err, KERNEL_LOCK_FILE ":%d: %s", pin->line, pin->package);
+		goto out;
+	}
 	remove_tree(debdir);
 	remove_tree(tree);
 	pin_source(pin, &src);

@@ -28,6 +28,7 @@ struct run_outcome {
 	struct vm_result vm;
 	enum vm_accel accel;
 	int failed;              /* a test failed / timed out / the guest crashed */
+	int retried;             /* the first boot crashed before /init: booted again */
 };
 
 /* A cell's inputs, resolved and validated; the base image built. */

@@ -98,11 +98,13 @@ static int parse_cpus(struct parse *ps, struct topo_node *n, const char *v)
 	char *dash;
 	char range[32];
 
+	if (n->cpu_first >= 0)
+		return fail(ps, ps->line, "cpus= given twice; give one range per node");
 	snprintf(range, sizeof(range), "%s", v);
 	dash = strchr(range, '-');
 	if (dash)
 		*dash = '\0';
-	if (parse_int(range, 0, TOPO_MAX_CPUS - 1, &n->cpu_first) ||
+	if (strlen(v) >= sizeof(range) || parse_int(range, 0, TOPO_MAX_CPUS - 1, &n->cpu_first) ||
 	    parse_int(dash ? dash + 1 : range, 0, TOPO_MAX_CPUS - 1, &n->cpu_last) ||
 	    n->cpu_last < n->cpu_first)
 		return fail(ps, ps->line, "bad cpus=%s; write a range like cpus=0-3 or one CPU like cpus=2 (CPUs 0..%d)",
@@ -125,11 +127,15 @@ static int parse_node_attr(struct parse *ps, struct topo_node *n, char *word)
 	if (!strcmp(word, "cpus"))
 		return parse_cpus(ps, n, v);
 	if (!strcmp(word, "mem")) {
+		if (n->mem_bytes)
+			return fail(ps, ps->line, "mem= given twice; give one size per node");
 		if (parse_size(v, &n->mem_bytes))
 			return fail(ps, ps->line, "bad mem=%s; write a size like mem=512M", v);
 		return 0;
 	}
 	if (!strcmp(word, "initiator")) {
+		if (n->initiator >= 0)
+			return fail(ps, ps->line, "initiator= given twice; give one per node");
 		if (parse_int(v, 0, TOPO_MAX_NODES - 1, &n->initiator))
 			return fail(ps, ps->line, "bad initiator=%s; name a node id 0..%d", v, TOPO_MAX_NODES - 1);
 		return 0;
@@ -205,11 +211,10 @@ static int hmat_node(struct parse *ps, const char *s, const char *what, int *out
 static int st_hmat_lb(struct parse *ps, char **w, int nw)
 {
 	struct topology *t = ps->topo;
-	struct topo_hmat_lb *lb;
+	struct topo_hmat_lb entry = { 0 }, *lb = &entry;   /* hmat_lb[] may be full: copied in at the end */
 
 	if (nw < 3)
 		return fail(ps, ps->line, "hmat-lb needs: hmat-lb INITIATOR TARGET latency=NS bandwidth=SIZE");
-	lb = &t->hmat_lb[t->nr_hmat_lb];
 	if (hmat_node(ps, w[1], "initiator", &lb->initiator) || hmat_node(ps, w[2], "target", &lb->target))
 		return -1;
 	if (!topo_node_has_cpus(t, lb->initiator))
@@ -228,7 +233,7 @@ static int st_hmat_lb(struct parse *ps, char **w, int nw)
 	}
 	if (!lb->latency_ns || !lb->bandwidth_bps)
 		return fail(ps, ps->line, "hmat-lb %d %d needs both latency= and bandwidth=", lb->initiator, lb->target);
-	t->nr_hmat_lb++;
+	t->hmat_lb[t->nr_hmat_lb++] = entry;
 	if (!ps->hmat_line)
 		ps->hmat_line = ps->line;
 	return 0;
@@ -290,6 +295,8 @@ static int st_arch(struct parse *ps, char **w, int nw)
 {
 	struct topology *t = ps->topo;
 
+	if (ps->arch_line)
+		return fail(ps, ps->line, "arch given twice (first at line %d); give it once, first", ps->arch_line);
 	if (nw != 2)
 		return fail(ps, ps->line, "arch takes one value: x86_64 or loongarch64");
 	if (!strcmp(w[1], "x86_64"))

@@ -23,7 +23,7 @@
 /* "KTAP version 1" and "1..nr_tests". */
 void ktap_header(int nr_tests);
 
-/* The whole test cannot run here: "1..0 # SKIP reason", exit KSFT_SKIP. */
+/* Instead of ktap_header(): the whole test cannot run here; "1..0 # SKIP reason", exit KSFT_SKIP. */
 _Noreturn void ktap_skip_all(const char *reason_fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 

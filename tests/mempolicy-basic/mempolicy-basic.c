@@ -301,6 +301,8 @@ static int save_weights(const struct policy *p, struct saved_weights *saved)
 
 	if (sys_read(WI_AUTO_PATH, saved->old_auto, sizeof(saved->old_auto)))
 		saved->old_auto[0] = '\0';
+	if (!strcmp(saved->old_auto, "true"))
+		ktap_diag("weights are in auto mode: setting them switches to manual until restored");
 	for (int k = 0; k < p->nr_nodes; k++) {
 		weight_path(p->nodes[k], path, sizeof(path));
 		if (sys_read_long(path, &saved->old[k])) {

@@ -90,17 +90,19 @@ static void check_node_cpus(const struct topology *t, int node)
 	int ok;
 
 	idlist_format(want, want_s, sizeof(want_s));
+	if (!want)
+		snprintf(want_s, sizeof(want_s), "none");
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", node);
 	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &got) < 0) {
 		ktap_diag("cannot read %s: %s", path, strerror(errno));
-		ktap_ok(0, "node%d cpus '%s'", node, want_s);
+		ktap_ok(0, "node%d cpus %s", node, want_s);
 		return;
 	}
 	ok = got == want;
 	if (!ok)
 		ktap_diag("node%d cpulist: guest '%s', declared '%s'", node, list, want_s);
 	ok = check_node_states(node, n->cpu_first >= 0) && ok;
-	ktap_ok(ok, "node%d cpus '%s'", node, want_s);
+	ktap_ok(ok, "node%d cpus %s", node, want_s);
 }
 
 /* MemTotal of a node in KiB from its meminfo ("Node 0 MemTotal:  524288 kB"). */
