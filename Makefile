@@ -35,6 +35,8 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 
 .PHONY: all guest setup lab-run check check-full bench clean
 .DELETE_ON_ERROR:
+# Objects are shared by many targets: never delete them as intermediates.
+.SECONDARY:
 
 all: numalab guest
 

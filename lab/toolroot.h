@@ -70,6 +70,7 @@ int toolroot_argv(const char *root, const char **argv_in, struct strvec *out);
 /* The parsed command line of `toolroot-exec`. */
 struct toolroot_exec_opts {
 	const char *root;          /* NULL with --host: namespace only, no chroot */
+	int bare;                  /* --bare (building a root): only /dev /proc /sys, cwd / */
 	const char *binds[16];
 	int nr_binds;
 	char **cmd;                /* NULL-terminated, points into argv */

@@ -1,5 +1,5 @@
 # Bad input: one clear line naming file and line, exit 2, and no VM started.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 printf 'arch x86_64\nnode 0 cpus=0-1 mem=512M\nnode 1 cpus=1-2 mem=512M\n' >"$SCRATCH/overlap.topo"
 expect_rc 2 $NUMALAB run --topo "$SCRATCH/overlap.topo" --out "$SCRATCH/r"
 expect_grep "overlap.topo:3: cpus=1-2 overlaps" "$SCRATCH/err"

@@ -1,5 +1,5 @@
 # CPU-less CXL-like nodes with HMAT: topology's HMAT checks run and pass.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 expect_rc 0 $NUMALAB run --topo cxl --out "$SCRATCH/r"
 expect_grep '^ok 1 topology$' "$SCRATCH/out"
 expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
