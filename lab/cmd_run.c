@@ -20,6 +20,7 @@ static const char help[] =
 	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
 	"  --out DIR          results root (default: results)\n"
 	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
+	"  --append ARGS      extra kernel command line\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -32,6 +33,7 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, 'o' },
 	{ "out", required_argument, NULL, 'O' },
 	{ "accel", required_argument, NULL, 'a' },
+	{ "append", required_argument, NULL, 'A' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -63,6 +65,7 @@ int cmd_run(int argc, char **argv)
 		case 'T': o.tests = optarg; break;
 		case 'O': o.out = optarg; break;
 		case 'a': o.accel = optarg; break;
+		case 'A': o.append = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
 		case 'o':

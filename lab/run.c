@@ -256,7 +256,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	struct cell c = { .o = o, .start = now_s(), .progress_tty = isatty(2) };
 	int timeout_s = o->timeout_s ? o->timeout_s : p->topo.timeout_s;
 	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
-				.kernel = p->kernel.path, .initrd = p->initrd };
+				.kernel = p->kernel.path, .initrd = p->initrd,
+				.extra_cmdline = o->append };
 	struct strvec argv = STRVEC_INIT;
 	char qemu_ver[256] = "", accel_why[512], cell[200];
 	int rc;

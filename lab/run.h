@@ -18,6 +18,7 @@ struct run_opts {
 	int timeout_s;           /* 0: the topology's */
 	const char *out;         /* results root; NULL: lab_root()/results */
 	const char *accel;       /* "auto" (probe), "tcg" or "kvm" */
+	const char *append;      /* extra kernel command line; may be NULL */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
 };
