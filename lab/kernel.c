@@ -656,18 +656,18 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	if (!arch || !arch_known(arch))
 		return error_set(err, "internal: unknown kernel arch '%s'", arch ? arch : "(null)");
 	if (!is_default && strchr(spec, '/'))
-		return resolve_file(spec, arch, out, err);
+		return resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
 	lock = xmalloc(sizeof(*lock));
-	rc = load_lock(root, lock, err);
+	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
 		if (pin)
 			rc = resolve_pin(pin, out, err);
 		else if (!is_default && file_exists(spec))
-			rc = resolve_file(spec, arch, out, err);
+			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
 		else
 			rc = unknown_kernel(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch,
-					    is_default, err);
+					    is_default, err) ? KERNEL_BAD_INPUT : 0;
 	}
 	free(lock);
 	return rc;

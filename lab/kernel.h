@@ -66,11 +66,15 @@ int kernel_lock_parse(const char *path, const char *buf, size_t len,
 const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,
 					  const char *name, const char *arch);
 
+#define KERNEL_BAD_INPUT (-2)
+
 /*
  * Resolve spec for arch ("x86_64" | "loongarch64") against
  * lab_root()/kernels/prebuilt.lock, fetching a pinned kernel if it is not
- * cached yet (network; may take a while).  Returns 0 and fills *out, or -1
- * with err set (nothing half-written is left under its final name).
+ * cached yet (network; may take a while).  Returns 0 and fills *out;
+ * KERNEL_BAD_INPUT when spec or the lock file is wrong (the user's to fix);
+ * -1 when fetching failed.  err says why; nothing half-written is left under
+ * its final name.
  */
 int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err);
 

@@ -235,6 +235,7 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 {
 	char path[4096];
 	struct topo_error terr;
+	int rc;
 
 	command_topology_path(o->topo, path, sizeof(path));
 	if (topo_load(path, &p->topo, &terr))
@@ -243,8 +244,9 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		 topo_arch_name(p->topo.arch));
 	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
-	if (kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err))
-		return o->kernel && strchr(o->kernel, '/') ? EXIT_USAGE : EXIT_HARNESS;
+	rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
+	if (rc)
+		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
 		return EXIT_HARNESS;
 	return EXIT_PASS;
