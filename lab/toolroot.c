@@ -105,7 +105,7 @@ int toolroot_argv(const char *root, const char **argv_in, struct strvec *out)
 }
 
 static const char exec_usage[] =
-	"usage: numalab toolroot-exec [--bind DIR]... ROOT -- CMD [ARG]...\n"
+	"usage: numalab toolroot-exec [--bind DIR]... ROOT|--auto -- CMD [ARG]...\n"
 	"       numalab toolroot-exec --host -- CMD [ARG]...   (private mount namespace only)";
 
 int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err)
@@ -120,6 +120,8 @@ int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, str
 			host = 1;
 		} else if (!strcmp(a, "--bare")) {
 			o->bare = 1;
+		} else if (!strcmp(a, "--auto")) {
+			o->automatic = 1;
 		} else if (!strcmp(a, "--bind") || !strncmp(a, "--bind=", 7)) {
 			const char *dir = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
 
@@ -137,9 +139,11 @@ int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, str
 			o->root = a;
 		}
 	}
-	if (host && o->root)
-		return error_set(err, "--host takes no ROOT\n%s", exec_usage);
-	if (!host && !o->root)
+	if ((host || o->automatic) && o->root)
+		return error_set(err, "%s takes no ROOT\n%s", host ? "--host" : "--auto", exec_usage);
+	if (host && o->automatic)
+		return error_set(err, "--host and --auto exclude each other\n%s", exec_usage);
+	if (!host && !o->automatic && !o->root)
 		return error_set(err, "missing ROOT\n%s", exec_usage);
 	if (i >= argc || i + 1 >= argc)
 		return error_set(err, "missing -- CMD\n%s", exec_usage);
@@ -710,6 +714,7 @@ out:
 
 int toolroot_exec_main(int argc, char **argv)
 {
+	static char auto_root[PATH_MAX];
 	struct toolroot_exec_opts o;
 	struct error err;
 
@@ -720,6 +725,21 @@ int toolroot_exec_main(int argc, char **argv)
 	if (toolroot_exec_parse(argc, argv, &o, &err)) {
 		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
 		return EXIT_USAGE;
+	}
+	if (o.automatic) {
+		struct toolroot_tools tools;
+
+		if (toolroot_tools(&tools, 0, &err)) {
+			fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
+			return 127;
+		}
+		if (!tools.root[0]) {
+			execvp(o.cmd[0], o.cmd);
+			fprintf(stderr, "numalab toolroot-exec: cannot run %s: %s\n", o.cmd[0], strerror(errno));
+			return 127;
+		}
+		snprintf(auto_root, sizeof(auto_root), "%s", tools.root);
+		o.root = auto_root;
 	}
 	if (enter_namespaces(&err) || (o.root && enter_root(&o, &err))) {
 		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);

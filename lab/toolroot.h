@@ -12,6 +12,9 @@
  *
  * Commands run inside the root through numalab itself:
  *     numalab toolroot-exec [--bind DIR]... ROOT -- CMD [ARG]...
+ * or, with --auto instead of ROOT, the user's own tools when they are
+ * complete (then CMD just runs) and else the lab's root for the current
+ * table (the Makefile's cross gcc goes this way)
  * (toolroot_exec_main): a private mount namespace (plus a user namespace
  * when not root), /dev /proc /sys and the project, cache and current
  * directories bind-mounted at the same paths inside, chroot, the same cwd,
@@ -71,6 +74,7 @@ int toolroot_argv(const char *root, const char **argv_in, struct strvec *out);
 struct toolroot_exec_opts {
 	const char *root;          /* NULL with --host: namespace only, no chroot */
 	int bare;                  /* --bare (building a root): only /dev /proc /sys, cwd / */
+	int automatic;             /* --auto: the user's own tools if complete, else the lab's root */
 	const char *binds[16];
 	int nr_binds;
 	char **cmd;                /* NULL-terminated, points into argv */

@@ -141,9 +141,9 @@ UNIT_TEST(resolve_path)
 	CHECK_STR(k.source, want);
 	CHECK_INT(k.fetch_s, 0);
 
-	CHECK_INT(kernel_resolve_in(".", img, "loongarch64", &k, &err), -1);
+	CHECK_INT(kernel_resolve_in(".", img, "loongarch64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK(strstr(err.msg, "is built for x86_64, not loongarch64"));
-	CHECK_INT(kernel_resolve_in(".", "/nonexistent/vmlinuz", "x86_64", &k, &err), -1);
+	CHECK_INT(kernel_resolve_in(".", "/nonexistent/vmlinuz", "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK(strstr(err.msg, "kernel image /nonexistent/vmlinuz: No such file"));
 
 	/* No '/': a lock name wins, else an existing file in the current directory. */
@@ -167,7 +167,7 @@ UNIT_TEST(resolve_unknown)
 	struct kernel k;
 	struct error err;
 
-	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), -1);
+	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK_STR(err.msg, "unknown kernel 'nosuch': not a file, nor a x86_64 name in "
 		  "kernels/prebuilt.lock (debian); give a path to a kernel image or one of those names");
 
@@ -175,11 +175,11 @@ UNIT_TEST(resolve_unknown)
 	CHECK_INT(mkdir_p(kdir, &err), 0);
 	lock = xprintf("%s/prebuilt.lock", kdir);
 	put(lock, "other x86_64 sid amd64 p 1 " SHA_A " v\n", strlen("other x86_64 sid amd64 p 1 " SHA_A " v\n"));
-	CHECK_INT(kernel_resolve_in(dir, NULL, "x86_64", &k, &err), -1);
+	CHECK_INT(kernel_resolve_in(dir, NULL, "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK_STR(err.msg, "kernels/prebuilt.lock pins no 'debian' kernel for x86_64; add one "
 		  "(docs/kernels.md) or give --kernel PATH");
 	put(lock, "\nbroken\n", 8);
-	CHECK_INT(kernel_resolve_in(dir, "", "x86_64", &k, &err), -1);
+	CHECK_INT(kernel_resolve_in(dir, "", "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK(!strncmp(err.msg, "kernels/prebuilt.lock:2: expected 8 fields", 42));
 	remove_tree(dir);
 	free(dir);

@@ -106,6 +106,7 @@ UNIT_TEST(exec_parse_accepts)
 	char *a1[] = { "toolroot-exec", "--bind", "/a", "--bind=/b", "/root", "--", "cc", "-v", NULL };
 	char *a2[] = { "toolroot-exec", "--host", "--", "debootstrap", NULL };
 	char *a3[] = { "toolroot-exec", "--bare", "/r", "--", "apt-get", "clean", NULL };
+	char *a4[] = { "toolroot-exec", "--auto", "--", "cc", "-v", NULL };
 	struct toolroot_exec_opts o;
 	struct error err;
 
@@ -124,6 +125,10 @@ UNIT_TEST(exec_parse_accepts)
 	CHECK_INT(toolroot_exec_parse(6, a3, &o, &err), 0);
 	CHECK_INT(o.bare, 1);
 	CHECK_STR(o.root, "/r");
+	CHECK_INT(toolroot_exec_parse(5, a4, &o, &err), 0);
+	CHECK_INT(o.automatic, 1);
+	CHECK(o.root == NULL);
+	CHECK_STR(o.cmd[0], "cc");
 }
 
 UNIT_TEST(exec_parse_rejects)
@@ -134,6 +139,7 @@ UNIT_TEST(exec_parse_rejects)
 	char *host_root[] = { "toolroot-exec", "--host", "/r", "--", "cc", NULL };
 	char *rel_bind[] = { "toolroot-exec", "--bind", "rel", "/r", "--", "cc", NULL };
 	char *bad_opt[] = { "toolroot-exec", "--frob", "/r", "--", "cc", NULL };
+	char *auto_root[] = { "toolroot-exec", "--auto", "/r", "--", "cc", NULL };
 	struct toolroot_exec_opts o;
 	struct error err;
 
@@ -145,6 +151,7 @@ UNIT_TEST(exec_parse_rejects)
 	CHECK_INT(toolroot_exec_parse(5, host_root, &o, &err), -1);
 	CHECK_INT(toolroot_exec_parse(6, rel_bind, &o, &err), -1);
 	CHECK(strstr(err.msg, "absolute") != NULL);
+	CHECK_INT(toolroot_exec_parse(5, auto_root, &o, &err), -1);
 	CHECK_INT(toolroot_exec_parse(5, bad_opt, &o, &err), -1);
 	CHECK(strstr(err.msg, "--frob") != NULL);
 }
