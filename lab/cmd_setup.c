@@ -88,33 +88,19 @@ static int missing_packages(struct strvec *missing, struct error *err)
 	return 0;
 }
 
-/* Run argv with debconf kept from asking, output appended to log behind a "$ argv" line. */
+/* Run argv with debconf kept from asking, output appended to log. */
 static int run_apt(const char **argv, const char *log, struct error *err)
 {
 	struct strvec env = STRVEC_INIT;
-	struct proc p;
-	int rc, fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int rc;
 
-	if (fd < 0)
-		return error_set(err, "cannot write %s: %s", log, strerror(errno));
-	dprintf(fd, "$");
-	for (int i = 0; argv[i]; i++)
-		dprintf(fd, " %s", argv[i]);
-	dprintf(fd, "\n");
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "DEBIAN_FRONTEND=", 16))
 			strvec_push(&env, *e);
 	strvec_push(&env, "DEBIAN_FRONTEND=noninteractive");
-	proc_init(&p, argv);
-	p.env = strvec_argv(&env);
-	p.out = p.err = fd;
-	rc = proc_start(&p, err);
-	close(fd);
-	rc = rc ? -1 : proc_wait(&p, err);
+	rc = proc_run_logged(argv[0], argv, NULL, strvec_argv(&env), log, err);
 	strvec_clear(&env);
-	if (rc > 0)
-		error_set(err, "%s %s exited %d; see %s", argv[0], argv[1], rc, log);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* The log's last lines, so a failure is readable without opening it. */

@@ -245,59 +245,6 @@ static void apt_release(struct apt *apt)
 	free(apt->log);
 }
 
-/* The last non-empty line of the log: usually apt's "E: ..." reason. */
-static void log_last_line(const char *log, char *out, size_t cap)
-{
-	struct buf b = BUF_INIT;
-	struct error ignored;
-	char *s, *nl;
-
-	out[0] = '\0';
-	if (read_file(log, &b, &ignored)) {
-		buf_free(&b);
-		return;
-	}
-	s = b.data ? b.data : "";
-	while ((nl = strrchr(s, '\n')) && !nl[1])
-		*nl = '\0';
-	nl = strrchr(s, '\n');
-	snprintf(out, cap, "%s", nl ? nl + 1 : s);
-	buf_free(&b);
-}
-
-/*
- * Run argv in dir (NULL: here), output appended to log behind a "$ argv"
- * line.  apt's own Acquire timeouts bound network stalls, so no deadline.
- * 0 if it exited 0, else -1 with err naming what ran, its exit code, the
- * log's last line and the log.
- */
-static int run_logged(const char *what, const char **argv, const char *dir, const char *log,
-		      struct error *err)
-{
-	struct proc p;
-	char last[256];
-	int rc, fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return error_set(err, "cannot write %s: %s", log, strerror(errno));
-	dprintf(fd, "$");
-	for (int i = 0; argv[i]; i++)
-		dprintf(fd, " %s", argv[i]);
-	dprintf(fd, "\n");
-	proc_init(&p, argv);
-	p.dir = dir;
-	p.out = p.err = fd;
-	rc = proc_start(&p, err);
-	close(fd);
-	if (rc)
-		return -1;
-	rc = proc_wait(&p, err);
-	if (rc <= 0)
-		return rc;
-	log_last_line(log, last, sizeof(last));
-	return error_set(err, "%s exited %d (%s); see %s", what, rc, last, log);
-}
-
 static void apt_config(const struct apt *apt, const char *debarch, struct buf *conf)
 {
 	/* Only the host's defaults (proxies, ...) are inherited, never its sources or status. */
@@ -403,7 +350,7 @@ static int apt_update(const struct apt *apt, struct error *err)
 {
 	const char *argv[] = { "apt-get", "-c", apt->conf, "update", "-q", NULL };
 
-	return run_logged("apt-get update", argv, NULL, apt->log, err);
+	return proc_run_logged("apt-get update", argv, NULL, NULL, apt->log, err);
 }
 
 /*
@@ -424,7 +371,7 @@ static int apt_download(const struct kernel_pin *pin, const struct apt *apt, con
 
 		if (listed < 0)
 			break;
-		if (listed && !run_logged("apt-get download", argv, dir, apt->log, err)) {
+		if (listed && !proc_run_logged("apt-get download", argv, dir, NULL, apt->log, err)) {
 			rc = 0;
 			break;
 		}
@@ -513,7 +460,7 @@ static int unpack(const char *deb, const char *tree, const struct apt *apt, stru
 {
 	const char *argv[] = { "dpkg-deb", "-x", deb, tree, NULL };
 
-	return run_logged("dpkg-deb -x", argv, NULL, apt->log, err);
+	return proc_run_logged("dpkg-deb -x", argv, NULL, NULL, apt->log, err);
 }
 
 /* Download, verify and unpack into tmp, leaving tmp as the finished directory. */

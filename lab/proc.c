@@ -205,6 +205,54 @@ int proc_run(const char **argv, const char *log_path, int timeout_s, struct erro
 	return wait_deadline(&p, timeout_s, err);
 }
 
+/* The last non-empty line of a log: usually the tool's own reason. */
+static void log_last_line(const char *log, char *out, size_t cap)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	char *s, *nl;
+
+	out[0] = '\0';
+	if (read_file(log, &b, &ignored)) {
+		buf_free(&b);
+		return;
+	}
+	s = b.data ? b.data : "";
+	while ((nl = strrchr(s, '\n')) && !nl[1])
+		*nl = '\0';
+	nl = strrchr(s, '\n');
+	snprintf(out, cap, "%s", nl ? nl + 1 : s);
+	buf_free(&b);
+}
+
+int proc_run_logged(const char *what, const char **argv, const char *dir,
+		    const char **env, const char *log, struct error *err)
+{
+	struct proc p;
+	char last[256];
+	int rc, fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return error_set(err, "cannot write %s: %s", log, strerror(errno));
+	dprintf(fd, "$");
+	for (int i = 0; argv[i]; i++)
+		dprintf(fd, " %s", argv[i]);
+	dprintf(fd, "\n");
+	proc_init(&p, argv);
+	p.dir = dir;
+	p.env = env;
+	p.out = p.err = fd;
+	rc = proc_start(&p, err);
+	close(fd);
+	if (rc)
+		return -1;
+	rc = proc_wait(&p, err);
+	if (rc <= 0)
+		return rc;
+	log_last_line(log, last, sizeof(last));
+	return error_set(err, "%s exited %d (%s); see %s", what, rc, last, log);
+}
+
 int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
 {
 	struct proc p;

@@ -56,6 +56,14 @@ void proc_kill_all(void);
 int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err);
 
 /*
+ * Run argv to completion in dir (NULL: here) with env (NULL: inherited),
+ * stdout and stderr appended to log behind a "$ argv" line.  Returns 0 if it
+ * exited 0, else -1 with err: "WHAT exited N (the log's last line); see LOG".
+ */
+int proc_run_logged(const char *what, const char **argv, const char *dir,
+		    const char **env, const char *log, struct error *err);
+
+/*
  * Run argv and capture its stdout (at most cap-1 bytes, NUL terminated).
  * Returns the exit code, -1 if it could not start.
  */
