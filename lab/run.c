@@ -23,12 +23,17 @@ struct cell {
 	FILE *tap_file;
 	double start;
 	int progress_tty;
+	char phase[160];
 };
 
+/* A new phase (a line of its own off a terminal), or NULL: refresh the clock. */
 static void say_progress(struct cell *c, const char *phase)
 {
-	if (!c->o->progress)
+	if (!c->o->progress || (!phase && !c->progress_tty))
 		return;
+	if (phase)
+		snprintf(c->phase, sizeof(c->phase), "%s", phase);
+	phase = c->phase;
 	if (c->progress_tty)
 		fprintf(stderr, "\r\033[K[%6.1fs] %s", now_s() - c->start, phase);
 	else

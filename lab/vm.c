@@ -125,7 +125,7 @@ static void progress(const struct vm_io *io, const char *phase)
 static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, qemu->pid, 0);
-	double deadline = s->start + timeout_s, crash_deadline = 0;
+	double deadline = s->start + timeout_s, crash_deadline = 0, last_tick = s->start;
 	enum vm_end end = VM_POWEROFF;
 
 	for (;;) {
@@ -143,6 +143,10 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
 		if (poll(fds, pidfd >= 0 ? 3 : 2, wait_ms) < 0 && errno != EINTR)
 			break;
+		if (now_s() >= last_tick + 1) {
+			last_tick = now_s();
+			progress(s->io, NULL);
+		}
 		if (fds[0].revents)
 			pump(s, &s->console);
 		if (fds[1].revents)

@@ -18,7 +18,8 @@ struct vm_io {
 	int console_fd;        /* console bytes are appended here; -1: dropped */
 	int qemu_log_fd;       /* QEMU's own stdout/stderr; -1: /dev/null */
 	void (*on_tap)(void *ctx, const char *data, size_t len);
-	void (*on_progress)(void *ctx, const char *phase);  /* may be NULL */
+	/* A new phase, or NULL once a second while waiting; may be NULL. */
+	void (*on_progress)(void *ctx, const char *phase);
 	void *ctx;
 };
 
