@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,57 +210,16 @@ static int root_complete(const char *root)
 	return ok;
 }
 
-/* The last non-empty line of a log, for error messages. */
-static void last_line(const char *log, char *out, size_t cap)
-{
-	struct buf b = BUF_INIT;
-	struct error ignored;
-	char *s, *nl;
-
-	out[0] = '\0';
-	if (read_file(log, &b, &ignored) == 0 && b.data) {
-		s = b.data;
-		while ((nl = strrchr(s, '\n')) && !nl[1])
-			*nl = '\0';
-		nl = strrchr(s, '\n');
-		snprintf(out, cap, "%s", nl ? nl + 1 : s);
-	}
-	buf_free(&b);
-}
-
 /* A clean environment for debootstrap and apt. */
 static const char *const build_env[] = {
 	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	"DEBIAN_FRONTEND=noninteractive", "LC_ALL=C", "HOME=/root", NULL,
 };
 
-/* Run argv with output appended to log; 0 if it exited 0, else -1 with err. */
+/* Run argv in the clean environment, output appended to log; 0, or -1 with err. */
 static int run_logged(const char *what, const char **argv, const char *log, struct error *err)
 {
-	struct proc p;
-	char last[256];
-	int rc, fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return error_set(err, "cannot write %s: %s", log, strerror(errno));
-	dprintf(fd, "$");
-	for (int i = 0; argv[i]; i++)
-		dprintf(fd, " %s", argv[i]);
-	dprintf(fd, "\n");
-	proc_init(&p, argv);
-	p.env = (const char **)build_env;
-	p.out = p.err = fd;
-	rc = proc_start(&p, err);
-	close(fd);
-	if (rc)
-		return -1;
-	rc = proc_wait(&p, err);
-	if (rc == 0)
-		return 0;
-	if (rc < 0)
-		return -1;
-	last_line(log, last, sizeof(last));
-	return error_set(err, "%s exited %d (%s); see %s", what, rc, last, log);
+	return proc_run_logged(what, argv, NULL, (const char **)build_env, log, err);
 }
 
 /* Run cmd inside root (only /dev /proc /sys bound), logged. */
@@ -607,18 +567,18 @@ static int enter_namespaces(struct error *err)
 	return 0;
 }
 
-static int dir_nonempty(const char *path)
+static int not_a_dir(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
+	(void)path;
+	(void)st;
+	(void)ftw;
+	return flag != FTW_D && flag != FTW_DP;
+}
 
-	if (!d)
-		return 0;
-	while (!n && (e = readdir(d)))
-		n = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
+/* path holds anything but (empty) directories, e.g. our own mount points. */
+static int has_files(const char *path)
+{
+	return file_exists(path) && nftw(path, not_a_dir, 16, FTW_PHYS) != 0;
 }
 
 /* Bind dir at the same path inside root (root: a realpath). */
@@ -627,7 +587,7 @@ static int bind_at(const char *root, const char *dir, int may_hide, struct error
 	char *target = xprintf("%s%s", root, dir), real[PATH_MAX];
 	int rc = -1;
 
-	if (!may_hide && dir_nonempty(target)) {
+	if (!may_hide && has_files(target)) {
 		error_set(err, "%s already has %s; binding it would hide the root's own files", root, dir);
 		goto out;
 	}
