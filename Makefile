@@ -14,9 +14,14 @@ LAB_HDR  = $(wildcard lab/*.h)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
 
-# Guest side: a static /init and one static binary per test directory.
-GUEST_ARCH ?= x86_64
+# Guest side: a static /init and one static binary per test directory, for
+# the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).
+TOPO    ?= 2node
+TOPO_FILE = $(firstword $(wildcard $(TOPO) topologies/$(TOPO).topo))
+GUEST_ARCH ?= $(or $(if $(TOPO_FILE),$(shell sed -n 's/^arch[[:space:]]*//p' $(TOPO_FILE))),x86_64)
 GUEST_CC_x86_64 = gcc
+GUEST_CC_loongarch64 = ./numalab toolroot-exec --auto -- loongarch64-linux-gnu-gcc
+GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
 GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
 GUEST_TESTS = $(filter-out unit lib integration,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
@@ -28,7 +33,6 @@ UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
-TOPO    ?= 2node
 TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
@@ -53,11 +57,11 @@ $(B)/san/%.o: %.c $(LAB_HDR)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: images/init.c $(wildcard tests/lib/*.h)
+$(GB)/init: images/init.c $(wildcard tests/lib/*.h) | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $<
 
-$(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/topology.h
+$(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/topology.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $(wildcard tests/$*/*.c) $(GUEST_LIB)
 
@@ -65,8 +69,9 @@ $(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/topology.h
 setup: numalab
 	./numalab setup
 
-lab-run: all
-	@./numalab setup --quiet
+lab-run: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab run $(RUN_ARGS)
 
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) tests/unit/unit.h
@@ -78,11 +83,11 @@ $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) tests/unit/unit.h
 	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(LAB_SAN_OBJ)
 
 check: all $(UNIT_BIN) $(UNIT_SAN)
-	@./numalab setup --quiet
+	@./numalab setup --quiet --arch loongarch64
 	@tests/check $(UNIT_BIN) $(UNIT_SAN)
 
 check-full: all $(UNIT_BIN) $(UNIT_SAN)
-	@./numalab setup --quiet
+	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
 bench: all

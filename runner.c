@@ -7,19 +7,23 @@
 #include <string.h>
 
 #include "command.h"
+#include "toolroot.h"
 
 static const struct command commands[] = {
 	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },
 	{ "run", "boot a topology with a kernel, run guest tests, print TAP", cmd_run },
 	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
 	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
+	/* Internal: runs a command inside the LoongArch toolchain root. */
+	{ "toolroot-exec", NULL, toolroot_exec_main },
 };
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: numalab COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "  %-8s %s\n\nEach command takes --help.  Exit codes: docs/exit-codes.md.\n",
 		"help", "this list");
 	return f == stdout ? EXIT_PASS : EXIT_USAGE;

@@ -1,6 +1,7 @@
 /* numalab setup: install the host packages the lab needs and fetch the default kernel. */
 #include "command.h"
 #include "kernel.h"
+#include "toolroot.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -27,11 +28,12 @@ static const struct host_package {
 	{ "make", "the build" },
 	{ "clang", "the code must also build clean under clang" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
+	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
 
 static const char help[] =
-	"usage: numalab setup [--quiet]\n"
+	"usage: numalab setup [--quiet] [--arch x86_64|loongarch64]\n"
 	"\n"
 	"Make this Debian host ready for `numalab run`, doing only what is missing:\n"
 	"  1. install the host packages (QEMU, busybox-static, numactl, compilers)\n"
@@ -41,11 +43,14 @@ static const char help[] =
 	"CACHE is $NUMALAB_CACHE, or ~/.cache/numalab.\n"
 	"\n"
 	"  --quiet   print nothing when everything was already in place\n"
+	"  --arch A  also prepare arch A (default x86_64); loongarch64 builds the\n"
+	"            toolchain root (QEMU 10, edk2, cross gcc: docs/toolroot.md)\n"
 	"\n"
 	"Exit: 0 ready, 2 bad usage, 3 a step failed (the reason is on stderr).\n";
 
 static const struct option options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "arch", required_argument, NULL, 'a' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -186,11 +191,11 @@ static int ensure_packages(int quiet, struct error *err)
 	return rc;
 }
 
-static int ensure_kernel(int quiet, struct error *err)
+static int ensure_kernel(const char *arch, int quiet, struct error *err)
 {
 	struct kernel k;
 
-	if (kernel_resolve(NULL, "x86_64", &k, err))
+	if (kernel_resolve(NULL, arch, &k, err))
 		return -1;
 	if (k.fetch_s > 0)
 		printf("setup: kernel %s %s %s ok (fetched in %.1f s)\n", k.name, k.arch, k.version,
@@ -209,15 +214,29 @@ static int show_help(void)
 	return EXIT_PASS;
 }
 
+/* The LoongArch toolchain: the user's own, or the lab's root (built once). */
+static int ensure_toolroot(int quiet, struct error *err)
+{
+	struct toolroot_tools t;
+
+	if (toolroot_tools(&t, 1, err))
+		return -1;
+	if (!quiet)
+		printf("setup: loongarch64 tools ok (%s)\n", t.root[0] ? t.root : "found on PATH");
+	return 0;
+}
+
 int cmd_setup(int argc, char **argv)
 {
 	struct error err;
-	int c, quiet = 0;
+	const char *arch = "x86_64";
+	int c, quiet = 0, la;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (c) {
 		case 'q': quiet = 1; break;
+		case 'a': arch = optarg; break;
 		case 'h': return show_help();
 		default:
 			return command_usage_error("setup", "unknown option '%s'", argv[optind - 1]);
@@ -225,7 +244,11 @@ int cmd_setup(int argc, char **argv)
 	}
 	if (optind < argc)
 		return command_usage_error("setup", "unexpected argument '%s'", argv[optind]);
-	if (ensure_packages(quiet, &err) || ensure_kernel(quiet, &err)) {
+	la = !strcmp(arch, "loongarch64");
+	if (!la && strcmp(arch, "x86_64"))
+		return command_usage_error("setup", "--arch %s: use x86_64 or loongarch64", arch);
+	if (ensure_packages(quiet, &err) || ensure_kernel("x86_64", quiet, &err) ||
+	    (la && (ensure_toolroot(quiet, &err) || ensure_kernel(arch, quiet, &err)))) {
 		fflush(stdout);
 		fprintf(stderr, "numalab setup: %s\n", err.msg);
 		return EXIT_HARNESS;

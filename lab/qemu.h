@@ -18,6 +18,7 @@ struct vm_spec {
 	const char *kernel;        /* kernel image */
 	const char *initrd;        /* initramfs */
 	const char *firmware;      /* -bios image; NULL: direct kernel boot without firmware */
+	const char *toolroot;      /* run QEMU inside this root (toolroot.h); NULL/"": host */
 	const char *extra_cmdline; /* appended to the lab's kernel command line; may be NULL */
 	enum vm_accel accel;
 	int console_fd;            /* fd QEMU inherits for the serial console */

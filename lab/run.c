@@ -4,6 +4,7 @@
 #include "kernel.h"
 #include "proc.h"
 #include "results.h"
+#include "toolroot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,11 @@
 #include <unistd.h>
 
 #define PROBE_DEADLINE_S 60
+#if defined(__loongarch__)
+#define HOST_ARCH TOPO_ARCH_LOONGARCH64
+#else
+#define HOST_ARCH TOPO_ARCH_X86_64
+#endif
 /* The guest needs this long after its last test to report and power off. */
 #define GUEST_SLACK_S 20
 
@@ -95,13 +101,17 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 	return rc;
 }
 
-static int qemu_version(const char *qemu, char *out, size_t cap)
+static int qemu_version(const struct vm_spec *spec, char *out, size_t cap)
 {
-	const char *argv[] = { qemu, "--version", NULL };
+	const char *plain[] = { spec->qemu, "--version", NULL };
+	struct strvec argv = STRVEC_INIT;
 	struct error err;
-	int rc = proc_capture(argv, out, cap, &err);
+	int rc;
 
+	toolroot_argv(spec->toolroot, plain, &argv);
+	rc = proc_capture(strvec_argv(&argv), out, cap, &err);
 	out[strcspn(out, "\n")] = '\0';
+	strvec_clear(&argv);
 	return rc;
 }
 
@@ -115,6 +125,11 @@ static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec
 	if (!strcmp(o->accel, "kvm")) {
 		snprintf(why, cap, "kvm: asked for with --accel kvm");
 		return VM_ACCEL_KVM;
+	}
+	if (spec->topo->arch != HOST_ARCH) {
+		snprintf(why, cap, "tcg: a %s guest on a %s host", topo_arch_name(spec->topo->arch),
+			 topo_arch_name(HOST_ARCH));
+		return VM_ACCEL_TCG;
 	}
 	return vm_probe_accel(spec, PROBE_DEADLINE_S, why, cap);
 }
@@ -158,7 +173,7 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	free(added);
 }
 
-static void write_meta(const char *cell_dir, const struct topology *topo, const struct kernel *k,
+static void write_meta(const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
 		       const char *qemu_ver, const char *accel_why, const struct strvec *argv,
 		       const struct run_outcome *out, const struct tap_parser *tap, int timeout_s,
 		       const struct strvec *tests)
@@ -167,13 +182,15 @@ static void write_meta(const char *cell_dir, const struct topology *topo, const 
 	struct error err;
 	char path[4200];
 
-	meta_add(&meta, "topology", "%s (%s)", topo->name, topo->path);
-	meta_add(&meta, "arch", "%s", topo_arch_name(topo->arch));
+	meta_add(&meta, "topology", "%s (%s)", spec->topo->name, spec->topo->path);
+	meta_add(&meta, "arch", "%s", topo_arch_name(spec->topo->arch));
 	meta_add(&meta, "kernel", "%s %s", k->name, k->version);
 	meta_add(&meta, "kernel.source", "%s", k->source);
 	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, "qemu", "%s", qemu_ver);
 	meta_add(&meta, "accel", "%s", accel_why);
+	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
+	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
 	argv_to_line(argv->items, argv->nr, &line);
 	meta_add(&meta, "command", "%s", buf_str(&line));
 	line.len = 0;
@@ -254,6 +271,8 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
 		return EXIT_HARNESS;
+	if (p->topo.arch == TOPO_ARCH_LOONGARCH64 && toolroot_tools(&p->tools, 1, err))
+		return EXIT_HARNESS;
 	return EXIT_PASS;
 }
 
@@ -277,7 +296,12 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 			     timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
 			     p->initrd, err))
 		return EXIT_HARNESS;
-	qemu_version(spec.qemu, qemu_ver, sizeof(qemu_ver));
+	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
+		spec.qemu = p->tools.qemu;
+		spec.firmware = p->tools.firmware;
+		spec.toolroot = p->tools.root;
+	}
+	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
 	say_progress(&c, "choosing accelerator");
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
 	tap_init(&c.tap);
@@ -303,7 +327,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 		fputs("\r\033[K", stderr);
 	tap_summarise(&c.tap, &out->summary);
 	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
-	write_meta(out->cell_dir, &p->topo, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+	write_meta(out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
 		   timeout_s, &p->tests);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
@@ -315,11 +339,16 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
 {
 	struct run_inputs *p = xcalloc(1, sizeof(*p));
-	char run_dir[4096], out_root[4096];
+	char run_dir[4096], out_root[8200], cwd[4096];
 	int rc = run_prepare(o, p, err);
 
 	memset(out, 0, sizeof(*out));
-	snprintf(out_root, sizeof(out_root), "%s", o->out ? o->out : "results");
+	if (o->out && o->out[0] == '/')
+		snprintf(out_root, sizeof(out_root), "%s", o->out);
+	else if (rc == EXIT_PASS && !getcwd(cwd, sizeof(cwd)))
+		rc = (error_set(err, "getcwd: %s", strerror(errno)), EXIT_HARNESS);
+	else
+		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
 	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
 		rc = EXIT_HARNESS;
 	if (rc == EXIT_PASS) {

@@ -8,6 +8,7 @@
 
 #include "kernel.h"
 #include "qemu.h"
+#include "toolroot.h"
 #include "tap.h"
 #include "vm.h"
 
@@ -37,6 +38,7 @@ struct run_inputs {
 	struct topology topo;
 	struct kernel kernel;
 	struct strvec tests;
+	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
 	char guest_dir[4096], base[4096], initrd[4200];
 };
 

@@ -1,11 +1,15 @@
 #include "vm.h"
 #include "proc.h"
+#include "toolroot.h"
+
+#include <libgen.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -171,6 +175,19 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	return end;
 }
 
+/* QEMU's argv, wrapped to run inside the toolroot when the spec has one. */
+static void build_argv(const struct vm_spec *spec, struct strvec *argv)
+{
+	struct strvec plain = STRVEC_INIT;
+	char *initrd_dir = xstrdup(spec->initrd);
+	const char *binds[] = { dirname(initrd_dir), NULL };
+
+	qemu_build_argv(spec, &plain);
+	toolroot_argv_binds(spec->toolroot, binds, strvec_argv(&plain), argv);
+	strvec_clear(&plain);
+	free(initrd_dir);
+}
+
 int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	   struct vm_result *res, struct strvec *argv_out, struct error *err)
 {
@@ -192,7 +209,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	}
 	spec.console_fd = keep[0] = con[1];
 	spec.tap_fd = keep[1] = tap[1];
-	qemu_build_argv(&spec, &argv);
+	build_argv(&spec, &argv);
 	proc_init(&qemu, strvec_argv(&argv));
 	qemu.out = qemu.err = io->qemu_log_fd;
 	qemu.keep_fds = keep;

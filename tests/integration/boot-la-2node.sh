@@ -1,0 +1,15 @@
+# LoongArch under UEFI (QEMU 10 from the toolroot): 2 NUMA nodes from ACPI,
+# 16K pages and 32M PMD THPs as declared, both guest tests pass.
+. "$(dirname "$0")/lib.bash"
+make -s guest GUEST_ARCH=loongarch64 || fail "cross build of the LoongArch guest failed"
+expect_rc 0 $NUMALAB run --topo la-2node --out "$SCRATCH/r"
+expect_grep '^    ok [0-9]+ page size 16384$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ pmd size 33554432$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ distance matrix$' "$SCRATCH/out"
+expect_grep '^ok 1 topology$' "$SCRATCH/out"
+expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
+cell=$(cell_dir "$SCRATCH/r")
+expect_grep '^kernel.release: 7\.2\..*loong64$' "$cell/meta"
+expect_grep '^firmware: .*QEMU_EFI.fd$' "$cell/meta"
+expect_grep '^qemu: QEMU emulator version (9|[1-9][0-9])\.' "$cell/meta"
+expect_no_qemu la-2node
