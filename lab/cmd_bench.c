@@ -10,6 +10,7 @@
 #include "image.h"
 #include "proc.h"
 #include "run.h"
+#include "toolroot.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -53,7 +54,8 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	struct vm_spec spec = { .topo = &in->topo, .qemu = qemu_binary(in->topo.arch),
 				.kernel = in->kernel.path, .initrd = in->initrd, .accel = accel,
 				.console_file = con, .tap_file = tap };
-	struct strvec argv = STRVEC_INIT;
+	struct strvec plain = STRVEC_INIT, argv = STRVEC_INIT;
+	const char *binds[] = { dir, NULL };
 	int timeout = o->timeout_s ? o->timeout_s : in->topo.timeout_s, rc;
 	double t0;
 
@@ -65,7 +67,13 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	    image_run_initrd(in->base, &in->topo, (const char *const *)in->tests.items, timeout,
 			     in->initrd, err))
 		return -1;
-	qemu_build_argv(&spec, &argv);
+	if (in->topo.arch == TOPO_ARCH_LOONGARCH64) {
+		spec.qemu = in->tools.qemu;
+		spec.firmware = in->tools.firmware;
+	}
+	qemu_build_argv(&spec, &plain);
+	toolroot_argv_binds(in->tools.root, binds, strvec_argv(&plain), &argv);
+	strvec_clear(&plain);
 	t0 = now_s();
 	rc = proc_run(strvec_argv(&argv), log, timeout, err);
 	*wall = now_s() - t0;

@@ -222,22 +222,29 @@ static int run_logged(const char *what, const char **argv, const char *log, stru
 	return proc_run_logged(what, argv, NULL, (const char **)build_env, log, err);
 }
 
+/* argv running cmd inside root with only /dev /proc /sys bound (building it). */
+static void bare_argv(const char *root, const char *const *cmd, struct strvec *argv)
+{
+	char self[PATH_MAX];
+
+	self_exe(self, sizeof(self));
+	strvec_push(argv, self);
+	strvec_push(argv, "toolroot-exec");
+	strvec_push(argv, "--bare");
+	strvec_push(argv, root);
+	strvec_push(argv, "--");
+	for (int i = 0; cmd[i]; i++)
+		strvec_push(argv, cmd[i]);
+}
+
 /* Run cmd inside root (only /dev /proc /sys bound), logged. */
 static int run_in_root(const char *what, const char *root, const char *const *cmd,
 		       const char *log, struct error *err)
 {
-	char self[PATH_MAX];
 	struct strvec argv = STRVEC_INIT;
 	int rc;
 
-	self_exe(self, sizeof(self));
-	strvec_push(&argv, self);
-	strvec_push(&argv, "toolroot-exec");
-	strvec_push(&argv, "--bare");
-	strvec_push(&argv, root);
-	strvec_push(&argv, "--");
-	for (int i = 0; cmd[i]; i++)
-		strvec_push(&argv, cmd[i]);
+	bare_argv(root, cmd, &argv);
 	rc = run_logged(what, strvec_argv(&argv), log, err);
 	strvec_clear(&argv);
 	return rc;
@@ -339,19 +346,12 @@ static int record_versions(const char *root, const char *name, double deb_s, dou
 			   struct error *err)
 {
 	static const char *const query[] = { "dpkg-query", "-W", "-f", "${Package} ${Version}\\n", NULL };
-	char self[PATH_MAX], *out = xmalloc(1 << 20), *path;
+	char *out = xmalloc(1 << 20), *path;
 	struct strvec argv = STRVEC_INIT, lines = STRVEC_INIT;
 	struct buf text = BUF_INIT;
 	int rc;
 
-	self_exe(self, sizeof(self));
-	strvec_push(&argv, self);
-	strvec_push(&argv, "toolroot-exec");
-	strvec_push(&argv, "--bare");
-	strvec_push(&argv, root);
-	strvec_push(&argv, "--");
-	for (int i = 0; query[i]; i++)
-		strvec_push(&argv, query[i]);
+	bare_argv(root, query, &argv);
 	rc = proc_capture(strvec_argv(&argv), out, 1 << 20, err);
 	if (rc > 0)
 		error_set(err, "dpkg-query in %s exited %d", root, rc);
