@@ -36,7 +36,7 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out);
 /* Append the full argv (including argv[0] = spec->qemu) to argv. */
 void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv);
 
-/* "20G", "512M", "4096": the largest binary unit that divides n exactly. */
+/* "20G", "512M", "4K", "3": the largest binary unit that divides n exactly. */
 void qemu_format_size(uint64_t n, char *out, size_t cap);
 
 const char *vm_accel_name(enum vm_accel accel);

@@ -218,11 +218,11 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	s.tap = (struct stream){ tap[0], 1 };
 	s.start = now_s();
 	progress(io, "booting");
-	int started = proc_start(&qemu, err);
+	int rc = proc_start(&qemu, err);
 
 	close(con[1]);
 	close(tap[1]);
-	if (!started) {
+	if (!rc) {
 		res->end = supervise(&s, &qemu, timeout_s);
 		proc_kill(&qemu);
 		res->qemu_status = proc_wait(&qemu, err);
@@ -237,7 +237,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		for (size_t i = 0; i < argv.nr; i++)
 			strvec_push(argv_out, argv.items[i]);
 	strvec_clear(&argv);
-	return started;
+	return rc;
 }
 
 struct probe_ctx {
