@@ -90,9 +90,13 @@ check-full: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
+# `make bench` measures these shapes; `make bench TOPO=x` just x.
+BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
+
 bench: all
-	@./numalab setup --quiet
-	./numalab bench --topo $(TOPO)
+	@./numalab setup --quiet --arch loongarch64
+	@$(MAKE) -s guest GUEST_ARCH=loongarch64
+	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
 
 clean:
 	rm -rf $(B) numalab

@@ -31,9 +31,15 @@ const char *console_finding_name(enum console_finding f)
 {
 	static const char *const names[] = {
 		"clean", "panic", "oops", "lockup", "rcu-stall", "sanitizer", "reboot",
+		"efi-shell", "firmware-hang",
 	};
 
 	return names[f];
+}
+
+int console_finding_is_firmware(enum console_finding f)
+{
+	return f == CONSOLE_EFI_SHELL || f == CONSOLE_FIRMWARE_HANG;
 }
 
 static void add_report_line(struct console_scan *s, const char *line)
@@ -46,12 +52,47 @@ static void add_report_line(struct console_scan *s, const char *line)
 	s->report_lines++;
 }
 
+void console_scan_firmware_hang(struct console_scan *s, int waited_s)
+{
+	char line[200];
+
+	s->finding = CONSOLE_FIRMWARE_HANG;
+	s->report[0] = '\0';
+	s->report_lines = 0;
+	snprintf(line, sizeof(line), "no kernel output %d s after QEMU started: the firmware hung, "
+		 "or is not a UEFI image for this machine", waited_s);
+	add_report_line(s, line);
+	if (s->firmware_error[0])
+		add_report_line(s, s->firmware_error);
+}
+
+/* edk2's boot manager: why it could not boot, and its last resort. */
+static int scan_firmware_line(struct console_scan *s, const char *line)
+{
+	if (strstr(line, "BdsDxe: failed to"))
+		snprintf(s->firmware_error, sizeof(s->firmware_error), "%.150s", line);
+	if (!strstr(line, "UEFI Interactive Shell") && !strstr(line, "\"EFI Internal Shell\""))
+		return 0;
+	s->finding = CONSOLE_EFI_SHELL;
+	add_report_line(s, "the firmware reached the EFI shell: it could not start the kernel");
+	if (s->firmware_error[0])
+		add_report_line(s, s->firmware_error);
+	return 1;
+}
+
 static void scan_line(struct console_scan *s, const char *line)
 {
-	if (strstr(line, "Linux version ") && ++s->banners > 1 && s->finding == CONSOLE_CLEAN) {
-		s->finding = CONSOLE_REBOOT;
-		add_report_line(s, line);
+	if (strstr(line, "EFI stub: "))
+		s->kernel_started = 1;
+	if (!s->kernel_started && s->finding == CONSOLE_CLEAN && scan_firmware_line(s, line))
 		return;
+	if (strstr(line, "Linux version ")) {
+		s->kernel_started = 1;
+		if (++s->banners > 1 && s->finding == CONSOLE_CLEAN) {
+			s->finding = CONSOLE_REBOOT;
+			add_report_line(s, line);
+			return;
+		}
 	}
 	if (s->finding != CONSOLE_CLEAN) {
 		add_report_line(s, line);
@@ -65,12 +106,29 @@ static void scan_line(struct console_scan *s, const char *line)
 		}
 }
 
+/* Firmware paints its screen with ANSI sequences: drop them, keep the text. */
+static int in_escape(struct console_scan *s, unsigned char c)
+{
+	switch (s->escape) {
+	case 0:
+		s->escape = c == 0x1b;
+		return s->escape;
+	case 1:    /* after ESC: a CSI, or a one-character sequence */
+		s->escape = c == '[' ? 2 : 0;
+		return 1;
+	default:   /* CSI: parameter bytes up to a final byte */
+		if (c >= 0x40 && c <= 0x7e)
+			s->escape = 0;
+		return 1;
+	}
+}
+
 void console_scan_feed(struct console_scan *s, const char *data, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)data[i];
 
-		if (c == '\r')
+		if (c == '\r' || in_escape(s, c))
 			continue;
 		if (c == '\n') {
 			s->line[s->len] = '\0';

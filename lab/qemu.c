@@ -34,10 +34,13 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 	 * panic=-1 with -no-reboot turns a panic into a QEMU exit; oops and
 	 * lockups are made panics so a sick guest ends instead of hanging.
 	 * numa_balancing is off so placement tests see where pages were put.
+	 * loglevel=6 (not quiet) keeps the "Linux version" banner and the EFI
+	 * stub's lines on the console: they tell a kernel that started (and a
+	 * second boot) from firmware that never handed over.
 	 */
 	buf_addstr(out, spec->topo->arch == TOPO_ARCH_X86_64 ? "console=ttyS0" : "console=ttyS0,115200");
 	buf_addstr(out, " panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
-		   " numa_balancing=disable quiet loglevel=4");
+		   " numa_balancing=disable loglevel=6");
 	if (spec->extra_cmdline && *spec->extra_cmdline)
 		buf_addf(out, " %s", spec->extra_cmdline);
 }

@@ -19,6 +19,7 @@ struct vm_spec {
 	const char *initrd;        /* initramfs */
 	const char *firmware;      /* -bios image; NULL: direct kernel boot without firmware */
 	const char *toolroot;      /* run QEMU inside this root (toolroot.h); NULL/"": host */
+	int firmware_on_host;      /* with a toolroot: firmware is a host file, not the root's */
 	const char *extra_cmdline; /* appended to the lab's kernel command line; may be NULL */
 	enum vm_accel accel;
 	int console_fd;            /* fd QEMU inherits for the serial console */

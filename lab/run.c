@@ -134,11 +134,41 @@ static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec
 	return vm_probe_accel(spec, PROBE_DEADLINE_S, why, cap);
 }
 
+/*
+ * First TAP (host clock) minus the guest's CLOCK_BOOTTIME when /init sent it:
+ * the time before the kernel's clock started.  -1 when either is missing.
+ */
+static double before_kernel(const struct vm_result *vm, const struct tap_parser *tap)
+{
+	const char *boottime = tap_info_get(tap, "boottime_s");
+	char *end;
+	double guest_s = boottime ? strtod(boottime, &end) : -1;
+
+	if (vm->first_tap_s < 0 || !boottime || *end || guest_s < 0 || guest_s > vm->first_tap_s)
+		return -1;
+	return vm->first_tap_s - guest_s;
+}
+
+/* "efi-shell: LINE; LINE" from the scanner's report. */
+static void firmware_reason(const struct console_scan *scan, char *out, size_t cap)
+{
+	const char *line = scan->report;
+	size_t len = (size_t)snprintf(out, cap, "%s:", console_finding_name(scan->finding));
+
+	while (*line && len < cap) {
+		int n = (int)strcspn(line, "\n");
+
+		len += (size_t)snprintf(out + len, cap - len, "%s %.*s", line == scan->report ? "" : ";",
+					n, line);
+		line += n + (line[n] == '\n');
+	}
+}
+
 /* Close the TAP stream for a guest that did not finish its plan. */
 static void close_unfinished(struct cell *c, const struct vm_result *vm, int timeout_s,
 			     const struct strvec *tests)
 {
-	char reason[256];
+	char reason[512];
 	enum tap_status st = TAP_ERROR;
 
 	if (c->tap.done && vm->end == VM_POWEROFF)
@@ -151,6 +181,9 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	case VM_CRASHED:
 		snprintf(reason, sizeof(reason), "kernel %s: %.*s", console_finding_name(vm->scan.finding),
 			 (int)strcspn(vm->scan.report, "\n"), vm->scan.report);
+		break;
+	case VM_FIRMWARE:
+		firmware_reason(&vm->scan, reason, sizeof(reason));
 		break;
 	case VM_INTERRUPTED:
 		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
@@ -202,6 +235,7 @@ static void write_meta(const char *cell_dir, const struct vm_spec *spec, const s
 	meta_add(&meta, "qemu.status", "%d", out->vm.qemu_status);
 	meta_add(&meta, "console.finding", "%s", console_finding_name(out->vm.scan.finding));
 	meta_add(&meta, "time.first_tap_s", "%.2f", out->vm.first_tap_s);
+	meta_add(&meta, "time.before_kernel_s", "%.2f", out->before_kernel_s);
 	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
 	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
 		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
@@ -299,6 +333,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = p->tools.qemu;
 		spec.firmware = p->tools.firmware;
+		spec.firmware_on_host = p->tools.firmware_on_host;
 		spec.toolroot = p->tools.root;
 	}
 	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
@@ -326,6 +361,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	if (o->progress && c.progress_tty)
 		fputs("\r\033[K", stderr);
 	tap_summarise(&c.tap, &out->summary);
+	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
 	write_meta(out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
 		   timeout_s, &p->tests);
@@ -333,6 +369,13 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	strvec_clear(&argv);
 	if (rc)
 		return EXIT_HARNESS;
+	if (out->vm.end == VM_FIRMWARE) {
+		char reason[512];
+
+		firmware_reason(&out->vm.scan, reason, sizeof(reason));
+		return error_set(err, "%s: the UEFI firmware did not start the kernel: %s (console: %s/console.log)",
+				 p->topo.name, reason, out->cell_dir), EXIT_HARNESS;
+	}
 	return out->failed ? EXIT_FAIL : EXIT_PASS;
 }
 

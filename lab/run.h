@@ -31,6 +31,8 @@ struct run_outcome {
 	enum vm_accel accel;
 	int failed;              /* a test failed / timed out / the guest crashed */
 	int retried;             /* the first boot crashed before /init: booted again */
+	/* QEMU start → the kernel's clock starting (QEMU, firmware, decompression); < 0 unknown */
+	double before_kernel_s;
 };
 
 /* A cell's inputs, resolved and validated; the base image built. */

@@ -496,10 +496,14 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why)
 
 int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 {
+	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
 	struct error why;
 	char root[PATH_MAX], *check;
 	int missing;
 
+	if (fw && *fw && !file_exists(fw))
+		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
+				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
 	if (toolroot_found_on_path(out, &why))
 		return 0;
 	memset(out, 0, sizeof(*out));
@@ -513,6 +517,11 @@ int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 	snprintf(out->root, sizeof(out->root), "%s", root);
 	snprintf(out->qemu, sizeof(out->qemu), "%s", TOOLROOT_QEMU);
 	snprintf(out->cc, sizeof(out->cc), "%s", TOOLROOT_CC);
+	if (fw && *fw) {
+		snprintf(out->firmware, sizeof(out->firmware), "%s", fw);
+		out->firmware_on_host = 1;
+		return 0;
+	}
 	snprintf(out->firmware, sizeof(out->firmware), "%s", TOOLROOT_FIRMWARE);
 	check = xprintf("%s%s", root, TOOLROOT_FIRMWARE);
 	missing = !file_exists(check);

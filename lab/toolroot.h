@@ -33,7 +33,7 @@
 #define TOOLROOT_CC "loongarch64-linux-gnu-gcc"
 #define TOOLROOT_FIRMWARE "/usr/share/qemu-efi-loongarch64/QEMU_EFI.fd"
 #define TOOLROOT_QEMU_MIN_MAJOR 9
-/* Overrides the firmware path for QEMU found on PATH (other distros). */
+/* Overrides the firmware: a host file, used with the user's QEMU or the root's. */
 #define TOOLROOT_FIRMWARE_ENV "NUMALAB_LOONGARCH_FIRMWARE"
 
 /* What apt installs into the root (NULL-terminated).  The root's name hashes it. */
@@ -43,7 +43,8 @@ extern const char *const toolroot_packages[];
 struct toolroot_tools {
 	char root[PATH_MAX];       /* the toolchain root; "": the user's own tools */
 	char qemu[PATH_MAX];       /* emulator (inside the root when root[0]) */
-	char firmware[PATH_MAX];   /* -bios image (same) */
+	char firmware[PATH_MAX];   /* -bios image (same, unless firmware_on_host) */
+	int firmware_on_host;      /* $NUMALAB_LOONGARCH_FIRMWARE: a host file, mounted in the root */
 	char cc[PATH_MAX];         /* cross gcc (same) */
 	char qemu_version[64];     /* "10.0.2", when it was asked */
 };
@@ -113,7 +114,9 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why);
 
 /*
  * The tools to use: the user's own if complete, else the lab's root
- * (created when create is set, which needs root).  0, or -1 with err.
+ * (created when create is set, which needs root).  $NUMALAB_LOONGARCH_FIRMWARE
+ * replaces the firmware either way; naming a missing file is an error.
+ * 0, or -1 with err.
  */
 int toolroot_tools(struct toolroot_tools *out, int create, struct error *err);
 

@@ -45,7 +45,9 @@ int vm_interrupted(void)
 
 const char *vm_end_name(enum vm_end end)
 {
-	static const char *const names[] = { "poweroff", "timeout", "crashed", "interrupted" };
+	static const char *const names[] = {
+		"poweroff", "timeout", "crashed", "interrupted", "firmware",
+	};
 
 	return names[end];
 }
@@ -60,6 +62,7 @@ struct session {
 	struct vm_result *res;
 	struct stream console, tap;
 	double start;
+	double firmware_deadline;  /* 0: no firmware to watch */
 };
 
 static void write_all_fd(int fd, const char *data, size_t len)
@@ -125,6 +128,19 @@ static void progress(const struct vm_io *io, const char *phase)
 		io->on_progress(io->ctx, phase);
 }
 
+/* The EFI shell came up, or the firmware is past its deadline without a kernel. */
+static int firmware_failed(struct session *s)
+{
+	struct console_scan *scan = &s->res->scan;
+
+	if (console_finding_is_firmware(scan->finding))
+		return 1;
+	if (!s->firmware_deadline || scan->kernel_started || now_s() < s->firmware_deadline)
+		return 0;
+	console_scan_firmware_hang(scan, (int)(s->firmware_deadline - s->start + 0.5));
+	return 1;
+}
+
 /* The poll loop; returns how the guest ended (before reaping). */
 static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s)
 {
@@ -159,6 +175,11 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			break;   /* QEMU exited */
 		if (pidfd < 0 && kill(qemu->pid, 0) && errno == ESRCH)
 			break;
+		if (firmware_failed(s)) {
+			end = VM_FIRMWARE;
+			progress(s->io, "firmware failed");
+			break;
+		}
 		if (s->res->scan.finding != CONSOLE_CLEAN && !crash_deadline) {
 			end = VM_CRASHED;
 			crash_deadline = now_s() + CRASH_GRACE_S;
@@ -175,17 +196,20 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	return end;
 }
 
-/* QEMU's argv, wrapped to run inside the toolroot when the spec has one. */
-static void build_argv(const struct vm_spec *spec, struct strvec *argv)
+void vm_build_argv(const struct vm_spec *spec, struct strvec *argv)
 {
 	struct strvec plain = STRVEC_INIT;
-	char *initrd_dir = xstrdup(spec->initrd);
-	const char *binds[] = { dirname(initrd_dir), NULL };
+	char *kernel_dir = xstrdup(spec->kernel), *initrd_dir = xstrdup(spec->initrd);
+	char *firmware_dir = xstrdup(spec->firmware_on_host ? spec->firmware : "");
+	const char *binds[] = { dirname(kernel_dir), dirname(initrd_dir),
+				*firmware_dir ? dirname(firmware_dir) : NULL, NULL };
 
 	qemu_build_argv(spec, &plain);
 	toolroot_argv_binds(spec->toolroot, binds, strvec_argv(&plain), argv);
 	strvec_clear(&plain);
+	free(kernel_dir);
 	free(initrd_dir);
+	free(firmware_dir);
 }
 
 int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
@@ -209,7 +233,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	}
 	spec.console_fd = keep[0] = con[1];
 	spec.tap_fd = keep[1] = tap[1];
-	build_argv(&spec, &argv);
+	vm_build_argv(&spec, &argv);
 	proc_init(&qemu, strvec_argv(&argv));
 	qemu.out = qemu.err = io->qemu_log_fd;
 	qemu.keep_fds = keep;
@@ -217,6 +241,9 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	s.console = (struct stream){ con[0], 0 };
 	s.tap = (struct stream){ tap[0], 1 };
 	s.start = now_s();
+	if (spec.firmware)
+		s.firmware_deadline = s.start + (timeout_s < VM_FIRMWARE_DEADLINE_S ? timeout_s
+										: VM_FIRMWARE_DEADLINE_S);
 	progress(io, "booting");
 	int rc = proc_start(&qemu, err);
 

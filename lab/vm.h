@@ -4,7 +4,9 @@
  * vm_run() creates two socket pairs (console, TAP), starts QEMU with the
  * argv from qemu.c (its own process group, killed if numalab dies), streams
  * both channels until QEMU exits, the timeout expires, a kernel crash is
- * seen on the console, or the runner is interrupted, and always reaps QEMU
+ * seen on the console, UEFI firmware fails to start the kernel (its shell,
+ * or no kernel output within VM_FIRMWARE_DEADLINE_S), or the runner is
+ * interrupted, and always reaps QEMU
  * before returning.  Nothing from the guest is lost: every byte read is
  * handed to io before vm_run() returns.
  */
@@ -13,6 +15,9 @@
 
 #include "console.h"
 #include "qemu.h"
+
+/* How long UEFI firmware may take to hand over to the kernel (TCG, loaded host). */
+#define VM_FIRMWARE_DEADLINE_S 120
 
 struct vm_io {
 	int console_fd;        /* console bytes are appended here; -1: dropped */
@@ -28,6 +33,7 @@ enum vm_end {
 	VM_TIMEOUT,            /* killed at the deadline */
 	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
 	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
+	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
 };
 
 struct vm_result {
@@ -45,6 +51,14 @@ struct vm_result {
  */
 int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
 	   struct vm_result *res, struct strvec *argv_out, struct error *err);
+
+/*
+ * The command vm_run() starts for spec: QEMU's argv, wrapped to run inside
+ * the toolroot when the spec has one, with the directories of the host files
+ * it reads (kernel, initrd, console/TAP files, a host firmware) mounted there
+ * at their own paths.
+ */
+void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
 
 /*
  * Pick the accelerator: KVM only if /dev/kvm opens and a probe boot of this

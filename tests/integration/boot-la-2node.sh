@@ -1,11 +1,16 @@
 # LoongArch under UEFI (QEMU 10 from the toolroot): 2 NUMA nodes from ACPI,
-# 16K pages and 32M PMD THPs as declared, both guest tests pass.
+# 16K pages and 32M PMD THPs as declared, a 32M THP placed on and migrated
+# whole between both nodes, both guest tests pass.
 . "$(dirname "$0")/lib.bash"
 make -s guest GUEST_ARCH=loongarch64 || fail "cross build of the LoongArch guest failed"
 expect_rc 0 $NUMALAB run --topo la-2node --out "$SCRATCH/r"
 expect_grep '^    ok [0-9]+ page size 16384$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ pmd size 33554432$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ distance matrix$' "$SCRATCH/out"
+for n in 0 1; do
+	expect_grep "^    ok [0-9]+ thp 32M faulted on node $n\$" "$SCRATCH/out"
+	expect_grep "^    ok [0-9]+ thp 32M migrated whole node $n -> $((1 - n))\$" "$SCRATCH/out"
+done
 expect_grep '^ok 1 topology$' "$SCRATCH/out"
 expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")

@@ -5,7 +5,8 @@
  * and compares it with what the guest kernel reports in sysfs: online nodes,
  * CPUs and memory per node, the SLIT, page and PMD sizes, and, for shapes
  * with HMAT, the access classes, memory tiers and weighted-interleave knobs
- * the kernel derives from it.  One KTAP result per check.
+ * the kernel derives from it, and that a PMD-size THP can be placed on every
+ * memory node and migrated whole (thp.h).  One KTAP result per check.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "thp.h"
 #include "topology.h"
 
 #define TOPOLOGY_PATH "/lab/topology"
@@ -345,8 +347,9 @@ static int plan_size(const struct topology *t)
 {
 	int hmat_checks = topo_has_hmat(t) ? nr_cpuless_nodes(t) : 0;
 
-	/* online, cpus + memory per node, distances, page, pmd, tiers, weights */
-	return 1 + 2 * t->nr_nodes + 1 + 2 + (hmat_checks ? hmat_checks : 1) + 1 + 1;
+	/* online, cpus + memory per node, distances, page, pmd, tiers, weights, THPs */
+	return 1 + 2 * t->nr_nodes + 1 + 2 + (hmat_checks ? hmat_checks : 1) + 1 + 1 +
+	       thp_plan(t);
 }
 
 int main(void)
@@ -373,5 +376,6 @@ int main(void)
 	check_hmat(&t);
 	check_memory_tiers(&t);
 	check_weighted_interleave_knobs(&t);
+	check_thp(&t);
 	ktap_exit();
 }

@@ -213,7 +213,7 @@ UNIT_TEST(cmdline)
 
 	qemu_cmdline(&spec, &b);
 	CHECK_STR(buf_str(&b), "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
-			       " numa_balancing=disable quiet loglevel=4");
+			       " numa_balancing=disable loglevel=6");
 	buf_free(&b);
 
 	t.arch = TOPO_ARCH_LOONGARCH64;

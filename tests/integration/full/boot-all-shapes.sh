@@ -7,3 +7,7 @@ for topo in 4node 8node la-4node la-3c5000l; do
 	expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
 	expect_no_qemu $topo
 done
+# Every node of the 8-node LoongArch shape holds and migrates a 32M THP.
+for n in 0 1 2 3 4 5 6 7; do
+	expect_grep "^    ok [0-9]+ thp 32M migrated whole node $n -> $(((n + 1) % 8))\$" "$SCRATCH/out"
+done
