@@ -37,7 +37,7 @@ TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
 
-.PHONY: all guest setup lab-run check check-full bench clean
+.PHONY: all guest setup lab-run kernel check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -73,6 +73,13 @@ lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab run $(RUN_ARGS)
+
+# A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
+K    ?= stock
+ARCH ?= x86_64
+kernel: numalab
+	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
+	./numalab kernel build $(K) --arch $(ARCH)
 
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) tests/unit/unit.h
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{ "run", "boot a topology with a kernel, run guest tests, print TAP", cmd_run },
 	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
 	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
+	{ "kernel", "build a kernel from a recipe, or show its build key", cmd_kernel },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
 	{ "toolroot-exec", NULL, toolroot_exec_main },
 };

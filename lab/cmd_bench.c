@@ -65,7 +65,7 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	snprintf(in->initrd, sizeof(in->initrd), "%s/initrd.cpio", dir);
 	if (mkdir_p(dir, err) ||
 	    image_run_initrd(in->base, &in->topo, (const char *const *)in->tests.items, timeout,
-			     in->initrd, err))
+			     in->kernel.selftests, in->initrd, err))
 		return -1;
 	if (in->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = in->tools.qemu;

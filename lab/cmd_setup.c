@@ -29,6 +29,15 @@ static const struct host_package {
 	{ "clang", "the code must also build clean under clang" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
+	/* Kernels from source (kernels/recipes, docs/kernels.md). */
+	{ "flex", "kernel build: Kconfig lexer" },
+	{ "bison", "kernel build: Kconfig parser" },
+	{ "bc", "kernel build: generated constants" },
+	{ "libelf-dev", "kernel build: objtool" },
+	{ "libssl-dev", "kernel build: certificate tools" },
+	{ "ccache", "kernel builds are cached per object and rebuild in seconds" },
+	{ "patch", "applies recipe patch series" },
+	{ "xz-utils", "unpacks Debian's linux-source tarball" },
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
 

@@ -1,8 +1,10 @@
 #include "image.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -178,8 +180,38 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	return rc;
 }
 
+/* Every regular file of dir/mm as lab/kselftest/mm/NAME. */
+static int add_kselftests(struct buf *initrd, const char *dir, struct error *err)
+{
+	char *mm = xprintf("%s/mm", dir);
+	DIR *d = opendir(mm);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		rc = error_set(err, "cannot read %s: %s", mm, strerror(errno));
+	cpio_add(initrd, "lab/kselftest", 040755, NULL, 0);
+	cpio_add(initrd, "lab/kselftest/mm", 040755, NULL, 0);
+	while (!rc && (e = readdir(d))) {
+		char *path = xprintf("%s/%s", mm, e->d_name), *name = xprintf("lab/kselftest/mm/%s", e->d_name);
+		struct buf bin = BUF_INIT;
+		struct stat st;
+
+		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		    !(rc = read_file(path, &bin, err)))
+			cpio_add(initrd, name, 0100755, bin.data, bin.len);
+		buf_free(&bin);
+		free(path);
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(mm);
+	return rc;
+}
+
 int image_run_initrd(const char *base, const struct topology *topo,
-		     const char *const *tests, int test_timeout_s,
+		     const char *const *tests, int test_timeout_s, const char *kselftest,
 		     const char *out_path, struct error *err)
 {
 	struct buf initrd = BUF_INIT, topo_text = BUF_INIT, plan = BUF_INIT;
@@ -192,6 +224,8 @@ int image_run_initrd(const char *base, const struct topology *topo,
 	cpio_add(&initrd, "lab", 040755, NULL, 0);
 	cpio_add(&initrd, "lab/topology", 0100644, topo_text.data, topo_text.len);
 	cpio_add(&initrd, "lab/plan", 0100644, plan.data, plan.len);
+	if (kselftest && *kselftest && add_kselftests(&initrd, kselftest, err))
+		goto out;
 	cpio_add(&initrd, NULL, 0, NULL, 0);
 	rc = write_file_atomic(out_path, initrd.data, initrd.len, err);
 out:

@@ -7,8 +7,9 @@
  *    images/ARCH.manifest; cached in the lab cache under a hash of every
  *    input (manifest text, each file's destination, mode and content), so it
  *    is rebuilt only when an input changes;
- *  - the run part: /lab/topology (the validated topology file, verbatim) and
- *    /lab/plan ("NAME TIMEOUT" lines).
+ *  - the run part: /lab/topology (the validated topology file, verbatim),
+ *    /lab/plan ("NAME TIMEOUT" lines) and, for a kernel built from source,
+ *    /lab/kselftest/mm/BIN: the kernel's own selftests from that source.
  */
 #ifndef LAB_IMAGE_H
 #define LAB_IMAGE_H
@@ -25,10 +26,11 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 
 /*
  * Write base + the run part to out_path (atomically).  tests: NULL-terminated
- * test names; each gets test_timeout_s inside the guest.
+ * test names; each gets test_timeout_s inside the guest.  kselftest: the
+ * kernel's kselftest/ directory (kbuild.h), NULL or "" for none.
  */
 int image_run_initrd(const char *base, const struct topology *topo,
-		     const char *const *tests, int test_timeout_s,
+		     const char *const *tests, int test_timeout_s, const char *kselftest,
 		     const char *out_path, struct error *err);
 
 /* Append one newc entry (file, directory or trailer when name is NULL). */

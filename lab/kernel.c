@@ -1,4 +1,5 @@
 #include "kernel.h"
+#include "kbuild.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -42,6 +43,12 @@ static int arch_known(const char *arch)
 	return !strcmp(arch, "x86_64") || !strcmp(arch, "loongarch64");
 }
 
+/* Lock lines with arch "source" pin kernel sources for recipes (recipe.h). */
+static int is_source(const struct kernel_pin *pin)
+{
+	return !strcmp(pin->arch, KERNEL_SOURCE_ARCH);
+}
+
 static int set_field(const char *path, int line, const struct lock_field *f,
 		     const char *val, struct kernel_pin *pin, struct error *err)
 {
@@ -60,8 +67,8 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 /* What no alphabet can say: known arch, full-length digest, a path inside the package. */
 static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
 {
-	if (!arch_known(pin->arch))
-		return error_set(err, "%s:%d: arch '%s' is not x86_64 or loongarch64; fix the arch field",
+	if (!arch_known(pin->arch) && !is_source(pin))
+		return error_set(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
 				 path, pin->line, pin->arch);
 	if (strlen(pin->sha256) != 64)
 		return error_set(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
@@ -287,15 +294,8 @@ static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, stru
 static int apt_lock(const struct apt *apt, struct error *err)
 {
 	char *path = xprintf("%s/numalab.lock", apt->dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = lock_file(path, "download", err);
 
-	if (fd < 0)
-		error_set(err, "cannot open %s: %s", path, strerror(errno));
-	else if (flock(fd, LOCK_EX)) {
-		error_set(err, "cannot lock %s: %s", path, strerror(errno));
-		close(fd);
-		fd = -1;
-	}
 	free(path);
 	return fd;
 }
@@ -476,7 +476,7 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (check_image(image, pin->arch, err)) {
+	if (!is_source(pin) && check_image(image, pin->arch, err)) {
 		error_prefix(err, KERNEL_LOCK_FILE ":%d: %s", pin->line, pin->package);
 		goto out;
 	}
@@ -588,9 +588,9 @@ static int unknown_kernel(const struct kernel_lock *lock, const char *name, cons
 		if (!strcmp(lock->pins[i].arch, arch))
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 names[0] ? ", " : "", lock->pins[i].name);
-	return error_set(err, "unknown kernel '%s': not a file, nor a %s name in " KERNEL_LOCK_FILE
-			 " (%s); give a path to a kernel image or one of those names",
-			 name, arch, names[0] ? names : "there are none");
+	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
+			 " (%s) or a recipe in " RECIPE_DIR "/; give a path to a kernel image, "
+			 "one of those names or a recipe name", name, arch, names[0] ? names : "there are none");
 }
 
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,
@@ -610,11 +610,35 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
 		if (pin)
 			rc = resolve_pin(pin, out, err);
+		else if (!is_default && kbuild_has_recipe(root, spec))
+			rc = kbuild_kernel(root, spec, arch, out, err);
 		else if (!is_default && file_exists(spec))
 			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
 		else
 			rc = unknown_kernel(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch,
 					    is_default, err) ? KERNEL_BAD_INPUT : 0;
+	}
+	free(lock);
+	return rc;
+}
+
+int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
+			char *source_id, size_t id_cap, struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	const struct kernel_pin *pin;
+	struct kernel k;
+	int rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	if (!rc && !(pin = kernel_lock_find(lock, name, KERNEL_SOURCE_ARCH)))
+		rc = error_set(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
+			       "source); add one or fix the recipe's source line", name) ? KERNEL_BAD_INPUT : 0;
+	if (!rc && !path)
+		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
+			 pin->sha256);
+	else if (!rc && !(rc = resolve_pin(pin, &k, err))) {
+		snprintf(path, cap, "%s", k.path);
+		snprintf(source_id, id_cap, "%s", k.source);
 	}
 	free(lock);
 	return rc;

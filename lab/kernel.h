@@ -5,6 +5,8 @@
  *  - NULL or "": the lock entry named "debian" for the arch;
  *  - a name from kernels/prebuilt.lock (docs/kernels.md): a Debian kernel
  *    pinned by package, version and sha256, fetched once into the cache;
+ *  - a recipe name, optionally with +FRAGMENTs ("stock", "stock+debug"): a
+ *    kernel built from source (kbuild.h), built once per key;
  *  - a path to a kernel image: anything containing '/', or an existing file
  *    that is not a lock name.
  *
@@ -25,6 +27,7 @@
 #define KERNEL_LOCK_FILE "kernels/prebuilt.lock"   /* relative to the project root */
 #define KERNEL_DEFAULT_NAME "debian"
 #define KERNEL_LOCK_MAX 32
+#define KERNEL_SOURCE_ARCH "source"   /* lock lines that pin a source tarball */
 
 /* One line of the lock file. */
 struct kernel_pin {
@@ -52,6 +55,12 @@ struct kernel {
 	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
 	char source[512];     /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
 	double fetch_s;       /* > 0: this call downloaded it, taking that long */
+	/* Built from a recipe (kbuild.h); all "" for prebuilt kernels and files. */
+	char recipe[PATH_MAX];        /* the recipe file */
+	char patches[2048];           /* "NAME sha256:HEX, ..." in order */
+	char config_sha256[65];       /* of the final .config */
+	char selftests[PATH_MAX];     /* kselftest/ built from the same source; "" none */
+	double build_s;               /* this call's build or lookup time */
 };
 
 /*
@@ -77,6 +86,15 @@ const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,
  * its final name.
  */
 int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err);
+
+/*
+ * The source tarball pinned as name (arch "source") in root's lock file,
+ * fetched into the cache if needed: its path, and its identity for build
+ * keys and meta ("debian:PKG=VERSION sha256:HEX").  path NULL: only the
+ * identity, nothing fetched.  Returns as kernel_resolve.
+ */
+int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
+			char *source_id, size_t id_cap, struct error *err);
 
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,

@@ -219,6 +219,12 @@ static void write_meta(const char *cell_dir, const struct vm_spec *spec, const s
 	meta_add(&meta, "arch", "%s", topo_arch_name(spec->topo->arch));
 	meta_add(&meta, "kernel", "%s %s", k->name, k->version);
 	meta_add(&meta, "kernel.source", "%s", k->source);
+	if (k->recipe[0]) {
+		meta_add(&meta, "kernel.recipe", "%s", k->recipe);
+		meta_add(&meta, "kernel.patches", "%s", k->patches[0] ? k->patches : "none");
+		meta_add(&meta, "kernel.config_sha256", "%s", k->config_sha256);
+		meta_add(&meta, "kernel.selftests", "%s", k->selftests[0] ? k->selftests : "none");
+	}
 	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, "qemu", "%s", qemu_ver);
 	meta_add(&meta, "accel", "%s", accel_why);
@@ -328,7 +334,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
 	if (image_run_initrd(p->base, &p->topo, (const char *const *)p->tests.items,
 			     timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
-			     p->initrd, err))
+			     p->kernel.selftests, p->initrd, err))
 		return EXIT_HARNESS;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = p->tools.qemu;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,6 +242,55 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct err
 		return error_set(err, "cannot rename %s to %s: %s", tmp, path, strerror(e));
 	}
 	return 0;
+}
+
+int copy_file(const char *from, const char *to, struct error *err)
+{
+	struct stat st;
+	char tmp[PATH_MAX], chunk[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t n = 0;
+
+	if (in < 0 || fstat(in, &st))
+		error_set(err, "cannot read %s: %s", from, strerror(errno));
+	else if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", to, (int)getpid()) >= (int)sizeof(tmp) ||
+		 (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 0777)) < 0)
+		error_set(err, "cannot write %s: %s", to, strerror(errno));
+	else {
+		while ((n = read(in, chunk, sizeof(chunk))) > 0 && !write_all(out, chunk, (size_t)n))
+			;
+		if (n != 0 || close(out) || rename(tmp, to))
+			error_set(err, "cannot copy %s to %s: %s", from, to, strerror(errno));
+		else
+			rc = 0;
+		out = -1;
+		if (rc)
+			unlink(tmp);
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+int lock_file(const char *path, const char *what, struct error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		error_set(err, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	fprintf(stderr, "numalab: waiting for another numalab %s (lock %s)\n", what, path);
+	if (flock(fd, LOCK_EX)) {
+		error_set(err, "cannot lock %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int mkdir_p(const char *path, struct error *err)

@@ -60,6 +60,14 @@ void buf_free(struct buf *b);
 int read_file(const char *path, struct buf *out, struct error *err);
 /* Write data to path atomically (path.tmp.PID, fsync, rename). */
 int write_file_atomic(const char *path, const void *data, size_t len, struct error *err);
+/* Copy a regular file (mode kept); the copy appears under its name only when whole. */
+int copy_file(const char *from, const char *to, struct error *err);
+/*
+ * Open (creating) path and take an exclusive flock on it; returns the fd to
+ * close when done, or -1 with err.  If another process holds it, says so on
+ * stderr (naming what) before waiting.
+ */
+int lock_file(const char *path, const char *what, struct error *err);
 /* mkdir -p.  0 on success. */
 int mkdir_p(const char *path, struct error *err);
 /* Remove a file tree (no symlink following). */

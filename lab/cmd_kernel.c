@@ -1,0 +1,87 @@
+/* numalab kernel: build kernels from recipes, or show what a build's key is made of. */
+#include "command.h"
+#include "kbuild.h"
+#include "vm.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char help[] =
+	"usage: numalab kernel build RECIPE[+FRAGMENT...] [--arch ARCH]\n"
+	"       numalab kernel key RECIPE[+FRAGMENT...] [--arch ARCH]\n"
+	"\n"
+	"build: build the kernel of kernels/recipes/RECIPE.recipe for ARCH, or find\n"
+	"       it already built under the same key; print the image's path.\n"
+	"       +FRAGMENT adds kernels/config/FRAGMENT.config (e.g. stock+debug).\n"
+	"key:   print the build key and the inputs it hashes, building nothing.\n"
+	"\n"
+	"  --arch ARCH  x86_64 (default) or loongarch64 (also: loongarch)\n"
+	"\n"
+	"Recipes, fragments and the cache: docs/kernels.md.\n"
+	"Exit: 0 done, 2 bad recipe, fragment or patch, 3 the build failed.\n";
+
+static const struct option options[] = {
+	{ "arch", required_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int exit_code(int rc, struct error *err)
+{
+	if (!rc)
+		return EXIT_PASS;
+	fprintf(stderr, "numalab kernel: %s\n", err->msg);
+	return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+}
+
+static int build(const char *spec, const char *arch)
+{
+	struct kernel k;
+	struct error err;
+	int rc = kbuild_kernel(lab_root(), spec, arch, &k, &err);
+
+	if (!rc)
+		printf("%s\n", k.path);
+	return exit_code(rc, &err);
+}
+
+static int key(const char *spec, const char *arch)
+{
+	struct buf text = BUF_INIT;
+	struct error err;
+	char hex[17];
+	int rc = kbuild_explain(lab_root(), spec, arch, hex, &text, &err);
+
+	if (!rc)
+		printf("key: %s\n%s", hex, buf_str(&text));
+	buf_free(&text);
+	return exit_code(rc, &err);
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	const char *arch = "x86_64";
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			arch = !strcmp(optarg, "loongarch") ? "loongarch64" : optarg;
+			if (strcmp(arch, "x86_64") && strcmp(arch, "loongarch64"))
+				return command_usage_error("kernel", "--arch %s: use x86_64 or loongarch64", optarg);
+			break;
+		case 'h': return command_help(help);
+		default:
+			return command_usage_error("kernel", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2 || (strcmp(argv[optind], "build") && strcmp(argv[optind], "key")))
+		return command_usage_error("kernel", "give `build RECIPE` or `key RECIPE`");
+	if (!kbuild_has_recipe(lab_root(), argv[optind + 1]))
+		return command_usage_error("kernel", "no recipe %s/%.*s.recipe", RECIPE_DIR,
+					   (int)strcspn(argv[optind + 1], "+"), argv[optind + 1]);
+	vm_catch_signals();
+	return !strcmp(argv[optind], "build") ? build(argv[optind + 1], arch) : key(argv[optind + 1], arch);
+}

@@ -1,0 +1,815 @@
+#include "kbuild.h"
+#include "proc.h"
+#include "toolroot.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Per arch: the kernel's ARCH, the cross prefix, the image make builds. */
+static const struct kbuild_arch {
+	const char *arch, *karch, *cross, *target, *image;
+} arches[] = {
+	{ "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage" },
+	{ "loongarch64", "loongarch", "loongarch64-linux-gnu-", "vmlinuz.efi",
+	  "arch/loongarch/boot/vmlinuz.efi" },
+};
+
+/* The kernel's mm selftests the guest image gets (tests/khugepaged runs them). */
+static const char *const selftests[] = { "khugepaged", NULL };
+
+struct build {
+	const char *root;          /* project root */
+	const char *spec;
+	const struct kbuild_arch *a;
+	struct recipe r;
+	char toolroot[PATH_MAX];   /* LoongArch: the toolchain root; "" host tools */
+	char source_id[1024], compiler[256];
+	char key[17], config_key[17];
+	char work[PATH_MAX], src[PATH_MAX + 8], obj[PATH_MAX + 8], log[PATH_MAX + 16];
+	char done[PATH_MAX];       /* the finished directory */
+	struct strvec env;
+};
+
+static const struct kbuild_arch *find_arch(const char *arch)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (!strcmp(arches[i].arch, arch))
+			return &arches[i];
+	return NULL;
+}
+
+int kbuild_has_recipe(const char *root, const char *spec)
+{
+	char *path = xprintf("%s/%s/%.*s.recipe", root, RECIPE_DIR, (int)strcspn(spec, "+"), spec);
+	int ok = !strchr(spec, '/') && file_exists(path);
+
+	free(path);
+	return ok;
+}
+
+/* ---- running tools (inside the toolroot for LoongArch) ---- */
+
+static void build_env(struct build *b)
+{
+	const char *home = getenv("HOME");
+
+	strvec_push(&b->env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	strvec_pushf(&b->env, "HOME=%s", home ? home : "/");
+	strvec_push(&b->env, "LC_ALL=C");
+	strvec_pushf(&b->env, "NUMALAB_CACHE=%s", lab_cache_dir());
+	strvec_pushf(&b->env, "CCACHE_DIR=%s/ccache", lab_cache_dir());
+	/* Work trees differ only in their directory: relative paths let them share hits. */
+	strvec_pushf(&b->env, "CCACHE_BASEDIR=%s/kbuild", lab_cache_dir());
+	strvec_push(&b->env, "KBUILD_BUILD_USER=numalab");
+	strvec_push(&b->env, "KBUILD_BUILD_HOST=numalab");
+	strvec_push(&b->env, "KBUILD_BUILD_TIMESTAMP=2026-01-01");
+}
+
+static void wrap(const struct build *b, const char **argv, struct strvec *out)
+{
+	toolroot_argv(b->toolroot, argv, out);
+}
+
+static int run_tool(struct build *b, const char *what, const char **argv, struct error *err)
+{
+	struct strvec full = STRVEC_INIT;
+	int rc;
+
+	wrap(b, argv, &full);
+	rc = proc_run_logged(what, strvec_argv(&full), NULL, strvec_argv(&b->env), b->log, err);
+	strvec_clear(&full);
+	return rc;
+}
+
+/* make -C src O=obj ARCH=.. [CROSS_COMPILE=..] CC="ccache ..gcc" extra... */
+static void make_argv(const struct build *b, struct strvec *argv, const char *const *extra)
+{
+	strvec_push(argv, "make");
+	strvec_pushf(argv, "-C%s", b->src);
+	strvec_pushf(argv, "O=%s", b->obj);
+	strvec_pushf(argv, "ARCH=%s", b->a->karch);
+	if (*b->a->cross)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", b->a->cross);
+	strvec_pushf(argv, "CC=ccache %sgcc", b->a->cross);
+	for (int i = 0; extra[i]; i++)
+		strvec_push(argv, extra[i]);
+}
+
+static int run_make(struct build *b, const char *what, const char *const *extra, struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	make_argv(b, &argv, extra);
+	rc = run_tool(b, what, strvec_argv(&argv), err);
+	strvec_clear(&argv);
+	return rc;
+}
+
+/* ---- identity: source, compiler, keys ---- */
+
+static int source_identity(struct build *b, struct error *err)
+{
+	struct recipe *r = &b->r;
+	char hex[65], out[256];
+
+	switch (r->source) {
+	case RECIPE_SOURCE_PINNED:
+		return kernel_fetch_source(b->root, r->source_ref, NULL, 0, b->source_id,
+					   sizeof(b->source_id), err) ? -1 : 0;
+	case RECIPE_SOURCE_TARBALL:
+		if (sha256_file(r->source_ref, hex, err))
+			return error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
+		snprintf(b->source_id, sizeof(b->source_id), "tarball:%s sha256:%s", r->source_ref, hex);
+		return 0;
+	case RECIPE_SOURCE_GIT: {
+		char *rev = xprintf("%s^{commit}", r->rev);
+		const char *argv[] = { "git", "-C", r->source_ref, "rev-parse", "--verify", "-q", rev, NULL };
+		int rc = proc_capture(argv, out, sizeof(out), err);
+
+		free(rev);
+		out[strcspn(out, "\n")] = '\0';
+		if (rc != 0 || strlen(out) < 40)
+			return error_set(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
+					 "source line", r->path, r->source_line, r->rev, r->source_ref);
+		snprintf(b->source_id, sizeof(b->source_id), "git:%s@%s", r->source_ref, out);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static int compiler_identity(struct build *b, struct error *err)
+{
+	char *cc = xprintf("%sgcc", b->a->cross);
+	const char *argv[] = { cc, "--version", NULL };
+	struct strvec full = STRVEC_INIT;
+	int rc;
+
+	wrap(b, argv, &full);
+	rc = proc_capture(strvec_argv(&full), b->compiler, sizeof(b->compiler), err);
+	b->compiler[strcspn(b->compiler, "\n")] = '\0';
+	if (rc != 0 || !b->compiler[0])
+		rc = error_set(err, "`%s --version` failed: install the compiler (make setup)", cc);
+	strvec_clear(&full);
+	free(cc);
+	return rc;
+}
+
+/* Recipe, tools and keys: everything but the build itself. */
+static int prepare(struct build *b, const char *root, const char *spec, const char *arch,
+		   struct error *err)
+{
+	struct toolroot_tools tools;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->root = root;
+	b->spec = spec;
+	if (!(b->a = find_arch(arch)))
+		return error_set(err, "internal: no kernel build for arch %s", arch), KERNEL_BAD_INPUT;
+	rc = recipe_load(root, spec, &b->r, err);
+	if (rc)
+		return KERNEL_BAD_INPUT;
+	if (strcmp(arch, "x86_64")) {
+		if (toolroot_tools(&tools, 0, err))
+			return -1;
+		snprintf(b->toolroot, sizeof(b->toolroot), "%s", tools.root);
+	}
+	build_env(b);
+	if ((rc = source_identity(b, err)))
+		return rc == KERNEL_BAD_INPUT || b->r.source != RECIPE_SOURCE_PINNED ? KERNEL_BAD_INPUT : -1;
+	if (compiler_identity(b, err) ||
+	    recipe_key(&b->r, root, arch, b->source_id, b->compiler, 1, b->key, err) ||
+	    recipe_key(&b->r, root, arch, b->source_id, b->compiler, 0, b->config_key, err))
+		return -1;
+	snprintf(b->work, sizeof(b->work), "%s/kbuild/%s-%s", lab_cache_dir(), arch, b->config_key);
+	snprintf(b->src, sizeof(b->src), "%s/src", b->work);
+	snprintf(b->obj, sizeof(b->obj), "%s/obj", b->work);
+	snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
+	snprintf(b->done, sizeof(b->done), "%s/kernels/recipe-%s-%s-%s", lab_cache_dir(), spec, arch,
+		 b->key);
+	return 0;
+}
+
+static void build_free(struct build *b)
+{
+	strvec_clear(&b->env);
+}
+
+int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
+		   struct buf *text, struct error *err)
+{
+	struct build *b = xmalloc(sizeof(*b));
+	int rc = prepare(b, root, spec, arch, err);
+
+	if (!rc) {
+		memcpy(key, b->key, 17);
+		rc = recipe_key_text(&b->r, root, arch, b->source_id, b->compiler, 1, text, err);
+	}
+	build_free(b);
+	free(b);
+	return rc;
+}
+
+/* ---- the work tree: source ---- */
+
+static int untar(struct build *b, const char *tarball, const char *into, int strip, struct error *err)
+{
+	const char *argv[] = { "tar", "-xf", tarball, "-C", into, strip ? "--strip-components=1" : NULL,
+			       NULL };
+
+	return mkdir_p(into, err) ? -1 : proc_run_logged("tar -x", argv, NULL, NULL, b->log, err);
+}
+
+static int extract_source(struct build *b, const char *into, struct error *err)
+{
+	struct recipe *r = &b->r;
+	char tarball[PATH_MAX], id[1024];
+	int rc;
+
+	switch (r->source) {
+	case RECIPE_SOURCE_PINNED:
+		rc = kernel_fetch_source(b->root, r->source_ref, tarball, sizeof(tarball), id, sizeof(id), err);
+		return rc ? -1 : untar(b, tarball, into, 1, err);
+	case RECIPE_SOURCE_TARBALL:
+		return untar(b, r->source_ref, into, 1, err);
+	case RECIPE_SOURCE_GIT: {
+		char *tar = xprintf("%s/source.tar", b->work);
+		const char *commit = strrchr(b->source_id, '@') + 1;
+		const char *argv[] = { "git", "-C", r->source_ref, "archive", "--format=tar", "-o", tar,
+				       commit, NULL };
+
+		rc = proc_run_logged("git archive", argv, NULL, NULL, b->log, err) ||
+		     untar(b, tar, into, 0, err) ? -1 : 0;
+		unlink(tar);
+		free(tar);
+		return rc;
+	}
+	}
+	return -1;
+}
+
+/* src/ holds exactly b->source_id, pristine or with the series recorded in applied/. */
+static int ensure_source(struct build *b, struct error *err)
+{
+	char *stamp = xprintf("%s/source-id", b->work), *tmp = xprintf("%s/src.tmp", b->work);
+	char *applied = xprintf("%s/applied", b->work);
+	struct buf have = BUF_INIT;
+	struct error ignored;
+	int rc = 0;
+
+	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->source_id) ||
+	    !file_exists(b->src)) {
+		fprintf(stderr, "numalab: unpacking %s\n", b->source_id);
+		remove_tree(b->src);
+		remove_tree(b->obj);
+		remove_tree(applied);
+		remove_tree(tmp);
+		unlink(stamp);
+		rc = extract_source(b, tmp, err);
+		if (!rc && rename(tmp, b->src))
+			rc = error_set(err, "cannot rename %s to %s: %s", tmp, b->src, strerror(errno));
+		if (!rc)
+			rc = write_file_atomic(stamp, b->source_id, strlen(b->source_id), err);
+		if (rc)
+			remove_tree(tmp);
+	}
+	buf_free(&have);
+	free(stamp);
+	free(tmp);
+	free(applied);
+	return rc;
+}
+
+/* ---- the work tree: the patch series ---- */
+
+struct applied {
+	int nr;
+	char sha256[RECIPE_MAX_PATCHES][65];
+};
+
+static char *applied_copy(const struct build *b, int i)
+{
+	return xprintf("%s/applied/%04d.patch", b->work, i + 1);
+}
+
+static void read_applied(const struct build *b, struct applied *ap)
+{
+	char *path = xprintf("%s/applied/series", b->work);
+	struct buf text = BUF_INIT;
+	struct error ignored;
+	const char *p;
+
+	ap->nr = 0;
+	if (!read_file(path, &text, &ignored))
+		for (p = buf_str(&text); *p && ap->nr < RECIPE_MAX_PATCHES; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+			if (sscanf(p, "%64s", ap->sha256[ap->nr]) == 1)
+				ap->nr++;
+	buf_free(&text);
+	free(path);
+}
+
+static int write_applied(const struct build *b, const struct applied *ap, struct error *err)
+{
+	char *path = xprintf("%s/applied/series", b->work);
+	struct buf text = BUF_INIT;
+	int rc;
+
+	for (int i = 0; i < ap->nr; i++)
+		buf_addf(&text, "%s\n", ap->sha256[i]);
+	rc = write_file_atomic(path, text.data ? text.data : "", text.len, err);
+	buf_free(&text);
+	free(path);
+	return rc;
+}
+
+/* `patch` output → "FILE hunk #N FAILED at L" (or the first line that says why). */
+static void patch_failure(const char *out, char *why, size_t cap)
+{
+	char file[256] = "?";
+	const char *p = out;
+
+	snprintf(why, cap, "%.*s", (int)strcspn(out, "\n"), out);
+	for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		int hunk, line;
+
+		if (sscanf(p, "checking file %255s", file) == 1 || sscanf(p, "patching file %255s", file) == 1)
+			continue;
+		if (sscanf(p, "Hunk #%d FAILED at %d", &hunk, &line) == 2) {
+			snprintf(why, cap, "%s hunk #%d FAILED at line %d", file, hunk, line);
+			return;
+		}
+		if (strstr(p, "Reversed (or previously applied)")) {
+			snprintf(why, cap, "%s: already applied (or reversed)", file);
+			return;
+		}
+		if (!strncmp(p, "can't find file to patch", 24)) {
+			snprintf(why, cap, "a file it patches does not exist in this source");
+			return;
+		}
+	}
+}
+
+static int patch_cmd(struct build *b, const char *patch, int reverse, int dry, char *out,
+		     size_t cap, struct error *err)
+{
+	const char *argv[12];
+	int n = 0;
+
+	argv[n++] = "patch";
+	argv[n++] = "-p1";
+	argv[n++] = "--batch";
+	argv[n++] = reverse ? "--reverse" : "--forward";
+	argv[n++] = "--no-backup-if-mismatch";
+	argv[n++] = "--reject-file=-";
+	if (dry)
+		argv[n++] = "--dry-run";
+	argv[n++] = "-d";
+	argv[n++] = b->src;
+	argv[n++] = "-i";
+	argv[n++] = patch;
+	argv[n] = NULL;
+	return proc_capture(argv, out, cap, err);
+}
+
+static int apply_one(struct build *b, int i, struct applied *ap, struct error *err)
+{
+	const struct recipe_patch *p = &b->r.patches[i];
+	char out[8192], why[512];
+	char *copy = applied_copy(b, i);
+	int rc = patch_cmd(b, p->path, 0, 1, out, sizeof(out), err);
+
+	if (rc == 0)
+		rc = patch_cmd(b, p->path, 0, 0, out, sizeof(out), err);
+	if (rc != 0) {
+		patch_failure(out, why, sizeof(why));
+		free(copy);
+		return error_set(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
+				 "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
+				 strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path),
+		       KERNEL_BAD_INPUT;
+	}
+	rc = copy_file(p->path, copy, err);
+	free(copy);
+	memcpy(ap->sha256[ap->nr++], p->sha256, 65);
+	return rc || write_applied(b, ap, err) ? -1 : 0;
+}
+
+/* Take applied patches off down to keep (reverse order); -1 if the tree no longer matches. */
+static int unapply_to(struct build *b, struct applied *ap, int keep, struct error *err)
+{
+	char out[8192];
+
+	while (ap->nr > keep) {
+		char *copy = applied_copy(b, ap->nr - 1);
+		int rc = patch_cmd(b, copy, 1, 1, out, sizeof(out), err) ||
+			 patch_cmd(b, copy, 1, 0, out, sizeof(out), err);
+
+		free(copy);
+		if (rc)
+			return error_set(err, "cannot take patch %d back out of %s: %.200s", ap->nr, b->src, out);
+		ap->nr--;
+		if (write_applied(b, ap, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int apply_series(struct build *b, struct error *err)
+{
+	struct applied ap;
+	char *dir = xprintf("%s/applied", b->work);
+	int same = 0, rc = mkdir_p(dir, err);
+
+	free(dir);
+	read_applied(b, &ap);
+	while (same < ap.nr && same < b->r.nr_patches && !strcmp(ap.sha256[same], b->r.patches[same].sha256))
+		same++;
+	if (!rc && unapply_to(b, &ap, same, err)) {
+		/* A tree we cannot restore is unpacked again. */
+		fprintf(stderr, "numalab: %s; unpacking the source again\n", err->msg);
+		remove_tree(b->src);
+		rc = ensure_source(b, err);
+		read_applied(b, &ap);
+	}
+	for (int i = ap.nr; !rc && i < b->r.nr_patches; i++)
+		rc = apply_one(b, i, &ap, err);
+	return rc;
+}
+
+/* ---- config ---- */
+
+/* Every CONFIG_ line of the fragments must be in the final .config as written. */
+static int check_config(struct build *b, const struct strvec *frags, struct error *err)
+{
+	char *path = xprintf("%s/.config", b->obj);
+	struct buf config = BUF_INIT, frag = BUF_INIT;
+	int rc = read_file(path, &config, err);
+
+	for (size_t i = 0; !rc && i < frags->nr; i++) {
+		const char *p;
+		int line = 1;
+
+		frag.len = 0;
+		if ((rc = read_file(frags->items[i], &frag, err)))
+			break;
+		for (p = buf_str(&frag); *p && !rc; line++, p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+			size_t n = strcspn(p, "\n");
+			char want[512];
+			const char *hit;
+
+			if (strncmp(p, "CONFIG_", 7) && strncmp(p, "# CONFIG_", 9))
+				continue;
+			snprintf(want, sizeof(want), "\n%.*s\n", (int)n, p);
+			hit = strstr(buf_str(&config), want);
+			if (!hit && strncmp(buf_str(&config), want + 1, n + 1))
+				rc = error_set(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
+					       "option, or a dependency is off); see %s", frags->items[i],
+					       line, (int)n, p, path);
+		}
+	}
+	buf_free(&config);
+	buf_free(&frag);
+	free(path);
+	return rc ? KERNEL_BAD_INPUT : 0;
+}
+
+static int configure(struct build *b, struct error *err)
+{
+	char *done = xprintf("%s/configured", b->work), *merge = xprintf("%s/scripts/kconfig/merge_config.sh", b->src);
+	char *dotconfig = xprintf("%s/.config", b->obj);
+	const char *base[] = { b->r.base, NULL }, *olddef[] = { "olddefconfig", NULL };
+	struct strvec frags = STRVEC_INIT, argv = STRVEC_INIT;
+	int rc = 0;
+
+	recipe_fragments(&b->r, b->root, b->a->arch, &frags);
+	if (!file_exists(done)) {
+		strvec_push(&argv, merge);
+		strvec_push(&argv, "-m");
+		strvec_push(&argv, "-O");
+		strvec_push(&argv, b->obj);
+		strvec_push(&argv, dotconfig);
+		for (size_t i = 0; i < frags.nr; i++)
+			strvec_push(&argv, frags.items[i]);
+		rc = mkdir_p(b->obj, err) || run_make(b, "make base config", base, err) ||
+		     run_tool(b, "merge_config.sh", strvec_argv(&argv), err) ||
+		     run_make(b, "make olddefconfig", olddef, err) ? -1 : 0;
+		if (!rc)
+			rc = check_config(b, &frags, err);
+		if (!rc)
+			rc = write_file_atomic(done, "", 0, err);
+	}
+	strvec_clear(&frags);
+	strvec_clear(&argv);
+	free(done);
+	free(merge);
+	free(dotconfig);
+	return rc;
+}
+
+/* ---- make, with progress ---- */
+
+/* The log's last line, for the progress display. */
+static void last_line(const char *log, char *out, size_t cap)
+{
+	char tail[512];
+	FILE *f = fopen(log, "re");
+	size_t n = 0;
+	char *end, *start;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fseek(f, -(long)sizeof(tail) + 1, SEEK_END))
+		rewind(f);
+	n = fread(tail, 1, sizeof(tail) - 1, f);
+	fclose(f);
+	tail[n] = '\0';
+	while (n && tail[n - 1] == '\n')
+		tail[--n] = '\0';
+	end = tail + n;
+	start = end;
+	while (start > tail && start[-1] != '\n')
+		start--;
+	snprintf(out, cap, "%.*s", (int)(end - start), start);
+}
+
+/* The log's last error lines (gcc "error:", make "***"), at most max, into out. */
+static void error_lines(const char *log, int max, struct buf *out)
+{
+	struct buf text = BUF_INIT;
+	struct error ignored;
+	const char *lines[64];
+	char *p, *nl;
+	int nr = 0;
+
+	if (read_file(log, &text, &ignored) || !text.len)
+		return;
+	buf_str(&text);
+	for (p = text.data; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		if ((nl = strchr(p, '\n')))
+			*nl = '\0';
+		if (strstr(p, "error:") || (!strncmp(p, "make", 4) && strstr(p, "***")))
+			lines[nr++ % 64] = p;
+		if (!nl)
+			break;
+	}
+	for (int i = nr > max ? nr - max : 0; i < nr; i++)
+		buf_addf(out, "\n    %.200s", lines[i % 64]);
+	buf_free(&text);
+}
+
+static void show_progress(const struct build *b, double start, int tty)
+{
+	char line[160];
+
+	if (!tty)
+		return;
+	last_line(b->log, line, sizeof(line));
+	fprintf(stderr, "\r\033[Knumalab: [%5.0fs] building %s (%s): %.80s", now_s() - start, b->spec,
+		b->a->arch, line);
+}
+
+static int make_image(struct build *b, struct error *err)
+{
+	char jobs[32];
+	const char *extra[] = { jobs, b->a->target, NULL };
+	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
+	struct proc p;
+	double start = now_s();
+	int tty = isatty(2), fd, rc, pidfd;
+
+	snprintf(jobs, sizeof(jobs), "-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	make_argv(b, &argv, extra);
+	wrap(b, strvec_argv(&argv), &full);
+	fd = open(b->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error_set(err, "cannot write %s: %s", b->log, strerror(errno));
+	fprintf(stderr, "numalab: building %s for %s (log %s)\n", b->spec, b->a->arch, b->log);
+	proc_init(&p, strvec_argv(&full));
+	p.env = strvec_argv(&b->env);
+	p.out = p.err = fd;
+	rc = proc_start(&p, err);
+	close(fd);
+	if (!rc) {
+		pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
+		while (!vm_interrupted()) {
+			struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+			if (pidfd < 0 ? (sleep(1), kill(p.pid, 0) && errno == ESRCH) : poll(&pfd, 1, 1000) > 0)
+				break;
+			show_progress(b, start, tty);
+		}
+		if (pidfd >= 0)
+			close(pidfd);
+		if (vm_interrupted())
+			proc_kill(&p);
+		rc = proc_wait(&p, err);
+		if (tty)
+			fputs("\r\033[K", stderr);
+	}
+	if (rc > 0) {
+		struct buf lines = BUF_INIT;
+
+		error_lines(b->log, 6, &lines);
+		rc = error_set(err, "building %s for %s failed (make exited %d):%s\n  full log: %s",
+			       b->spec, b->a->arch, rc, buf_str(&lines), b->log);
+		buf_free(&lines);
+	}
+	strvec_clear(&argv);
+	strvec_clear(&full);
+	return rc ? -1 : 0;
+}
+
+/* ---- selftests from the same tree ---- */
+
+static int build_selftests(struct build *b, struct error *err)
+{
+	char *hdr = xprintf("INSTALL_HDR_PATH=%s/kselftest/usr", b->obj);
+	const char *headers[] = { "headers_install", hdr, NULL };
+	struct strvec argv = STRVEC_INIT;
+	int rc = run_make(b, "make headers_install", headers, err);
+
+	for (int i = 0; !rc && selftests[i]; i++) {
+		strvec_clear(&argv);
+		strvec_push(&argv, "make");
+		strvec_pushf(&argv, "-C%s/tools/testing/selftests/mm", b->src);
+		strvec_pushf(&argv, "OUTPUT=%s/kselftest/mm", b->obj);
+		strvec_pushf(&argv, "ARCH=%s", b->a->karch);
+		if (*b->a->cross)
+			strvec_pushf(&argv, "CROSS_COMPILE=%s", b->a->cross);
+		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
+		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s/kselftest/usr/include", b->obj);
+		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -include %s/tools/testing/selftests/kselftest.h",
+			     b->src);
+		strvec_push(&argv, "LDFLAGS=-static");
+		strvec_pushf(&argv, "%s/kselftest/mm/%s", b->obj, selftests[i]);
+		rc = run_tool(b, "make selftest", strvec_argv(&argv), err);
+	}
+	strvec_clear(&argv);
+	free(hdr);
+	return rc;
+}
+
+/* ---- the finished directory ---- */
+
+static void build_meta(struct build *b, const char *config_sha, const char *selftest_note,
+		       struct buf *out)
+{
+	struct error ignored;
+
+	buf_addf(out, "recipe: %s (%s)\nkey: %s\n", b->spec, b->r.path, b->key);
+	recipe_key_text(&b->r, b->root, b->a->arch, b->source_id, b->compiler, 1, out, &ignored);
+	buf_addf(out, "config.sha256: %s\nselftests: %s\n", config_sha, selftest_note);
+}
+
+/* Copy from into dir/name (dir created). */
+static int copy_into(const char *dir, const char *from, const char *name, struct error *err)
+{
+	char *to = xprintf("%s/%s", dir, name);
+	int rc = mkdir_p(dir, err) ? -1 : copy_file(from, to, err);
+
+	free(to);
+	return rc;
+}
+
+static int fill_done_dir(struct build *b, const char *tmp, const char *selftest_note,
+			 struct error *err)
+{
+	char *image = xprintf("%s/%s", b->obj, b->a->image), *config = xprintf("%s/.config", b->obj);
+	char *kst = xprintf("%s/kselftest/mm", tmp), *meta_path = xprintf("%s/build.meta", tmp);
+	char config_sha[65] = "";
+	struct buf meta = BUF_INIT;
+	int rc = sha256_file(config, config_sha, err) ||
+		 copy_into(tmp, image, strrchr(image, '/') + 1, err) ||
+		 copy_into(tmp, config, "config", err) || copy_into(tmp, b->log, "build.log", err) ? -1 : 0;
+
+	for (int i = 0; !rc && selftests[i]; i++) {
+		char *from = xprintf("%s/kselftest/mm/%s", b->obj, selftests[i]);
+
+		if (file_exists(from))
+			rc = copy_into(kst, from, selftests[i], err);
+		free(from);
+	}
+	if (!rc) {
+		build_meta(b, config_sha, selftest_note, &meta);
+		rc = write_file_atomic(meta_path, meta.data, meta.len, err);
+	}
+	buf_free(&meta);
+	free(image);
+	free(config);
+	free(kst);
+	free(meta_path);
+	return rc;
+}
+
+/* The finished directory: filled as a hidden twin, renamed into place whole. */
+static int assemble(struct build *b, const char *selftest_note, struct error *err)
+{
+	const char *slash = strrchr(b->done, '/');
+	char *tmp = xprintf("%.*s/.%s.tmp", (int)(slash - b->done), b->done, slash + 1);
+	int rc;
+
+	remove_tree(tmp);
+	rc = fill_done_dir(b, tmp, selftest_note, err);
+	if (!rc && rename(tmp, b->done))
+		rc = error_set(err, "cannot rename %s to %s: %s", tmp, b->done, strerror(errno));
+	if (rc)
+		remove_tree(tmp);
+	free(tmp);
+	return rc;
+}
+
+static int build(struct build *b, struct error *err)
+{
+	char *lockpath = xprintf("%s.lock", b->work);
+	char note[256] = "built";
+	struct error st;
+	int fd, rc;
+
+	if (mkdir_p(b->work, err) || (fd = lock_file(lockpath, "kernel build", err)) < 0) {
+		free(lockpath);
+		return -1;
+	}
+	free(lockpath);
+	if (file_exists(b->done)) {   /* built while we waited */
+		close(fd);
+		return 0;
+	}
+	unlink(b->log);
+	rc = ensure_source(b, err);
+	if (!rc)
+		rc = apply_series(b, err);
+	if (!rc)
+		rc = configure(b, err);
+	if (!rc)
+		rc = make_image(b, err);
+	if (!rc && build_selftests(b, &st)) {
+		snprintf(note, sizeof(note), "failed: %.200s", st.msg);
+		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->spec, st.msg);
+	}
+	if (!rc)
+		rc = assemble(b, note, err);
+	close(fd);
+	return rc;
+}
+
+static void fill_kernel(const struct build *b, struct kernel *out)
+{
+	struct buf meta = BUF_INIT;
+	struct error ignored;
+	char *path = xprintf("%s/build.meta", b->done);
+	const char *p;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", b->spec);
+	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
+	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, strrchr(b->a->image, '/') + 1);
+	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
+	snprintf(out->source, sizeof(out->source), "%s", b->source_id);
+	snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
+	snprintf(out->selftests, sizeof(out->selftests), "%s/kselftest", b->done);
+	if (!file_exists(out->selftests))
+		out->selftests[0] = '\0';
+	if (!read_file(path, &meta, &ignored)) {
+		for (p = buf_str(&meta); *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+			size_t n = strcspn(p, "\n"), used = strlen(out->patches);
+
+			if (!strncmp(p, "patch: ", 7) && used < sizeof(out->patches))
+				snprintf(out->patches + used, sizeof(out->patches) - used, "%s%.*s",
+					 used ? ", " : "", (int)n - 7, p + 7);
+			else if (!strncmp(p, "config.sha256: ", 15))
+				snprintf(out->config_sha256, sizeof(out->config_sha256), "%.64s", p + 15);
+		}
+	}
+	buf_free(&meta);
+	free(path);
+}
+
+int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
+		  struct error *err)
+{
+	struct build *b = xmalloc(sizeof(*b));
+	double t0 = now_s();
+	int rc = prepare(b, root, spec, arch, err);
+
+	if (!rc && !file_exists(b->done))
+		rc = build(b, err);
+	if (!rc) {
+		fill_kernel(b, out);
+		out->build_s = now_s() - t0;
+	}
+	build_free(b);
+	free(b);
+	return rc;
+}
