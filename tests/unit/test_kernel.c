@@ -94,7 +94,7 @@ UNIT_TEST(lock_bad_lines)
 		{ "\n" PIN_X86 " extra\n", "t.lock:2: expected 8 fields" },
 		{ "deb/ian x86_64 sid amd64 p 1 " SHA_A " vmlinuz", "t.lock:1: name 'deb/ian' has '/'" },
 		{ "debian arm64 sid amd64 p 1 " SHA_A " vmlinuz",
-		  "t.lock:1: arch 'arm64' is not x86_64 or loongarch64; fix the arch field" },
+		  "t.lock:1: arch 'arm64' is not x86_64, loongarch64 or source; fix the arch field" },
 		{ "debian x86_64 sid amd64 p 1 abc vmlinuz", "t.lock:1: sha256 'abc' is not 64 hex digits" },
 		{ "debian x86_64 sid amd64 p 1 FB8CD0ADE4EF82D9DDE1DCF183D4BF4033DB1B549B0ACC9973855AD9CC48C4F5 v",
 		  "t.lock:1: sha256 'FB8C" },
