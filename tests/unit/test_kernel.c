@@ -168,8 +168,9 @@ UNIT_TEST(resolve_unknown)
 	struct error err;
 
 	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), KERNEL_BAD_INPUT);
-	CHECK_STR(err.msg, "unknown kernel 'nosuch': not a file, nor a x86_64 name in "
-		  "kernels/prebuilt.lock (debian); give a path to a kernel image or one of those names");
+	CHECK_STR(err.msg, "unknown kernel 'nosuch': not a file, a x86_64 name in "
+		  "kernels/prebuilt.lock (debian) or a recipe in kernels/recipes/; give a path to a "
+		  "kernel image, one of those names or a recipe name");
 
 	/* A lock without a default for the arch, and a broken lock, name their problem. */
 	CHECK_INT(mkdir_p(kdir, &err), 0);
