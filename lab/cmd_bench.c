@@ -78,6 +78,8 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	rc = proc_run(strvec_argv(&argv), log, timeout, err);
 	*wall = now_s() - t0;
 	strvec_clear(&argv);
+	if (rc < 0)
+		return error_prefix(err, "baseline QEMU");
 	if (rc)
 		return error_set(err, "baseline QEMU exited with %d (see %s)", rc, log);
 	return 0;
