@@ -449,7 +449,24 @@ static int apply_series(struct build *b, struct error *err)
 
 /* ---- config ---- */
 
-/* Every CONFIG_ line of the fragments must be in the final .config as written. */
+/*
+ * Did fragment line (n bytes) make it into config?  "CONFIG_X=v" must be
+ * there as written; "# CONFIG_X is not set" only must not be set (an option
+ * whose menu is hidden is left out of .config altogether).
+ */
+static int survived(const char *config, const char *line, size_t n)
+{
+	char want[512];
+
+	if (!strncmp(line, "# CONFIG_", 9)) {
+		snprintf(want, sizeof(want), "\n%.*s=", (int)strcspn(line + 2, " \n"), line + 2);
+		return !strstr(config, want);
+	}
+	snprintf(want, sizeof(want), "\n%.*s\n", (int)n, line);
+	return strstr(config, want) != NULL;
+}
+
+/* Every CONFIG_ line of the fragments must have survived olddefconfig. */
 static int check_config(struct build *b, const struct strvec *frags, struct error *err)
 {
 	char *path = xprintf("%s/.config", b->obj);
@@ -465,14 +482,9 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 			break;
 		for (p = buf_str(&frag); *p && !rc; line++, p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
 			size_t n = strcspn(p, "\n");
-			char want[512];
-			const char *hit;
 
-			if (strncmp(p, "CONFIG_", 7) && strncmp(p, "# CONFIG_", 9))
-				continue;
-			snprintf(want, sizeof(want), "\n%.*s\n", (int)n, p);
-			hit = strstr(buf_str(&config), want);
-			if (!hit && strncmp(buf_str(&config), want + 1, n + 1))
+			if ((!strncmp(p, "CONFIG_", 7) || !strncmp(p, "# CONFIG_", 9)) &&
+			    !survived(buf_str(&config), p, n))
 				rc = error_set(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
 					       "option, or a dependency is off); see %s", frags->items[i],
 					       line, (int)n, p, path);
@@ -618,7 +630,10 @@ static int make_image(struct build *b, struct error *err)
 		if (tty)
 			fputs("\r\033[K", stderr);
 	}
-	if (rc > 0) {
+	if (rc > 0 && vm_interrupted()) {
+		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "
+			       "continues in %s", b->spec, b->a->arch, vm_interrupted(), b->work);
+	} else if (rc > 0) {
 		struct buf lines = BUF_INIT;
 
 		error_lines(b->log, 6, &lines);

@@ -425,6 +425,11 @@ static char *verified_deb(const struct kernel_pin *pin, const struct apt *apt, c
 {
 	char *deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, pin->debarch);
 	char hex[65];
+
+	if (!file_exists(deb)) {   /* sources and docs are Architecture: all */
+		free(deb);
+		deb = xprintf("%s/%s_%s_all.deb", dir, pin->package, pin->version);
+	}
 	int rc = file_exists(deb) ? sha256_file(deb, hex, err) :
 		 error_set(err, "apt-get download left no %s; see %s", deb, apt->log);
 
