@@ -97,13 +97,15 @@ check-full: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
-# `make bench` measures these shapes; `make bench TOPO=x` just x.
+# `make bench` measures these shapes, then kernel builds (cold, incremental,
+# warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
 	@./numalab setup --quiet --arch loongarch64
 	@$(MAKE) -s guest GUEST_ARCH=loongarch64
 	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
+	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 
 clean:
 	rm -rf $(B) numalab

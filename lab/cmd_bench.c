@@ -12,24 +12,36 @@
 #include "run.h"
 #include "toolroot.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char help[] =
 	"usage: numalab bench --topo NAME|FILE [--kernel K] [--reps N] [--out DIR]\n"
+	"       numalab bench --kernel-build RECIPE --patched RECIPE [--arch ARCH]\n"
 	"\n"
 	"Measure boot-to-first-TAP (and the share of it before the kernel's clock\n"
 	"started: QEMU and firmware), total wall time of a run, and the runner's\n"
 	"overhead as a ratio against the same QEMU argv run by hand (TCG here,\n"
-	"whatever the probe picks elsewhere).  Default 3 repetitions.\n";
+	"whatever the probe picks elsewhere).  Default 3 repetitions.\n"
+	"\n"
+	"--kernel-build: in a scratch cache (sources and toolroot shared, ccache and\n"
+	"work trees empty), time a cold build of RECIPE, the incremental build of\n"
+	"--patched RECIPE in its work tree, and a rebuild from scratch with the warm\n"
+	"ccache (its hit rate), as ratios to the cold build.  Tens of minutes.\n";
 
 static const struct option options[] = {
 	{ "topo", required_argument, NULL, 't' },
 	{ "kernel", required_argument, NULL, 'k' },
 	{ "reps", required_argument, NULL, 'r' },
 	{ "out", required_argument, NULL, 'O' },
+	{ "kernel-build", required_argument, NULL, 'b' },
+	{ "patched", required_argument, NULL, 'p' },
+	{ "arch", required_argument, NULL, 'a' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -140,9 +152,143 @@ static int bench(const struct run_opts *o, int reps)
 	return EXIT_PASS;
 }
 
+/* ---- kernel builds ---- */
+
+extern char **environ;
+
+struct kbench {
+	const char *arch;
+	char cache[PATH_MAX];       /* the scratch NUMALAB_CACHE */
+	char toolroot[PATH_MAX];    /* LoongArch: where ccache runs */
+	struct strvec env;
+};
+
+/* Share what is fetched or built once (sources, prebuilt kernels, toolroot, apt). */
+static int kbench_scratch(struct kbench *kb, struct error *err)
+{
+	static const char *const shared[] = { "toolroot", "apt", "images", NULL };
+	char *kernels = xprintf("%s/kernels", kb->cache);
+	char *real = xprintf("%s/kernels", lab_cache_dir());
+	DIR *d = opendir(real);
+	struct dirent *e;
+	int rc = mkdir_p(kernels, err);
+
+	for (int i = 0; !rc && shared[i]; i++) {
+		char *from = xprintf("%s/%s", lab_cache_dir(), shared[i]), *to = xprintf("%s/%s", kb->cache, shared[i]);
+
+		if (file_exists(from) && symlink(from, to))
+			rc = error_set(err, "symlink %s: %s", to, strerror(errno));
+		free(from);
+		free(to);
+	}
+	while (!rc && d && (e = readdir(d))) {
+		char *from = xprintf("%s/%s", real, e->d_name), *to = xprintf("%s/%s", kernels, e->d_name);
+
+		if (e->d_name[0] != '.' && strncmp(e->d_name, "recipe-", 7) && symlink(from, to))
+			rc = error_set(err, "symlink %s: %s", to, strerror(errno));
+		free(from);
+		free(to);
+	}
+	if (d)
+		closedir(d);
+	free(kernels);
+	free(real);
+	return rc;
+}
+
+static int kbench_build(struct kbench *kb, const char *recipe, double *secs, struct error *err)
+{
+	char *self = xprintf("%s/numalab", lab_root()), *log = xprintf("%s/bench.log", kb->cache);
+	const char *argv[] = { self, "kernel", "build", recipe, "--arch", kb->arch, NULL };
+	double t0 = now_s();
+	int rc;
+
+	fprintf(stderr, "numalab bench: building %s for %s (log %s)\n", recipe, kb->arch, log);
+	rc = proc_run_logged("numalab kernel build", argv, NULL, strvec_argv(&kb->env), log, err);
+	*secs = now_s() - t0;
+	free(self);
+	free(log);
+	return rc;
+}
+
+/* ccache's hits / (hits + misses) in the scratch cache, in %; "-z" zeroes instead. */
+static double kbench_ccache(struct kbench *kb, const char *op)
+{
+	const char *argv[] = { "ccache", op, NULL };
+	struct strvec full = STRVEC_INIT;
+	struct error err;
+	char out[16384], *dir = xprintf("%s/ccache", kb->cache), *p;
+	long hits = 0, misses = 0, n;
+
+	toolroot_argv(kb->toolroot, argv, &full);
+	out[0] = '\0';
+	setenv("CCACHE_DIR", dir, 1);
+	proc_capture(strvec_argv(&full), out, sizeof(out), &err);
+	unsetenv("CCACHE_DIR");
+	for (p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		if (sscanf(p, "direct_cache_hit %ld", &n) == 1 || sscanf(p, "preprocessed_cache_hit %ld", &n) == 1)
+			hits += n;
+		else if (sscanf(p, "cache_miss %ld", &n) == 1)
+			misses += n;
+	}
+	strvec_clear(&full);
+	free(dir);
+	return hits + misses ? 100.0 * (double)hits / (double)(hits + misses) : -1;
+}
+
+static int kbench_run(struct kbench *kb, const char *recipe, const char *patched, struct error *err)
+{
+	double cold, incremental, warm, hit_rate;
+	char *kbuild = xprintf("%s/kbuild", kb->cache), *kernels = xprintf("%s/kernels", kb->cache);
+	int rc = kbench_build(kb, recipe, &cold, err) || kbench_build(kb, patched, &incremental, err);
+
+	if (!rc) {
+		kbench_ccache(kb, "-z");
+		remove_tree(kbuild);
+		remove_tree(kernels);
+		rc = kbench_scratch(kb, err) || kbench_build(kb, recipe, &warm, err);
+	}
+	if (!rc) {
+		hit_rate = kbench_ccache(kb, "--print-stats");
+		printf("bench kernel build %s / %s (%s)\n", recipe, patched, kb->arch);
+		printf("  cold build (empty ccache)     %7.1f s  1.000x\n", cold);
+		printf("  %-29s %7.1f s  %.3fx\n", "incremental (patch series)", incremental, incremental / cold);
+		printf("  rebuild with warm ccache      %7.1f s  %.3fx  (ccache hits %.1f%%)\n", warm,
+		       warm / cold, hit_rate);
+	}
+	free(kbuild);
+	free(kernels);
+	return rc;
+}
+
+static int kernel_bench(const char *recipe, const char *patched, const char *arch)
+{
+	struct kbench kb = { .arch = arch, .env = STRVEC_INIT };
+	struct toolroot_tools tools;
+	struct error err;
+	int rc = 0;
+
+	snprintf(kb.cache, sizeof(kb.cache), "%s/bench-kbuild", lab_cache_dir());
+	if (strcmp(arch, "x86_64") && !(rc = toolroot_tools(&tools, 0, &err)))
+		snprintf(kb.toolroot, sizeof(kb.toolroot), "%s", tools.root);
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "NUMALAB_CACHE=", 14))
+			strvec_push(&kb.env, *e);
+	strvec_pushf(&kb.env, "NUMALAB_CACHE=%s", kb.cache);
+	remove_tree(kb.cache);
+	if (!rc)
+		rc = kbench_scratch(&kb, &err) || kbench_run(&kb, recipe, patched, &err);
+	remove_tree(kb.cache);
+	strvec_clear(&kb.env);
+	if (rc)
+		fprintf(stderr, "numalab bench: %s\n", err.msg);
+	return rc ? EXIT_HARNESS : EXIT_PASS;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .out = "results/bench" };
+	const char *build = NULL, *patched = NULL, *arch = "x86_64";
 	int c, reps = 3;
 
 	opterr = 0;
@@ -152,6 +298,9 @@ int cmd_bench(int argc, char **argv)
 		case 'k': o.kernel = optarg; break;
 		case 'O': o.out = optarg; break;
 		case 'h': return command_help(help);
+		case 'b': build = optarg; break;
+		case 'p': patched = optarg; break;
+		case 'a': arch = !strcmp(optarg, "loongarch") ? "loongarch64" : optarg; break;
 		case 'r':
 			reps = atoi(optarg);
 			if (reps < 1 || reps > 64)
@@ -161,8 +310,10 @@ int cmd_bench(int argc, char **argv)
 			return command_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!o.topo || optind < argc)
-		return command_usage_error("bench", "give --topo NAME and nothing else");
 	vm_catch_signals();
+	if (build && patched && !o.topo && optind == argc)
+		return kernel_bench(build, patched, arch);
+	if (!o.topo || build || patched || optind < argc)
+		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
 	return bench(&o, reps);
 }
