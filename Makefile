@@ -30,6 +30,8 @@ GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/lib/*.c) lab/topology.c
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
+# Guest-side code the host unit tests check too (the weighted-interleave model).
+UNIT_LIB = tests/lib/wi_model.c
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
@@ -81,13 +83,13 @@ kernel: numalab
 	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
 	./numalab kernel build $(K) --arch $(ARCH)
 
-$(B)/unit/%: tests/unit/%.c $(LAB_OBJ) tests/unit/unit.h
+$(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/unit -o $@ $< $(LAB_OBJ)
+	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ)
 
-$(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) tests/unit/unit.h
+$(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -o $@ $< $(LAB_SAN_OBJ)
+	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ)
 
 check: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
