@@ -12,7 +12,7 @@ for n in 0 1; do
 	expect_grep "^    ok [0-9]+ thp 32M migrated whole node $n -> $((1 - n))\$" "$SCRATCH/out"
 done
 expect_grep '^ok 1 topology$' "$SCRATCH/out"
-expect_grep '^ok 2 mempolicy-basic$' "$SCRATCH/out"
+expect_grep '^ok 2 mempolicy$' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^kernel.release: 7\.2\..*loong64$' "$cell/meta"
 expect_grep '^firmware: .*QEMU_EFI.fd$' "$cell/meta"

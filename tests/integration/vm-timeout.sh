@@ -5,5 +5,5 @@ expect_rc 1 $NUMALAB run --topo 2node --timeout 3 --out "$SCRATCH/r"
 expect_grep '^not ok 1 topology # (TIMEOUT|ERROR).*vm timeout after 3 s' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^end: timeout$' "$cell/meta"
-expect_grep '^not ok 2 mempolicy-basic # (TIMEOUT|ERROR)' "$cell/tap"
+expect_grep '^not ok 2 mempolicy # (TIMEOUT|ERROR)' "$cell/tap"
 expect_no_qemu 2node

@@ -134,7 +134,7 @@ UNIT_TEST(topo_2node)
 	CHECK_INT(t.pmd_size, 0);
 	CHECK_INT(t.mem_tolerance_pct, 15);
 	CHECK_INT(t.timeout_s, 600);
-	CHECK_STR(t.tests, "topology,mempolicy-basic");
+	CHECK_STR(t.tests, "topology,mempolicy");
 }
 
 UNIT_TEST(topo_cxl)
@@ -196,7 +196,7 @@ UNIT_TEST(topo_cxl)
 	}
 	CHECK_INT(t.mem_tolerance_pct, 15);
 	CHECK_INT(t.timeout_s, 600);
-	CHECK_STR(t.tests, "topology,mempolicy-basic");
+	CHECK_STR(t.tests, "topology,mempolicy");
 }
 
 UNIT_TEST(topo_8node_timeout)

@@ -1,0 +1,120 @@
+/* mempolicy: plan, shared helpers and the parts in order (mempolicy.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "mempolicy.h"
+
+#define TOPOLOGY_PATH "/lab/topology"
+#define MAXNODE (sizeof(unsigned long) * CHAR_BIT + 1)
+
+long sys_mbind(void *addr, size_t len, int mode, unsigned long mask)
+{
+	return syscall(SYS_mbind, addr, len, mode, &mask, MAXNODE, 0);
+}
+
+long sys_set_mempolicy(int mode, unsigned long mask)
+{
+	return syscall(SYS_set_mempolicy, mode, &mask, MAXNODE);
+}
+
+long sys_get_mempolicy(int *mode, unsigned long *mask, void *addr, unsigned long flags)
+{
+	return syscall(SYS_get_mempolicy, mode, mask, MAXNODE, addr, flags);
+}
+
+long sys_move_pages(unsigned long nr, void **pages, const int *nodes, int *status, int flags)
+{
+	return syscall(SYS_move_pages, 0, nr, pages, nodes, status, flags);
+}
+
+long sys_migrate_pages(unsigned long old_nodes, unsigned long new_nodes)
+{
+	return syscall(SYS_migrate_pages, 0, MAXNODE, &old_nodes, &new_nodes);
+}
+
+char *map_pages(size_t n)
+{
+	size_t len = n * (size_t)page_size();
+	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED) {
+		ktap_diag("mmap %zu bytes: %s", len, strerror(errno));
+		return NULL;
+	}
+	/* Base pages only: a THP would be placed by its own, PMD-order index. */
+	if (madvise(base, len, MADV_NOHUGEPAGE))
+		ktap_diag("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	return base;
+}
+
+int pages_nodes(char *base, size_t n, int *status)
+{
+	void *pages[4096];
+	size_t ps = (size_t)page_size();
+
+	if (n > sizeof(pages) / sizeof(pages[0]))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		pages[i] = base + i * ps;
+	if (sys_move_pages(n, pages, NULL, status, 0)) {
+		ktap_diag("move_pages (query): %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+const char *mask_str(unsigned long mask)
+{
+	static char buf[4][128];
+	static int next;
+	char *out = buf[next++ % 4];
+
+	idlist_format(mask, out, sizeof(buf[0]));
+	return out;
+}
+
+/* Node sets from sysfs: the nodes any policy may name, and those with CPUs. */
+static int read_nodes(const char *file, int *nodes, int *nr)
+{
+	char path[128], list[256];
+	uint64_t mask;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/%s", file);
+	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &mask) < 0)
+		return -1;
+	*nr = 0;
+	for (int node = 0; node < MAX_NODES; node++)
+		if (mask & (UINT64_C(1) << node))
+			nodes[(*nr)++] = node;
+	return 0;
+}
+
+int main(void)
+{
+	static struct topology topo;
+	struct topo_error terr;
+	struct nodes n = { .topo = &topo };
+	long balancing;
+
+	if (read_nodes("has_memory", n.mem, &n.nr_mem) || !n.nr_mem ||
+	    read_nodes("has_cpu", n.cpu, &n.nr_cpu))
+		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
+	if (topo_load(TOPOLOGY_PATH, &topo, &terr))
+		ktap_skip_all("%s", terr.msg);
+	ktap_header(modes_plan(&n) + placement_plan(&n) + migrate_plan(&n) + weights_plan(&n));
+	ktap_diag("%d memory nodes, %d with CPUs, pages of %ld bytes", n.nr_mem, n.nr_cpu, page_size());
+	if (!sys_read_long("/proc/sys/kernel/numa_balancing", &balancing) && balancing)
+		ktap_diag("numa_balancing is on: pages may migrate after the fault");
+	modes_run(&n);
+	placement_run(&n);
+	migrate_run(&n);
+	weights_run(&n);
+	ktap_exit();
+}
