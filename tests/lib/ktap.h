@@ -67,4 +67,9 @@ void idlist_format(uint64_t mask, char *buf, size_t size);
 long page_size(void);
 long pmd_size(void);
 
+/* AnonHugePages of this process's VMA that starts at vma_start, in bytes; -1 if none. */
+long long smaps_anon_huge(const void *vma_start);
+/* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
+int thp_setting(const char *path, char *value, size_t size);
+
 #endif

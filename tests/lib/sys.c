@@ -1,5 +1,6 @@
 /* sys: small readers for sysfs and procfs shared by the guest tests. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,4 +157,39 @@ long pmd_size(void)
 	long size;
 
 	return sys_read_long(PMD_SIZE_PATH, &size) ? 0 : size;
+}
+
+long long smaps_anon_huge(const void *vma_start)
+{
+	char line[256], start[32];
+	long long kib = -1;
+	int in_vma = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	snprintf(start, sizeof(start), "%" PRIxPTR "-", (uintptr_t)vma_start);
+	while (fgets(line, sizeof(line), f)) {
+		/* A VMA header is "start-end perms ...": its '-' comes before the first blank. */
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in_vma = strncmp(line, start, strlen(start)) == 0;
+		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
+int thp_setting(const char *path, char *value, size_t size)
+{
+	char buf[128], *open, *close;
+
+	if (sys_read(path, buf, sizeof(buf)))
+		return -1;
+	open = strchr(buf, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!close)
+		return -1;
+	snprintf(value, size, "%.*s", (int)(close - open - 1), open + 1);
+	return 0;
 }

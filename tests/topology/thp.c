@@ -57,27 +57,6 @@ int thp_plan(const struct topology *t)
 	return 2 * nr_memory_nodes(t);
 }
 
-/* AnonHugePages of the VMA that starts at addr, in bytes; -1 if not found. */
-static long long anon_huge_bytes(const void *addr)
-{
-	char line[256], start[32];
-	long long kib = -1;
-	int in_vma = 0;
-	FILE *f = fopen("/proc/self/smaps", "re");
-
-	if (!f)
-		return -1;
-	snprintf(start, sizeof(start), "%" PRIxPTR "-", (uintptr_t)addr);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
-			in_vma = strncmp(line, start, strlen(start)) == 0;
-		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kib) == 1)
-			break;
-	}
-	fclose(f);
-	return kib < 0 ? -1 : kib * 1024;
-}
-
 static int region_alloc(struct thp_region *r, size_t pmd)
 {
 	memset(r, 0, sizeof(*r));
@@ -114,7 +93,7 @@ static void region_free(struct thp_region *r)
 /* Is the range one THP with every base page on node?  Says why not. */
 static int region_is_thp_on(struct thp_region *r, int node)
 {
-	long long huge = anon_huge_bytes(r->huge);
+	long long huge = smaps_anon_huge(r->huge);
 	unsigned long off = 0;
 
 	if (syscall(SYS_move_pages, 0, r->nr_pages, r->pages, NULL, r->status, 0)) {
@@ -178,21 +157,6 @@ static void check_node(const struct topology *t, int node, size_t pmd)
 		ktap_ok(moved, "thp %luM migrated whole node %d -> %d", mib, node, to);
 }
 
-/* "always [madvise] never" -> "madvise". */
-static int thp_mode(char *mode, size_t size)
-{
-	char buf[128], *open, *close;
-
-	if (sys_read(THP_ENABLED, buf, sizeof(buf)))
-		return -1;
-	open = strchr(buf, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (!close)
-		return -1;
-	snprintf(mode, size, "%.*s", (int)(close - open - 1), open + 1);
-	return 0;
-}
-
 static void skip_all(const struct topology *t, const char *why)
 {
 	for (int i = 0; i < thp_plan(t); i++)
@@ -204,7 +168,7 @@ void check_thp(const struct topology *t)
 	long pmd = pmd_size();
 	char mode[32];
 
-	if (pmd <= 0 || thp_mode(mode, sizeof(mode))) {
+	if (pmd <= 0 || thp_setting(THP_ENABLED, mode, sizeof(mode))) {
 		skip_all(t, "the kernel has no transparent huge pages");
 		return;
 	}
