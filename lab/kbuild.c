@@ -451,8 +451,8 @@ static int apply_series(struct build *b, struct error *err)
 
 /*
  * Did fragment line (n bytes) make it into config?  "CONFIG_X=v" must be
- * there as written; "# CONFIG_X is not set" only must not be set (an option
- * whose menu is hidden is left out of .config altogether).
+ * there as written; "# CONFIG_X is not set" and "CONFIG_X=n" only must not be
+ * set (an option whose menu is hidden is left out of .config altogether).
  */
 static int survived(const char *config, const char *line, size_t n)
 {
@@ -460,6 +460,10 @@ static int survived(const char *config, const char *line, size_t n)
 
 	if (!strncmp(line, "# CONFIG_", 9)) {
 		snprintf(want, sizeof(want), "\n%.*s=", (int)strcspn(line + 2, " \n"), line + 2);
+		return !strstr(config, want);
+	}
+	if (n > 2 && !strncmp(line + n - 2, "=n", 2)) {   /* CONFIG_X=n: as "is not set" */
+		snprintf(want, sizeof(want), "\n%.*s", (int)n - 1, line);
 		return !strstr(config, want);
 	}
 	snprintf(want, sizeof(want), "\n%.*s\n", (int)n, line);
