@@ -108,7 +108,8 @@ int main(void)
 		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
 	if (topo_load(TOPOLOGY_PATH, &topo, &terr))
 		ktap_skip_all("%s", terr.msg);
-	ktap_header(modes_plan(&n) + placement_plan(&n) + migrate_plan(&n) + weights_plan(&n));
+	ktap_header(modes_plan(&n) + placement_plan(&n) + migrate_plan(&n) + weights_plan(&n) +
+		    bulk_plan(&n));
 	ktap_diag("%d memory nodes, %d with CPUs, pages of %ld bytes", n.nr_mem, n.nr_cpu, page_size());
 	if (!sys_read_long("/proc/sys/kernel/numa_balancing", &balancing) && balancing)
 		ktap_diag("numa_balancing is on: pages may migrate after the fault");
@@ -116,5 +117,6 @@ int main(void)
 	placement_run(&n);
 	migrate_run(&n);
 	weights_run(&n);
+	bulk_run(&n);
 	ktap_exit();
 }

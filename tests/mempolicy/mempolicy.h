@@ -10,6 +10,8 @@
  *   migrate.c    migrate_pages() and move_pages() moving pages between nodes
  *   weights.c    weighted-interleave sysfs: manual weights, auto mode ordered
  *                by HMAT bandwidth
+ *   bulk.c       weighted interleave through the bulk allocator, page counts
+ *                and carried state checked against the reference model
  *
  * Raw syscalls, no libnuma: the binary is static and cross-compiled.
  */
@@ -69,5 +71,7 @@ int migrate_plan(const struct nodes *n);
 void migrate_run(const struct nodes *n);
 int weights_plan(const struct nodes *n);
 void weights_run(const struct nodes *n);
+int bulk_plan(const struct nodes *n);
+void bulk_run(const struct nodes *n);
 
 #endif
