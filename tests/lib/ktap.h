@@ -62,6 +62,11 @@ int sys_exists(const char *path);
 int idlist_parse(const char *list, uint64_t *mask);
 /* The mask back as "0-1,4" (for diagnostics); "" when empty. */
 void idlist_format(uint64_t mask, char *buf, size_t size);
+/*
+ * A node set from /sys/devices/system/node/FILE ("online", "has_memory",
+ * "has_cpu") as ascending node numbers (at most max); 0, or -1 if unreadable.
+ */
+int node_list(const char *file, int *nodes, int max, int *nr);
 
 /* Base page size, and the THP PMD size from sysfs (0: no THP). */
 long page_size(void);

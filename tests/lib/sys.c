@@ -193,3 +193,18 @@ int thp_setting(const char *path, char *value, size_t size)
 	snprintf(value, size, "%.*s", (int)(close - open - 1), open + 1);
 	return 0;
 }
+
+int node_list(const char *file, int *nodes, int max, int *nr)
+{
+	char path[128], list[256];
+	uint64_t mask;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/%s", file);
+	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &mask) < 0)
+		return -1;
+	*nr = 0;
+	for (int node = 0; node < 64 && *nr < max; node++)
+		if (mask & (UINT64_C(1) << node))
+			nodes[(*nr)++] = node;
+	return 0;
+}

@@ -80,22 +80,6 @@ const char *mask_str(unsigned long mask)
 	return out;
 }
 
-/* Node sets from sysfs: the nodes any policy may name, and those with CPUs. */
-static int read_nodes(const char *file, int *nodes, int *nr)
-{
-	char path[128], list[256];
-	uint64_t mask;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/%s", file);
-	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &mask) < 0)
-		return -1;
-	*nr = 0;
-	for (int node = 0; node < MAX_NODES; node++)
-		if (mask & (UINT64_C(1) << node))
-			nodes[(*nr)++] = node;
-	return 0;
-}
-
 int main(void)
 {
 	static struct topology topo;
@@ -103,8 +87,8 @@ int main(void)
 	struct nodes n = { .topo = &topo };
 	long balancing;
 
-	if (read_nodes("has_memory", n.mem, &n.nr_mem) || !n.nr_mem ||
-	    read_nodes("has_cpu", n.cpu, &n.nr_cpu))
+	if (node_list("has_memory", n.mem, MAX_NODES, &n.nr_mem) || !n.nr_mem ||
+	    node_list("has_cpu", n.cpu, MAX_NODES, &n.nr_cpu))
 		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
 	if (topo_load(TOPOLOGY_PATH, &topo, &terr))
 		ktap_skip_all("%s", terr.msg);
