@@ -19,8 +19,9 @@ static const struct kbuild_arch {
 	const char *arch, *karch, *cross, *target, *image;
 } arches[] = {
 	{ "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage" },
-	{ "loongarch64", "loongarch", "loongarch64-linux-gnu-", "vmlinuz.efi",
-	  "arch/loongarch/boot/vmlinuz.efi" },
+	/* Uncompressed PE: EFI_ZBOOT's vmlinuz.efi needs hexdump, which the toolroot lacks. */
+	{ "loongarch64", "loongarch", "loongarch64-linux-gnu-", "vmlinux.efi",
+	  "arch/loongarch/boot/vmlinux.efi" },
 };
 
 /* The kernel's mm selftests the guest image gets (tests/khugepaged runs them). */
@@ -79,15 +80,22 @@ static void wrap(const struct build *b, const char **argv, struct strvec *out)
 	toolroot_argv(b->toolroot, argv, out);
 }
 
-static int run_tool(struct build *b, const char *what, const char **argv, struct error *err)
+/* Run argv (in dir, NULL: here) with the build's environment, output to the log. */
+static int run_tool_in(struct build *b, const char *what, const char **argv, const char *dir,
+		       struct error *err)
 {
 	struct strvec full = STRVEC_INIT;
 	int rc;
 
 	wrap(b, argv, &full);
-	rc = proc_run_logged(what, strvec_argv(&full), NULL, strvec_argv(&b->env), b->log, err);
+	rc = proc_run_logged(what, strvec_argv(&full), dir, strvec_argv(&b->env), b->log, err);
 	strvec_clear(&full);
 	return rc;
+}
+
+static int run_tool(struct build *b, const char *what, const char **argv, struct error *err)
+{
+	return run_tool_in(b, what, argv, NULL, err);
 }
 
 /* make -C src O=obj ARCH=.. [CROSS_COMPILE=..] CC="ccache ..gcc" extra... */
@@ -652,31 +660,46 @@ static int make_image(struct build *b, struct error *err)
 
 /* ---- selftests from the same tree ---- */
 
+/*
+ * The mm selftests' Makefile writes local_config.{h,mk} into the source tree
+ * (check_config.sh) and headers_install needs rsync: both are done by hand
+ * into obj/kselftest/ so the source stays as patched.
+ */
 static int build_selftests(struct build *b, struct error *err)
 {
-	char *hdr = xprintf("INSTALL_HDR_PATH=%s/kselftest/usr", b->obj);
-	const char *headers[] = { "headers_install", hdr, NULL };
+	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
+	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
+	char *cc = xprintf("CC=%sgcc", b->a->cross);
+	const char *headers[] = { "headers", NULL };
+	/* check_config.sh probes $CC and writes its two files into the current directory. */
+	const char *probe[] = { "env", cc, "sh", check, NULL };
 	struct strvec argv = STRVEC_INIT;
-	int rc = run_make(b, "make headers_install", headers, err);
+	int rc = run_make(b, "make headers", headers, err) || mkdir_p(cfg, err) ||
+		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0;
 
 	for (int i = 0; !rc && selftests[i]; i++) {
 		strvec_clear(&argv);
 		strvec_push(&argv, "make");
-		strvec_pushf(&argv, "-C%s/tools/testing/selftests/mm", b->src);
+		strvec_pushf(&argv, "-C%s", mm);
+		strvec_pushf(&argv, "-I%s", cfg);
+		strvec_push(&argv, "LOCAL_HDRS=");
 		strvec_pushf(&argv, "OUTPUT=%s/kselftest/mm", b->obj);
 		strvec_pushf(&argv, "ARCH=%s", b->a->karch);
 		if (*b->a->cross)
 			strvec_pushf(&argv, "CROSS_COMPILE=%s", b->a->cross);
 		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
-		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s/kselftest/usr/include", b->obj);
-		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -include %s/tools/testing/selftests/kselftest.h",
-			     b->src);
+		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
+		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
 		strvec_push(&argv, "LDFLAGS=-static");
 		strvec_pushf(&argv, "%s/kselftest/mm/%s", b->obj, selftests[i]);
 		rc = run_tool(b, "make selftest", strvec_argv(&argv), err);
 	}
 	strvec_clear(&argv);
+	free(mm);
+	free(cfg);
+	free(check);
 	free(hdr);
+	free(cc);
 	return rc;
 }
 
