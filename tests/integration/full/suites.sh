@@ -8,7 +8,7 @@ for topo in 4node la-2node; do
 	expect_rc 0 $NUMALAB run --topo $topo --tests mempolicy,khugepaged --out "$SCRATCH/$topo"
 	expect_grep '^ok 1 mempolicy$' "$SCRATCH/out"
 	expect_grep '^ok 2 khugepaged$' "$SCRATCH/out"
-	expect_grep '^        ok [0-9]+ khugepaged collapsed (2|32)M on node 1, kept there$' "$SCRATCH/out"
+	expect_grep '^    ok [0-9]+ khugepaged collapsed (2|32)M on node 1, kept there$' "$SCRATCH/out"
 	expect_no_qemu $topo
 done
 
