@@ -37,7 +37,8 @@ UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
 TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
-	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
+	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
+	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
 .PHONY: all guest setup lab-run kernel check check-full bench clean
 .DELETE_ON_ERROR:

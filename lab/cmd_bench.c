@@ -76,8 +76,11 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	snprintf(log, sizeof(log), "%s/qemu.log", dir);
 	snprintf(in->initrd, sizeof(in->initrd), "%s/initrd.cpio", dir);
 	if (mkdir_p(dir, err) ||
-	    image_run_initrd(in->base, &in->topo, (const char *const *)in->tests.items, timeout,
-			     in->kernel.selftests, in->initrd, err))
+	    image_run_initrd(in->base, &(struct run_part){
+				     .topo = &in->topo, .tests = (const char *const *)in->tests.items,
+				     .test_timeout_s = timeout, .kselftest = in->kernel.selftests,
+				     .guest_file = o->guest_file },
+			     in->initrd, err))
 		return -1;
 	if (in->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = in->tools.qemu;

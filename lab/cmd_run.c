@@ -2,10 +2,12 @@
 #include "command.h"
 #include "run.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char help[] =
 	"usage: numalab run --topo NAME|FILE [options]\n"
@@ -21,6 +23,7 @@ static const char help[] =
 	"  --out DIR          results root (default: results)\n"
 	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
 	"  --append ARGS      extra kernel command line\n"
+	"  --guest-file FILE  put FILE in the guest as /lab/BASENAME (e.g. workloads.conf)\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -34,6 +37,7 @@ static const struct option options[] = {
 	{ "out", required_argument, NULL, 'O' },
 	{ "accel", required_argument, NULL, 'a' },
 	{ "append", required_argument, NULL, 'A' },
+	{ "guest-file", required_argument, NULL, 'g' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -66,6 +70,7 @@ int cmd_run(int argc, char **argv)
 		case 'O': o.out = optarg; break;
 		case 'a': o.accel = optarg; break;
 		case 'A': o.append = optarg; break;
+		case 'g': o.guest_file = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
 		case 'o':
@@ -80,6 +85,8 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "unexpected argument '%s'", argv[optind]);
 	if (!o.topo)
 		return command_usage_error("run", "--topo is required (e.g. --topo 2node)");
+	if (o.guest_file && access(o.guest_file, R_OK))
+		return command_usage_error("run", "--guest-file %s: %s", o.guest_file, strerror(errno));
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
 	vm_catch_signals();

@@ -210,21 +210,37 @@ static int add_kselftests(struct buf *initrd, const char *dir, struct error *err
 	return rc;
 }
 
-int image_run_initrd(const char *base, const struct topology *topo,
-		     const char *const *tests, int test_timeout_s, const char *kselftest,
-		     const char *out_path, struct error *err)
+/* The user's file as /lab/BASENAME. */
+static int add_guest_file(struct buf *initrd, const char *path, struct error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *name = xprintf("lab/%s", slash ? slash + 1 : path);
+	struct buf data = BUF_INIT;
+	int rc = read_file(path, &data, err);
+
+	if (!rc)
+		cpio_add(initrd, name, 0100644, data.data, data.len);
+	buf_free(&data);
+	free(name);
+	return rc;
+}
+
+int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
+		     struct error *err)
 {
 	struct buf initrd = BUF_INIT, topo_text = BUF_INIT, plan = BUF_INIT;
 	int rc = -1;
 
-	if (read_file(base, &initrd, err) || read_file(topo->path, &topo_text, err))
+	if (read_file(base, &initrd, err) || read_file(run->topo->path, &topo_text, err))
 		goto out;
-	for (int i = 0; tests[i]; i++)
-		buf_addf(&plan, "%s %d\n", tests[i], test_timeout_s);
+	for (int i = 0; run->tests[i]; i++)
+		buf_addf(&plan, "%s %d\n", run->tests[i], run->test_timeout_s);
 	cpio_add(&initrd, "lab", 040755, NULL, 0);
 	cpio_add(&initrd, "lab/topology", 0100644, topo_text.data, topo_text.len);
 	cpio_add(&initrd, "lab/plan", 0100644, plan.data, plan.len);
-	if (kselftest && *kselftest && add_kselftests(&initrd, kselftest, err))
+	if (run->kselftest && *run->kselftest && add_kselftests(&initrd, run->kselftest, err))
+		goto out;
+	if (run->guest_file && add_guest_file(&initrd, run->guest_file, err))
 		goto out;
 	cpio_add(&initrd, NULL, 0, NULL, 0);
 	rc = write_file_atomic(out_path, initrd.data, initrd.len, err);

@@ -8,8 +8,9 @@
  *    input (manifest text, each file's destination, mode and content), so it
  *    is rebuilt only when an input changes;
  *  - the run part: /lab/topology (the validated topology file, verbatim),
- *    /lab/plan ("NAME TIMEOUT" lines) and, for a kernel built from source,
- *    /lab/kselftest/mm/BIN: the kernel's own selftests from that source.
+ *    /lab/plan ("NAME TIMEOUT" lines), for a kernel built from source
+ *    /lab/kselftest/mm/BIN (the kernel's own selftests from that source), and
+ *    the user's --guest-file as /lab/BASENAME (e.g. workloads.conf).
  */
 #ifndef LAB_IMAGE_H
 #define LAB_IMAGE_H
@@ -24,14 +25,18 @@
 int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
 	       struct error *err);
 
-/*
- * Write base + the run part to out_path (atomically).  tests: NULL-terminated
- * test names; each gets test_timeout_s inside the guest.  kselftest: the
- * kernel's kselftest/ directory (kbuild.h), NULL or "" for none.
- */
-int image_run_initrd(const char *base, const struct topology *topo,
-		     const char *const *tests, int test_timeout_s, const char *kselftest,
-		     const char *out_path, struct error *err);
+/* What a run adds to the base image. */
+struct run_part {
+	const struct topology *topo;
+	const char *const *tests;  /* NULL-terminated test names */
+	int test_timeout_s;        /* each test's timeout inside the guest */
+	const char *kselftest;     /* the kernel's kselftest/ directory (kbuild.h); NULL: none */
+	const char *guest_file;    /* a file for the tests, as /lab/BASENAME; NULL: none */
+};
+
+/* Write base + the run part to out_path (atomically). */
+int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
+		     struct error *err);
 
 /* Append one newc entry (file, directory or trailer when name is NULL). */
 void cpio_add(struct buf *out, const char *name, unsigned mode,

@@ -332,9 +332,12 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
 		return EXIT_HARNESS;
 	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
-	if (image_run_initrd(p->base, &p->topo, (const char *const *)p->tests.items,
-			     timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
-			     p->kernel.selftests, p->initrd, err))
+	if (image_run_initrd(p->base, &(struct run_part){
+				     .topo = &p->topo, .tests = (const char *const *)p->tests.items,
+				     .test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S
+										    : timeout_s,
+				     .kselftest = p->kernel.selftests, .guest_file = o->guest_file },
+			     p->initrd, err))
 		return EXIT_HARNESS;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = p->tools.qemu;

@@ -20,6 +20,7 @@ struct run_opts {
 	const char *out;         /* results root; NULL: lab_root()/results */
 	const char *accel;       /* "auto" (probe), "tcg" or "kvm" */
 	const char *append;      /* extra kernel command line; may be NULL */
+	const char *guest_file;  /* copied into the guest as /lab/BASENAME; may be NULL */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
 };
