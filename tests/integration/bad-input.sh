@@ -15,8 +15,13 @@ expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRA
 expect_rc 2 $NUMALAB run --topo 2node --timeout 0
 expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"
+expect_grep "guest-file .*none.conf: No such file" "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel build nosuchrecipe
+expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel build stock --arch sparc
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
-for c in run topo bench setup; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
+for c in run topo bench setup kernel; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"
