@@ -669,12 +669,12 @@ static int build_selftests(struct build *b, struct error *err)
 {
 	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
 	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
-	char *cc = xprintf("CC=%sgcc", b->a->cross);
+	char *cc = xprintf("CC=%sgcc", b->a->cross), *out = xprintf("%s/kselftest/mm", b->obj);
 	const char *headers[] = { "headers", NULL };
 	/* check_config.sh probes $CC and writes its two files into the current directory. */
 	const char *probe[] = { "env", cc, "sh", check, NULL };
 	struct strvec argv = STRVEC_INIT;
-	int rc = run_make(b, "make headers", headers, err) || mkdir_p(cfg, err) ||
+	int rc = run_make(b, "make headers", headers, err) || mkdir_p(cfg, err) || mkdir_p(out, err) ||
 		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0;
 
 	for (int i = 0; !rc && selftests[i]; i++) {
@@ -683,7 +683,7 @@ static int build_selftests(struct build *b, struct error *err)
 		strvec_pushf(&argv, "-C%s", mm);
 		strvec_pushf(&argv, "-I%s", cfg);
 		strvec_push(&argv, "LOCAL_HDRS=");
-		strvec_pushf(&argv, "OUTPUT=%s/kselftest/mm", b->obj);
+		strvec_pushf(&argv, "OUTPUT=%s", out);
 		strvec_pushf(&argv, "ARCH=%s", b->a->karch);
 		if (*b->a->cross)
 			strvec_pushf(&argv, "CROSS_COMPILE=%s", b->a->cross);
@@ -691,7 +691,7 @@ static int build_selftests(struct build *b, struct error *err)
 		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
 		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
 		strvec_push(&argv, "LDFLAGS=-static");
-		strvec_pushf(&argv, "%s/kselftest/mm/%s", b->obj, selftests[i]);
+		strvec_pushf(&argv, "%s/%s", out, selftests[i]);
 		rc = run_tool(b, "make selftest", strvec_argv(&argv), err);
 	}
 	strvec_clear(&argv);
@@ -700,6 +700,7 @@ static int build_selftests(struct build *b, struct error *err)
 	free(check);
 	free(hdr);
 	free(cc);
+	free(out);
 	return rc;
 }
 
