@@ -66,15 +66,24 @@ int toolroot_parse_qemu_version(const char *text, int *major, int *minor)
 	return 0;
 }
 
-/* The absolute path of the running binary (numalab), for re-exec. */
+/*
+ * The absolute path of the running binary (numalab), for re-exec.  A binary
+ * rebuilt while it runs reads back as "PATH (deleted)": the new one at PATH
+ * is what to run.
+ */
 static void self_exe(char *out, size_t cap)
 {
+	static const char deleted[] = " (deleted)";
 	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	size_t d = sizeof(deleted) - 1;
 
-	if (n <= 0)
+	if (n <= 0) {
 		snprintf(out, cap, "%s/numalab", lab_root());
-	else
-		out[n] = '\0';
+		return;
+	}
+	out[n] = '\0';
+	if ((size_t)n > d && !strcmp(out + n - d, deleted))
+		out[n - d] = '\0';
 }
 
 int toolroot_argv_binds(const char *root, const char *const *binds, const char **argv_in,
