@@ -166,37 +166,34 @@ struct kbench {
 	struct strvec env;
 };
 
-/* Share what is fetched or built once (sources, prebuilt kernels, toolroot, apt). */
-static int kbench_scratch(struct kbench *kb, struct error *err)
+/* Symlink every entry of the real cache's dir into the scratch cache's, but those named skip*. */
+static int link_entries(const struct kbench *kb, const char *dir, const char *skip, struct error *err)
 {
-	static const char *const shared[] = { "toolroot", "apt", "images", NULL };
-	char *kernels = xprintf("%s/kernels", kb->cache);
-	char *real = xprintf("%s/kernels", lab_cache_dir());
+	char *real = xprintf("%s/%s", lab_cache_dir(), dir), *scratch = xprintf("%s/%s", kb->cache, dir);
 	DIR *d = opendir(real);
 	struct dirent *e;
-	int rc = mkdir_p(kernels, err);
+	int rc = mkdir_p(scratch, err);
 
-	for (int i = 0; !rc && shared[i]; i++) {
-		char *from = xprintf("%s/%s", lab_cache_dir(), shared[i]), *to = xprintf("%s/%s", kb->cache, shared[i]);
-
-		if (file_exists(from) && symlink(from, to))
-			rc = error_set(err, "symlink %s: %s", to, strerror(errno));
-		free(from);
-		free(to);
-	}
 	while (!rc && d && (e = readdir(d))) {
-		char *from = xprintf("%s/%s", real, e->d_name), *to = xprintf("%s/%s", kernels, e->d_name);
+		char *from = xprintf("%s/%s", real, e->d_name), *to = xprintf("%s/%s", scratch, e->d_name);
 
-		if (e->d_name[0] != '.' && strncmp(e->d_name, "recipe-", 7) && symlink(from, to))
+		if (e->d_name[0] != '.' && (!skip || strncmp(e->d_name, skip, strlen(skip))) && symlink(from, to))
 			rc = error_set(err, "symlink %s: %s", to, strerror(errno));
 		free(from);
 		free(to);
 	}
 	if (d)
 		closedir(d);
-	free(kernels);
 	free(real);
+	free(scratch);
 	return rc;
+}
+
+/* Share what is fetched or built once (sources, prebuilt kernels, toolroot, apt), not recipe builds. */
+static int kbench_scratch(struct kbench *kb, struct error *err)
+{
+	return link_entries(kb, "toolroot", NULL, err) || link_entries(kb, "apt", NULL, err) ||
+	       link_entries(kb, "kernels", "recipe-", err) ? -1 : 0;
 }
 
 static int kbench_build(struct kbench *kb, const char *recipe, double *secs, struct error *err)
@@ -249,7 +246,7 @@ static int kbench_run(struct kbench *kb, const char *recipe, const char *patched
 		kbench_ccache(kb, "-z");
 		remove_tree(kbuild);
 		remove_tree(kernels);
-		rc = kbench_scratch(kb, err) || kbench_build(kb, recipe, &warm, err);
+		rc = link_entries(kb, "kernels", "recipe-", err) || kbench_build(kb, recipe, &warm, err);
 	}
 	if (!rc) {
 		hit_rate = kbench_ccache(kb, "--print-stats");
