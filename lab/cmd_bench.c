@@ -217,7 +217,8 @@ static double kbench_ccache(struct kbench *kb, const char *op)
 	const char *argv[] = { "ccache", op, NULL };
 	struct strvec full = STRVEC_INIT;
 	struct error err;
-	char out[16384], *dir = xprintf("%s/ccache", kb->cache), *p;
+	char out[16384], *dir = xprintf("%s/ccache", kb->cache);
+	const char *p;
 	long hits = 0, misses = 0, n;
 
 	toolroot_argv(kb->toolroot, argv, &full);
@@ -225,7 +226,7 @@ static double kbench_ccache(struct kbench *kb, const char *op)
 	setenv("CCACHE_DIR", dir, 1);
 	proc_capture(strvec_argv(&full), out, sizeof(out), &err);
 	unsetenv("CCACHE_DIR");
-	for (p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+	for (p = out; *p; p = next_line(p)) {
 		if (sscanf(p, "direct_cache_hit %ld", &n) == 1 || sscanf(p, "preprocessed_cache_hit %ld", &n) == 1)
 			hits += n;
 		else if (sscanf(p, "cache_miss %ld", &n) == 1)

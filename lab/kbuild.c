@@ -320,7 +320,7 @@ static void read_applied(const struct build *b, struct applied *ap)
 
 	ap->nr = 0;
 	if (!read_file(path, &text, &ignored))
-		for (p = buf_str(&text); *p && ap->nr < RECIPE_MAX_PATCHES; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+		for (p = buf_str(&text); *p && ap->nr < RECIPE_MAX_PATCHES; p = next_line(p))
 			if (sscanf(p, "%64s", ap->sha256[ap->nr]) == 1)
 				ap->nr++;
 	buf_free(&text);
@@ -348,7 +348,7 @@ static void patch_failure(const char *out, char *why, size_t cap)
 	const char *p = out;
 
 	snprintf(why, cap, "%.*s", (int)strcspn(out, "\n"), out);
-	for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+	for (; *p; p = next_line(p)) {
 		int hunk, line;
 
 		if (sscanf(p, "checking file %255s", file) == 1 || sscanf(p, "patching file %255s", file) == 1)
@@ -492,7 +492,7 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 		frag.len = 0;
 		if ((rc = read_file(frags->items[i], &frag, err)))
 			break;
-		for (p = buf_str(&frag); *p && !rc; line++, p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		for (p = buf_str(&frag); *p && !rc; line++, p = next_line(p)) {
 			size_t n = strcspn(p, "\n");
 
 			if ((!strncmp(p, "CONFIG_", 7) || !strncmp(p, "# CONFIG_", 9)) &&
@@ -825,7 +825,7 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	if (!file_exists(out->selftests))
 		out->selftests[0] = '\0';
 	if (!read_file(path, &meta, &ignored)) {
-		for (p = buf_str(&meta); *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		for (p = buf_str(&meta); *p; p = next_line(p)) {
 			size_t n = strcspn(p, "\n"), used = strlen(out->patches);
 
 			if (!strncmp(p, "patch: ", 7) && used < sizeof(out->patches))

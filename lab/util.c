@@ -244,6 +244,12 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct err
 	return 0;
 }
 
+const char *next_line(const char *p)
+{
+	p += strcspn(p, "\n");
+	return *p ? p + 1 : p;
+}
+
 int copy_file(const char *from, const char *to, struct error *err)
 {
 	struct stat st;

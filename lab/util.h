@@ -56,6 +56,9 @@ void buf_addstr(struct buf *b, const char *s);
 const char *buf_str(struct buf *b);   /* NUL terminated view; "" when empty */
 void buf_free(struct buf *b);
 
+/* The start of the line after the one p is in ("" at the end of the text). */
+const char *next_line(const char *p);
+
 /* Whole-file helpers. read: -1 with err on failure. */
 int read_file(const char *path, struct buf *out, struct error *err);
 /* Write data to path atomically (path.tmp.PID, fsync, rename). */
