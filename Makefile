@@ -6,6 +6,8 @@ WARN     = -Wall -Wextra -Werror
 WARN    += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation)
 CFLAGS  ?= -O2 -g
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
+# The libvirt backend (lab/vm_libvirt.c); libvirt-dev comes with `make setup`.
+LAB_LIBS = -lvirt
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -48,7 +50,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 all: numalab guest
 
 numalab: $(LAB_OBJ) $(B)/host/runner.o
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
 
 $(B)/host/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -86,11 +88,11 @@ kernel: numalab
 
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ)
+	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ) $(LAB_LIBS)
 
 $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ)
+	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ) $(LAB_LIBS)
 
 check: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64

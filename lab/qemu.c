@@ -45,8 +45,7 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 		buf_addf(out, " %s", spec->extra_cmdline);
 }
 
-/* Sockets: one per CPU node when they are all alike, else one per CPU. */
-static void add_smp(const struct topology *t, struct strvec *argv)
+int qemu_sockets(const struct topology *t)
 {
 	int cpus = topo_nr_cpus(t), sockets = topo_nr_cpu_nodes(t);
 
@@ -54,6 +53,13 @@ static void add_smp(const struct topology *t, struct strvec *argv)
 		if (topo_node_has_cpus(t, i) &&
 		    (t->nodes[i].cpu_last - t->nodes[i].cpu_first + 1) * sockets != cpus)
 			sockets = cpus;
+	return sockets;
+}
+
+static void add_smp(const struct topology *t, struct strvec *argv)
+{
+	int cpus = topo_nr_cpus(t), sockets = qemu_sockets(t);
+
 	strvec_push(argv, "-smp");
 	if (t->arch == TOPO_ARCH_X86_64)
 		strvec_pushf(argv, "%d,sockets=%d,cores=%d,threads=1", cpus, sockets, cpus / sockets);
