@@ -131,6 +131,17 @@ static void add_cell(const struct topology *t, int i, struct buf *out)
 	buf_addstr(out, "      </cell>\n");
 }
 
+/*
+ * libvirt 9.0 refuses a link whose reverse it already has ("Link already
+ * defined"), whatever its type: of two nodes with CPUs, the link from the
+ * higher node goes to QEMU directly (<qemu:commandline>).  Links to CPU-less
+ * nodes, from which libvirt derives their initiators, always stay.
+ */
+static int passed_through(const struct topology *t, const struct topo_hmat_lb *lb)
+{
+	return lb->initiator > lb->target && topo_hmat_find(t, lb->target, lb->initiator);
+}
+
 static void add_interconnects(const struct topology *t, struct buf *out)
 {
 	if (!t->nr_hmat_lb)
@@ -139,14 +150,14 @@ static void add_interconnects(const struct topology *t, struct buf *out)
 	for (int i = 0; i < t->nr_hmat_lb; i++) {
 		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
 
-		if (lb->latency_ns)
+		if (lb->latency_ns && !passed_through(t, lb))
 			buf_addf(out, "        <latency initiator='%d' target='%d' type='access' value='%llu'/>\n",
 				 lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
 	}
 	for (int i = 0; i < t->nr_hmat_lb; i++) {
 		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
 
-		if (!lb->bandwidth_bps)
+		if (!lb->bandwidth_bps || passed_through(t, lb))
 			continue;
 		buf_addf(out, "        <bandwidth initiator='%d' target='%d' type='access' ", lb->initiator,
 			 lb->target);
@@ -231,6 +242,26 @@ static void add_devices(const struct libvirt_domain *d, struct buf *out)
 			"  </devices>\n");
 }
 
+/* The HMAT links libvirt refuses, straight to QEMU (after libvirt's -numa node options). */
+static void add_qemu_commandline(const struct topology *t, struct buf *out)
+{
+	struct strvec args = STRVEC_INIT;
+
+	for (int i = 0; i < t->nr_hmat_lb; i++)
+		if (passed_through(t, &t->hmat_lb[i]))
+			qemu_hmat_lb_args(&t->hmat_lb[i], &args);
+	if (!args.nr)
+		return;
+	buf_addstr(out, "  <qemu:commandline>\n");
+	for (size_t i = 0; i < args.nr; i++) {
+		buf_addstr(out, "    <qemu:arg value='");
+		add_escaped(out, args.items[i]);
+		buf_addstr(out, "'/>\n");
+	}
+	buf_addstr(out, "  </qemu:commandline>\n");
+	strvec_clear(&args);
+}
+
 int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *d,
 		       struct buf *out, struct error *err)
 {
@@ -238,7 +269,8 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 
 	if (libvirt_xml_supported(t, err))
 		return -1;
-	buf_addf(out, "<domain type='%s'>\n  <name>", spec->accel == VM_ACCEL_KVM ? "kvm" : "qemu");
+	buf_addf(out, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n  <name>",
+		 spec->accel == VM_ACCEL_KVM ? "kvm" : "qemu");
 	add_escaped(out, d->name);
 	buf_addf(out, "</name>\n  <memory unit='KiB'>%llu</memory>\n",
 		 (unsigned long long)(topo_mem_bytes(t) >> 10));
@@ -255,8 +287,9 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 	/* QEMU as root, files left alone: the inputs live under root's 0700 home. */
 	buf_addstr(out, "  <seclabel type='static' model='dac' relabel='no'>\n"
 			"    <label>+0:+0</label>\n"
-			"  </seclabel>\n"
-			"</domain>\n");
+			"  </seclabel>\n");
+	add_qemu_commandline(t, out);
+	buf_addstr(out, "</domain>\n");
 	return 0;
 }
 
@@ -289,7 +322,7 @@ int libvirt_parse_host_nodes(const char *arg, const struct topology *t,
 		int g, h;
 
 		if (parse_node(&s, t->nr_nodes, &g) || *s++ != '=' || parse_node(&s, TOPO_MAX_NODES, &h) ||
-		    (*s && *s++ != ','))
+		    (*s && (*s++ != ',' || !*s)))
 			return error_set(err, "--host-nodes %s: give auto or GUEST=HOST,... with guest nodes 0..%d "
 					 "and host nodes 0..%d", arg, t->nr_nodes - 1, TOPO_MAX_NODES - 1);
 		if (seen[g]++)

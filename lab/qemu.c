@@ -99,21 +99,25 @@ static void add_nodes(const struct topology *t, struct strvec *argv)
 		}
 }
 
+void qemu_hmat_lb_args(const struct topo_hmat_lb *lb, struct strvec *argv)
+{
+	char size[32];
+
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
+		     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
+	qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",
+		     lb->initiator, lb->target, size);
+}
+
 static void add_hmat(const struct topology *t, struct strvec *argv)
 {
 	char size[32];
 
-	for (int i = 0; i < t->nr_hmat_lb; i++) {
-		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
-
-		strvec_push(argv, "-numa");
-		strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
-			     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
-		qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
-		strvec_push(argv, "-numa");
-		strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",
-			     lb->initiator, lb->target, size);
-	}
+	for (int i = 0; i < t->nr_hmat_lb; i++)
+		qemu_hmat_lb_args(&t->hmat_lb[i], argv);
 	for (int i = 0; i < t->nr_hmat_cache; i++) {
 		const struct topo_hmat_cache *c = &t->hmat_cache[i];
 
