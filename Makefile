@@ -6,8 +6,13 @@ WARN     = -Wall -Wextra -Werror
 WARN    += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation)
 CFLAGS  ?= -O2 -g
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
-# The libvirt backend (lab/vm_libvirt.c); libvirt-dev comes with `make setup`.
-LAB_LIBS = -lvirt
+# The libvirt backend (lab/vm_libvirt.c) needs libvirt-dev, which `make setup`
+# installs; numalab itself (setup) must build before that.  The stamp's name
+# changes with the answer, so vm_libvirt.o is rebuilt once libvirt arrives.
+HAVE_LIBVIRT := $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
+LIBVIRT_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT).stamp
+LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt)
+LAB_CFLAGS += $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -39,8 +44,12 @@ UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
 TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
+	   $(if $(BACKEND),--backend $(BACKEND)) $(if $(URI),--uri $(URI)) $(if $(HOST_NODES),--host-nodes $(HOST_NODES)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
+
+# BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
+LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
 .PHONY: all guest setup lab-run kernel check check-full bench clean
 .DELETE_ON_ERROR:
@@ -55,6 +64,12 @@ numalab: $(LAB_OBJ) $(B)/host/runner.o
 $(B)/host/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) -c -o $@ $<
+
+$(LIBVIRT_STAMP):
+	@mkdir -p $(dir $@)
+	@touch $@
+
+$(B)/host/lab/vm_libvirt.o $(B)/san/lab/vm_libvirt.o: $(LIBVIRT_STAMP)
 
 $(B)/san/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -77,7 +92,7 @@ setup: numalab
 lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
-	./numalab run $(RUN_ARGS)
+	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock
@@ -102,14 +117,16 @@ check-full: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
-# `make bench` measures these shapes, then kernel builds (cold, incremental,
-# warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
+# `make bench` measures these shapes, libvirt's per-VM overhead against the
+# direct backend (2node; docs/libvirt.md), then kernel builds (cold,
+# incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
 	@./numalab setup --quiet --arch loongarch64
 	@$(MAKE) -s guest GUEST_ARCH=loongarch64
 	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
+	$(if $(filter command line,$(origin TOPO)),,tests/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 
 clean:
