@@ -12,10 +12,14 @@ verdicts() { grep -E '^ *(not )?ok ' "$1"; }
 guest_keys() { sed -n 's/^guest: \([^:]*\):.*/\1/p' "$1" | sort; }
 
 same_as_direct() {  # same_as_direct TOPO [run options...]
-	local topo=$1; shift
+	local topo=$1 d l; shift
 	expect_rc 0 $NUMALAB run --topo "$topo" --quiet --out "$SCRATCH/direct-$topo"
-	expect_rc 0 $NUMALAB run --topo "$topo" --quiet --backend libvirt "$@" --out "$SCRATCH/lv-$topo"
-	local d l
+	if ! $NUMALAB run --topo "$topo" --quiet --backend libvirt "$@" --out "$SCRATCH/lv-$topo" 2>"$SCRATCH/err"; then
+		l=$(cell_dir "$SCRATCH/lv-$topo")
+		cat "$SCRATCH/err" "$l/meta" >&2
+		tail -n 30 "$l/console.log" >&2
+		fail "$topo through libvirt did not pass"
+	fi
 	d=$(cell_dir "$SCRATCH/direct-$topo") l=$(cell_dir "$SCRATCH/lv-$topo")
 	diff <(verdicts "$d/tap") <(verdicts "$l/tap") >&2 || fail "$topo: TAP verdicts differ (direct < > libvirt)"
 	diff <(guest_keys "$d/meta") <(guest_keys "$l/meta") >&2 || fail "$topo: guest view keys differ"
