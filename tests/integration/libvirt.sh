@@ -1,9 +1,9 @@
 # The libvirt backend: 2node and cxl boot through libvirt with the same TAP
-# verdicts and guest view keys as the direct backend; cxl host-backed on the
-# host's node 0; a hung guest destroyed at its timeout; a panicking guest
-# reported as crashed; SIGTERM destroys the domain; refusals (a host node
-# the host lacks, LoongArch) are one line, exit 2; no domain is left and the
-# daemons started here are stopped.
+# verdicts and guest view keys as the direct backend (cxl host-backed on the
+# host's node 0); a hung guest is destroyed at its timeout; a panicking guest
+# is reported as crashed; SIGTERM (the runner) and SIGKILL (AUTODESTROY)
+# destroy the domain; refusals (a host node the host lacks, LoongArch) are
+# one line, exit 2; no domain is left and the daemons started here stop.
 . "$(dirname "$0")/lib.bash"
 libvirt_up
 
@@ -69,16 +69,30 @@ expect_grep '^console.finding: panic$' "$cell/meta"
 expect_grep 'Kernel panic - not syncing' "$cell/console.log"
 expect_no_domain
 
+# A running domain of ours, within 20 s.
+wait_domain() {
+	for _ in $(seq 100); do virsh -q list --name | grep -q '^numalab-2node-' && return; sleep 0.2; done
+	fail "the domain never started"
+}
+
 # SIGTERM mid-boot: the runner destroys its domain and says so.
 $NUMALAB run --topo 2node --backend libvirt --quiet --out "$SCRATCH/term" &
 pid=$!
-for _ in $(seq 100); do virsh -q list --name | grep -q '^numalab-2node-' && break; sleep 0.2; done
-virsh -q list --name | grep -q '^numalab-2node-' || fail "the domain never started"
+wait_domain
 kill -TERM $pid
 wait $pid
 rc=$?
 [ $rc = 1 ] || fail "SIGTERM: runner exited $rc, want 1"
 expect_grep '^end: interrupted$' "$(cell_dir "$SCRATCH/term")meta"
+expect_no_domain
+
+# SIGKILL: AUTODESTROY takes the domain along with the runner's connection.
+$NUMALAB run --topo 2node --backend libvirt --quiet --out "$SCRATCH/kill" &
+pid=$!
+wait_domain
+kill -KILL $pid
+wait $pid 2>/dev/null
+for _ in $(seq 50); do virsh -q list --name | grep -q '^numalab-2node-' || break; sleep 0.2; done
 expect_no_domain
 
 libvirt_down
