@@ -17,6 +17,12 @@ expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"
 expect_grep "guest-file .*none.conf: No such file" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --backend xen --out "$SCRATCH/r"
+expect_grep "backend xen: use qemu or libvirt" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --host-nodes auto --out "$SCRATCH/r"
+expect_grep "need --backend libvirt" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --backend libvirt --host-nodes 0=0 --uri test:///default --out "$SCRATCH/r"
+expect_grep "host-nodes 0=0: guest node 1 is not mapped" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build nosuchrecipe
 expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build stock --arch sparc
