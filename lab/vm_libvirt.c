@@ -430,12 +430,16 @@ static void supervise(struct session *s)
 
 static int create(struct session *s, const char *xml, struct error *err)
 {
+	char phase[80];
+
 	s->start = now_s();
 	progress(s, "booting (libvirt)");
 	s->dom = virDomainCreateXML(s->lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	if (!s->dom)
 		return error_set(err, "libvirt could not create domain %s at %s: %s", s->name, s->lv->uri,
 				 last_error());
+	snprintf(phase, sizeof(phase), "domain created in %.1f s; booting", now_s() - s->start);
+	progress(s, phase);
 	return 0;
 }
 
