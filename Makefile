@@ -40,7 +40,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
-.PHONY: all guest setup lab-run kernel check check-full bench clean
+.PHONY: all guest setup lab-run lab-bisect kernel check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -76,6 +76,14 @@ lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab run $(RUN_ARGS)
+
+# Find the commit of KSRC between GOOD and BAD that breaks TEST (docs/bisect.md).
+RECIPE ?= stock
+lab-bisect: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
+	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
+		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock
