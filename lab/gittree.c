@@ -41,6 +41,9 @@ static int git(struct tree *t, const char *what, const char **args, struct error
 	strvec_push(&argv, "git");
 	strvec_push(&argv, "-C");
 	strvec_push(&argv, t->dir);
+	/* A fresh tree of 90k loose objects would start a background gc: not for a scratch tree. */
+	strvec_push(&argv, "-c");
+	strvec_push(&argv, "gc.auto=0");
 	for (int i = 0; args[i]; i++)
 		strvec_push(&argv, args[i]);
 	rc = proc_run_logged(what, strvec_argv(&argv), NULL, strvec_argv(&t->env), t->log, err);
