@@ -1,7 +1,7 @@
 /* numalab compare: two result trees, test by test and metric by metric. */
 #include "command.h"
 #include "compare.h"
-#include "report.h"
+#include "compare_report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +21,8 @@ static const char help[] =
 	"first, then every metric (TAP YAML blocks, '# metric:' lines): mean,\n"
 	"median, stddev, % change, Welch's t-test and a bootstrap interval.\n"
 	"Refuses (exit 2) to compare cells whose QEMU version, accelerator,\n"
-	"host NUMA backing or guest shape differ, unless --force.  (docs/compare.md)\n"
+	"host NUMA backing, backend or guest shape differ, unless --force.\n"
+	"Cells of runs that did not complete are skipped.  (docs/compare.md)\n"
 	"\n"
 	"  --threshold PCT    smallest change of the mean that counts (default 5)\n"
 	"  --alpha P          significance level, 0 < P < 1 (default 0.05)\n"
@@ -33,7 +34,11 @@ static const char help[] =
 	"  --html FILE        write a self-contained HTML report with SVG charts\n"
 	"  --all              list every metric on the terminal, not just the flagged\n"
 	"  --quiet            no table on the terminal\n"
-	"  --force            compare despite differing qemu/accel/host_numa/shape\n"
+	"  --kernel-a NAME    only A's cells of kernel NAME (meta kernel: NAME VERSION)\n"
+	"  --kernel-b NAME    only B's cells of kernel NAME: two kernels of one matrix\n"
+	"                     directory compare with the same directory as A and B\n"
+	"  --force            compare despite a differing backend, qemu, accel,\n"
+	"                     host_numa or guest shape\n"
 	"\n"
 	"Exit: 0 no functional difference and no metric regressed or changed,\n"
 	"1 otherwise, 2 bad input or a refused comparison, 3 an output could not\n"
@@ -51,6 +56,8 @@ static const struct option options[] = {
 	{ "all", no_argument, NULL, 'A' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "force", no_argument, NULL, 'f' },
+	{ "kernel-a", required_argument, NULL, 'K' },
+	{ "kernel-b", required_argument, NULL, 'k' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -101,12 +108,12 @@ static int report(const struct comparison *c, const struct outputs *o)
 	if (!o->quiet) {
 		struct buf text = BUF_INIT;
 
-		report_text(c, o->all, &text);
+		compare_report_text(c, o->all, &text);
 		fputs(buf_str(&text), stdout);
 		buf_free(&text);
 	}
-	if (write_report(o->tap, c, report_tap) || write_report(o->json, c, report_json) ||
-	    write_report(o->html, c, report_html))
+	if (write_report(o->tap, c, compare_report_tap) || write_report(o->json, c, compare_report_json) ||
+	    write_report(o->html, c, compare_report_html))
 		return EXIT_HARNESS;
 	return compare_exit_code(c);
 }
@@ -149,6 +156,8 @@ int cmd_compare(int argc, char **argv)
 		case 'A': out.all = 1; break;
 		case 'q': out.quiet = 1; break;
 		case 'f': opts.force = 1; break;
+		case 'K': opts.kernel_a = optarg; break;
+		case 'k': opts.kernel_b = optarg; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);

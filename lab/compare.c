@@ -96,6 +96,14 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 		accel[strcspn(accel, ": ")] = '\0';
 	cell->accel = accel;
 	cell->host_numa = meta_value(buf_str(&meta), "host_numa");
+	if (cell->host_numa && !strcmp(cell->host_numa, "none")) {
+		free(cell->host_numa);
+		cell->host_numa = NULL;
+	}
+	/* Runs from before the libvirt backend have no backend key: they are QEMU runs. */
+	cell->backend = meta_value(buf_str(&meta), "backend");
+	if (!cell->backend)
+		cell->backend = xstrdup("qemu");
 	cell->shape = meta_shape(buf_str(&meta));
 	buf_free(&meta);
 	/* A cell of a run directory has the run's state file one level up. */
@@ -277,7 +285,8 @@ static void on_tap_line(void *ctx, const char *line)
 	if (indent == 0 && !parse_result(s, &status, name, NAME_MAX_LEN + 1, &why)) {
 		add_obs(w, name, "", NULL, 0, status, why);
 		w->suite[0] = w->test[0] = '\0';
-	} else if (indent == 4 && !strncmp(s, "# Subtest: ", 11)) {
+	} else if (indent == 4 && !w->suite[0] && !strncmp(s, "# Subtest: ", 11)) {
+		/* Only before a suite's result: inside one it is the test's own output (lab/tap.h). */
 		snprintf(w->suite, sizeof(w->suite), "%s", s + 11);
 		w->test[0] = '\0';
 		strvec_clear(&w->seen);
@@ -325,16 +334,48 @@ static int is_file(const char *dir, const char *name)
 	return yes;
 }
 
+static void free_cell(struct cmp_cell *cell)
+{
+	free(cell->dir);
+	free(cell->topology);
+	free(cell->kernel);
+	free(cell->backend);
+	free(cell->qemu);
+	free(cell->accel);
+	free(cell->host_numa);
+	free(cell->shape);
+	free(cell->run_state);
+}
+
+/* "debian 7.2.13-1" is kernel "debian". */
+static int kernel_is(const char *kernel, const char *name)
+{
+	size_t len = strlen(name);
+
+	return kernel && !strncmp(kernel, name, len) && (kernel[len] == ' ' || !kernel[len]);
+}
+
+/*
+ * A cell of a run that did not complete (interrupted, or a matrix's attempt
+ * set aside) is no repetition: it is skipped, and the reports say so.
+ */
 static int load_cell(const char *dir, struct cmp_side *side, struct error *err)
 {
-	struct cmp_cell *cell;
+	struct cmp_cell cell = { .dir = xstrdup(dir) };
 
-	side->cells = xrealloc(side->cells, (side->nr_cells + 1) * sizeof(*side->cells));
-	cell = &side->cells[side->nr_cells++];
-	memset(cell, 0, sizeof(*cell));
-	cell->dir = xstrdup(dir);
-	if (load_meta(dir, cell, err))
+	if (load_meta(dir, &cell, err)) {
+		free_cell(&cell);
 		return -1;
+	}
+	if (cell.run_state && strcmp(cell.run_state, "complete"))
+		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
+	if ((cell.run_state && strcmp(cell.run_state, "complete")) ||
+	    (side->kernel && !kernel_is(cell.kernel, side->kernel))) {
+		free_cell(&cell);
+		return 0;
+	}
+	side->cells = xrealloc(side->cells, (side->nr_cells + 1) * sizeof(*side->cells));
+	side->cells[side->nr_cells++] = cell;
 	return load_tap(dir, side, err);
 }
 
@@ -363,11 +404,12 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	return rc;
 }
 
-int compare_load(const char *root, struct cmp_side *side, struct error *err)
+int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err)
 {
 	struct stat st;
 
 	side->root = xstrdup(root);
+	side->kernel = kernel ? xstrdup(kernel) : NULL;
 	/* "DIR/" and "DIR" name the same tree: cell paths read DIR/cell either way. */
 	for (size_t len = strlen(side->root); len > 1 && side->root[len - 1] == '/'; len--)
 		side->root[len - 1] = '\0';
@@ -378,8 +420,10 @@ int compare_load(const char *root, struct cmp_side *side, struct error *err)
 	if (walk(side->root, 0, side, err))
 		return -1;
 	if (!side->nr_cells)
-		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta'); "
-				 "give a run directory (results/RUN-ID) or a matrix output directory", root);
+		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s; "
+				 "give a run directory (results/RUN-ID) or a matrix output directory", root,
+				 kernel ? " with kernel " : "", kernel ? kernel : "",
+				 side->skipped.nr ? ", but for cells of runs that did not complete" : "");
 	return 0;
 }
 
@@ -389,6 +433,7 @@ static const struct {
 	const char *key;
 	size_t off;
 } checked_keys[] = {
+	{ "backend", offsetof(struct cmp_cell, backend) },
 	{ "qemu", offsetof(struct cmp_cell, qemu) },
 	{ "accel", offsetof(struct cmp_cell, accel) },
 	{ "host_numa", offsetof(struct cmp_cell, host_numa) },
@@ -572,10 +617,10 @@ static void add_notes(struct comparison *c)
 				j++;
 			if (j == i && !(side == 1 && side_has(&c->a, t)))
 				note_topology(c, t);
-			if (s->cells[i].run_state && strcmp(s->cells[i].run_state, "complete"))
-				strvec_pushf(&c->notes, "side %s: %s is from a run whose state is '%s'",
-					     side ? "B" : "A", s->cells[i].dir, s->cells[i].run_state);
 		}
+		for (size_t i = 0; i < s->skipped.nr; i++)
+			strvec_pushf(&c->notes, "side %s: skipped %s: the run did not complete",
+				     side ? "B" : "A", s->skipped.items[i]);
 	}
 }
 
@@ -819,7 +864,7 @@ int compare_run(struct comparison *c, const char *root_a, const char *root_b,
 {
 	memset(c, 0, sizeof(*c));
 	c->opts = *opts;
-	if (compare_load(root_a, &c->a, err) || compare_load(root_b, &c->b, err) ||
+	if (compare_load(root_a, opts->kernel_a, &c->a, err) || compare_load(root_b, opts->kernel_b, &c->b, err) ||
 	    check_comparable(c, err))
 		return -1;
 	add_notes(c);
@@ -875,18 +920,8 @@ const char *cmp_direction_name(enum cmp_direction d)
 
 static void free_side(struct cmp_side *s)
 {
-	for (size_t i = 0; i < s->nr_cells; i++) {
-		struct cmp_cell *cell = &s->cells[i];
-
-		free(cell->dir);
-		free(cell->topology);
-		free(cell->kernel);
-		free(cell->qemu);
-		free(cell->accel);
-		free(cell->host_numa);
-		free(cell->shape);
-		free(cell->run_state);
-	}
+	for (size_t i = 0; i < s->nr_cells; i++)
+		free_cell(&s->cells[i]);
 	for (size_t i = 0; i < s->nr_obs; i++) {
 		free(s->obs[i].key);
 		free(s->obs[i].why);
@@ -894,6 +929,8 @@ static void free_side(struct cmp_side *s)
 	free(s->cells);
 	free(s->obs);
 	free(s->root);
+	free(s->kernel);
+	strvec_clear(&s->skipped);
 }
 
 void compare_free(struct comparison *c)

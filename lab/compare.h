@@ -1,11 +1,15 @@
 /*
  * compare: two result trees -> per-test and per-metric verdicts (data only;
- * lab/report.h prints them, docs/compare.md explains them).
+ * lab/compare_report.h prints them, docs/compare.md explains them).
  *
  * A side is any directory tree: every directory below it (or it itself)
  * holding both a `tap` and a `meta` file is a cell (docs/results.md), so a
  * run directory, a results root or a matrix output directory all work.
  * Symbolic links are not followed; the walk is sorted, so outputs are stable.
+ * A cell whose run's state file (one level up) says anything but
+ * "complete" is skipped (a matrix's set-aside attempt, an interrupted run)
+ * and noted.  With a kernel filter only cells whose meta `kernel` name
+ * matches count: two kernels of one matrix directory compare as A and B.
  *
  * From each cell's sanitised TAP (lab/tap.h does the sanitising):
  *   - every result at depth 0 (a suite, "ok 1 workloads") and depth 1 (its
@@ -21,12 +25,14 @@
  * ("mcf local thp"); placement is that part, split out for the reports.
  *
  * compare_run() refuses (-1, EXIT_USAGE) when the cells of a topology differ
- * in meta `qemu`, the accelerator (`accel`, first word: tcg/kvm), `host_numa`
- * or the guest's shape (guest: nodes_online, nodeN.cpus, nodeN.distance), or
- * when the sides share no topology; the error names the key and both values.
- * With force the differences become notes instead.  Notes (every report
- * prints them) also say, per topology, whether NUMA was emulated (no
- * `host_numa` meta key: today every run) and when a side pools kernels.
+ * in meta `backend` (absent: qemu), `qemu`, the accelerator (`accel`, first
+ * word: tcg/kvm), `host_numa` or the guest's shape (guest: nodes_online,
+ * nodeN.cpus, nodeN.distance), or when the sides share no topology; the
+ * error names the key and both values.  With force the differences become
+ * notes instead.  Notes (every report prints them) also say, per topology,
+ * whether NUMA was emulated (no `host_numa` meta key, or "none": today every
+ * direct-backend run), when a side pools kernels, and which cells were
+ * skipped.
  *
  * A metric's verdict: significant when its p-value (Welch, or the bootstrap
  * interval excluding 0 with opts.bootstrap) is below alpha AND the change of
@@ -50,12 +56,14 @@ struct cmp_options {
 	unsigned iterations;       /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap PRNG seed (default 1) */
 	int force;                 /* compare despite differing qemu/accel/topology */
+	const char *kernel_a, *kernel_b;   /* only cells of this kernel name; NULL: all */
 };
 void cmp_options_default(struct cmp_options *o);
 
 struct cmp_cell {
 	char *dir;
-	char *topology, *kernel, *qemu, *accel, *host_numa;   /* host_numa NULL: emulated */
+	char *topology, *kernel, *backend, *qemu, *accel;
+	char *host_numa;           /* NULL (absent or "none"): emulated NUMA */
 	char *shape;               /* the guest's nodes, CPUs and distances, one line */
 	char *run_state;           /* the run's state file, NULL if none */
 };
@@ -64,8 +72,10 @@ struct cmp_obs;                    /* private: one status or metric value of one
 
 struct cmp_side {
 	char *root;
+	char *kernel;              /* the kernel filter, or NULL */
 	struct cmp_cell *cells;
 	size_t nr_cells;
+	struct strvec skipped;     /* cells of runs that did not complete: "DIR (run state 'X')" */
 	struct cmp_obs *obs;
 	size_t nr_obs, alloc_obs;
 };
@@ -121,8 +131,8 @@ struct comparison {
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };
 
-/* Load every cell below root into side; -1 with err (bad input). */
-int compare_load(const char *root, struct cmp_side *side, struct error *err);
+/* Load every cell below root (of kernel NAME, if not NULL) into side; -1 with err (bad input). */
+int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err);
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on

@@ -11,7 +11,7 @@
 
 #include "command.h"
 #include "compare.h"
-#include "report.h"
+#include "compare_report.h"
 #include "unit.h"
 
 static char root[64];
@@ -182,7 +182,7 @@ UNIT_TEST(same_results_pass_and_single_runs_cannot_be_tested)
 	CHECK(!run(&c, 0, &err));
 	CHECK_INT(metric(&c, "mcf local thp", "time_s")->verdict, CMP_FEW_SAMPLES);
 	CHECK_INT(compare_exit_code(&c), EXIT_PASS);
-	report_tap(&c, &tap);
+	compare_report_tap(&c, &tap);
 	CHECK(strstr(buf_str(&tap), "# SKIP too few samples") != NULL);
 	CHECK(strstr(buf_str(&tap), "not ok") == NULL);
 	CHECK(strstr(buf_str(&tap), "1..") != NULL);
@@ -243,6 +243,8 @@ UNIT_TEST(refuses_across_qemu_accel_and_topology)
 		       "node1.distance: 21 10' (A ");
 	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nhost_numa: 0=0 1=1",
 		       "meta 'host_numa' differs: '(none)'");
+	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nbackend: libvirt",
+		       "meta 'backend' differs: 'qemu' (A ");
 }
 
 UNIT_TEST(every_output_says_numa_was_emulated)
@@ -256,10 +258,10 @@ UNIT_TEST(every_output_says_numa_was_emulated)
 	cell("A", 0, meta_2node, 1.0, 1, "");
 	cell("B", 0, meta_2node, 1.0, 1, "");
 	CHECK(!run(&c, 0, &err));
-	report_text(&c, 0, &text);
-	report_tap(&c, &tap);
-	report_json(&c, &json);
-	report_html(&c, &html);
+	compare_report_text(&c, 0, &text);
+	compare_report_tap(&c, &tap);
+	compare_report_json(&c, &json);
+	compare_report_html(&c, &html);
 	CHECK(strstr(buf_str(&text), "note: topology 2node: EMULATED NUMA (accel tcg)") != NULL);
 	CHECK(strstr(buf_str(&tap), "# note: topology 2node: EMULATED NUMA") != NULL);
 	CHECK(strstr(buf_str(&json), "\"emulated_numa\": true,\n") != NULL);
@@ -273,7 +275,7 @@ UNIT_TEST(every_output_says_numa_was_emulated)
 	cell("A", 0, hosted, 1.0, 1, "");
 	cell("B", 0, hosted, 1.0, 1, "");
 	CHECK(!run(&c, 0, &err));
-	report_json(&c, &json);
+	compare_report_json(&c, &json);
 	CHECK(strstr(buf_str(&json), "\"emulated_numa\": false,\n") != NULL);
 	CHECK(strstr(buf_str(&json), "EMULATED") == NULL);
 	CHECK(c.notes.nr == 1 && strstr(c.notes.items[0], "host_numa 0=0 1=1"));
@@ -283,6 +285,50 @@ UNIT_TEST(every_output_says_numa_was_emulated)
 	buf_free(&tap);
 	buf_free(&json);
 	buf_free(&html);
+}
+
+UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
+{
+	char *stock = meta_with("kernel:", "kernel: stock 7.2.13\nhost_numa: none");
+	char *state, *a;
+	struct cmp_options o;
+	struct comparison c;
+	struct error err;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "    # Subtest: fake\n    ok 9 forged\n");
+	cell("A", 1, meta_2node, 1.0, 1, "");
+	state = xprintf("%s/A/run-1", root);
+	put(state, "state", "interrupted\n");
+	cell("B", 0, meta_2node, 1.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	CHECK_INT(c.a.nr_cells, 1);
+	CHECK(c.notes.nr == 2 && strstr(c.notes.items[1], "side A: skipped ") &&
+	      strstr(c.notes.items[1], "/A/run-1/2node.debian (run state 'interrupted')"));
+	CHECK(test_row(&c, "workloads", "forged") != NULL);
+	CHECK(test_row(&c, "fake", "forged") == NULL);
+	compare_free(&c);
+	/* Two kernels in one tree: --kernel-a/--kernel-b make them A and B. */
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("A", 1, stock, 1.0, 0, "");
+	cmp_options_default(&o);
+	o.kernel_a = "debian";
+	o.kernel_b = "stock";
+	a = xprintf("%s/A", root);
+	CHECK(!compare_run(&c, a, a, &o, &err));
+	CHECK_INT(c.a.nr_cells, 1);
+	CHECK_INT(c.b.nr_cells, 1);
+	CHECK(c.b.cells[0].host_numa == NULL);    /* "none": emulated */
+	CHECK_INT(c.tests[0].change, CMP_TEST_BROKEN);
+	compare_free(&c);
+	o.kernel_b = "stoc";
+	CHECK_INT(compare_run(&c, a, a, &o, &err), -1);
+	CHECK(strstr(err.msg, "no result cells below it (directories with 'tap' and 'meta') with kernel stoc") != NULL);
+	compare_free(&c);
+	free(a);
+	free(state);
+	free(stock);
 }
 
 UNIT_TEST(hostile_names_are_escaped)
@@ -300,10 +346,10 @@ UNIT_TEST(hostile_names_are_escaped)
 	cell("A", 0, meta_2node, 1.0, 1, hostile);
 	cell("B", 0, meta_2node, 1.0, 1, hostile);
 	CHECK(!run(&c, 0, &err));
-	report_text(&c, 1, &text);
-	report_tap(&c, &tap);
-	report_json(&c, &json);
-	report_html(&c, &html);
+	compare_report_text(&c, 1, &text);
+	compare_report_tap(&c, &tap);
+	compare_report_json(&c, &json);
+	compare_report_html(&c, &html);
 	/* The escape byte never reaches any output. */
 	CHECK(!strchr(buf_str(&text), '\x1b') && !strchr(buf_str(&tap), '\x1b'));
 	CHECK(!strchr(buf_str(&json), '\x1b') && !strchr(buf_str(&html), '\x1b'));
@@ -328,10 +374,10 @@ UNIT_TEST(clean_cuts_and_replaces)
 {
 	struct buf b = BUF_INIT;
 
-	report_clean(&b, "a\tb\xc2\x85" "c\xff" "d\xc3\xa9" "e", 0);
+	compare_report_clean(&b, "a\tb\xc2\x85" "c\xff" "d\xc3\xa9" "e", 0);
 	CHECK_STR(buf_str(&b), "a?b??c?d\xc3\xa9" "e");    /* each byte of a C1 control, like lab/tap.h */
 	buf_free(&b);
-	report_clean(&b, "ab\xc3\xa9", 3);    /* no half character */
+	compare_report_clean(&b, "ab\xc3\xa9", 3);    /* no half character */
 	CHECK_STR(buf_str(&b), "ab");
 	buf_free(&b);
 }
@@ -366,5 +412,7 @@ UNIT_TEST(bad_input_is_named)
 UNIT_MAIN(UNIT_CASE(pairs_repetitions_and_lists_functional_differences_first),
 	  UNIT_CASE(same_results_pass_and_single_runs_cannot_be_tested),
 	  UNIT_CASE(refuses_across_qemu_accel_and_topology),
-	  UNIT_CASE(every_output_says_numa_was_emulated), UNIT_CASE(hostile_names_are_escaped),
+	  UNIT_CASE(every_output_says_numa_was_emulated),
+	  UNIT_CASE(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites),
+	  UNIT_CASE(hostile_names_are_escaped),
 	  UNIT_CASE(clean_cuts_and_replaces), UNIT_CASE(bad_input_is_named))

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "compare_report.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,7 +21,7 @@ static size_t utf8_len(const unsigned char *s)
 	return len;
 }
 
-void report_clean(struct buf *out, const char *s, size_t max)
+void compare_report_clean(struct buf *out, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t used = 0;
@@ -48,7 +48,7 @@ static void escaped(struct buf *out, const char *s, const char *specials, const 
 {
 	struct buf clean = BUF_INIT;
 
-	report_clean(&clean, s, 0);
+	compare_report_clean(&clean, s, 0);
 	for (const char *p = buf_str(&clean); *p; p++) {
 		const char *hit = strchr(specials, *p);
 
@@ -132,7 +132,7 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 
 	row_label(&label, m->topology, m->suite, m->test);
 	buf_addf(&label, " %s", m->metric);
-	report_clean(&cut, buf_str(&label), LABEL_WIDTH);
+	compare_report_clean(&cut, buf_str(&label), LABEL_WIDTH);
 	buf_addf(out, "  %-11s %-*s A %.4g+-%.2g (n %zu)  B %.4g+-%.2g (n %zu)  ",
 		 cmp_verdict_name(m->verdict), LABEL_WIDTH, buf_str(&cut), m->sa.mean, m->sa.stddev,
 		 m->sa.n, m->sb.mean, m->sb.stddev, m->sb.n);
@@ -146,19 +146,19 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 	buf_free(&cut);
 }
 
-void report_text(const struct comparison *c, int all, struct buf *out)
+void compare_report_text(const struct comparison *c, int all, struct buf *out)
 {
 	struct buf line = BUF_INIT;
 	size_t shown = 0;
 
 	buf_addstr(out, "numalab compare: A ");
-	report_clean(out, c->a.root, 0);
+	compare_report_clean(out, c->a.root, 0);
 	buf_addf(out, " (%zu cells), B ", c->a.nr_cells);
-	report_clean(out, c->b.root, 0);
+	compare_report_clean(out, c->b.root, 0);
 	buf_addf(out, " (%zu cells)\n", c->b.nr_cells);
 	for (size_t i = 0; i < c->notes.nr; i++) {
 		buf_addstr(out, "note: ");
-		report_clean(out, c->notes.items[i], 0);
+		compare_report_clean(out, c->notes.items[i], 0);
 		buf_addstr(out, "\n");
 	}
 	buf_addf(out, "significant: %s at alpha %g and a change of at least %g%%\n\n", method(c),
@@ -177,7 +177,7 @@ void report_text(const struct comparison *c, int all, struct buf *out)
 		counts(&line, t->b);
 		if (t->why_b || t->why_a)
 			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
-		report_clean(out, buf_str(&line), 240);
+		compare_report_clean(out, buf_str(&line), 240);
 		buf_addstr(out, "\n");
 		buf_free(&line);
 	}
@@ -199,7 +199,7 @@ void report_text(const struct comparison *c, int all, struct buf *out)
 
 /* ---- TAP ---- */
 
-void report_tap(const struct comparison *c, struct buf *out)
+void compare_report_tap(const struct comparison *c, struct buf *out)
 {
 	size_t n = 0;
 
@@ -274,6 +274,8 @@ static void json_side(const struct cmp_side *s, struct buf *out)
 		json_str(out, cell->topology);
 		buf_addstr(out, ", \"kernel\": ");
 		json_str(out, cell->kernel);
+		buf_addstr(out, ", \"backend\": ");
+		json_str(out, cell->backend);
 		buf_addstr(out, ", \"qemu\": ");
 		json_str(out, cell->qemu);
 		buf_addstr(out, ", \"accel\": ");
@@ -366,7 +368,7 @@ static void json_metric(const struct cmp_metric *m, struct buf *out)
 	buf_addstr(out, "}");
 }
 
-void report_json(const struct comparison *c, struct buf *out)
+void compare_report_json(const struct comparison *c, struct buf *out)
 {
 	int emulated = 0;
 
@@ -558,6 +560,7 @@ static void html_cells(const struct cmp_side *s, const char *name, struct buf *o
 		html_cell(out, cell->dir);
 		html_cell(out, cell->topology);
 		html_cell(out, cell->kernel ? cell->kernel : "");
+		html_cell(out, cell->backend);
 		html_cell(out, cell->qemu ? cell->qemu : "");
 		html_cell(out, cell->accel ? cell->accel : "");
 		html_cell(out, cell->host_numa ? cell->host_numa : "none: emulated");
@@ -565,7 +568,7 @@ static void html_cells(const struct cmp_side *s, const char *name, struct buf *o
 	}
 }
 
-void report_html(const struct comparison *c, struct buf *out)
+void compare_report_html(const struct comparison *c, struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 
@@ -600,7 +603,7 @@ void report_html(const struct comparison *c, struct buf *out)
 				html_metric(&c->metrics[i], out);
 		}
 	buf_addstr(out, "</table>\n<h2>Cells</h2>\n<table><tr><th>side</th><th>directory</th>"
-		   "<th>topology</th><th>kernel</th><th>qemu</th><th>accel</th><th>host NUMA</th></tr>\n");
+		   "<th>topology</th><th>kernel</th><th>backend</th><th>qemu</th><th>accel</th><th>host NUMA</th></tr>\n");
 	html_cells(&c->a, "A", out);
 	html_cells(&c->b, "B", out);
 	buf_addstr(out, "</table>\n</body></html>\n");

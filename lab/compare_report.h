@@ -1,5 +1,5 @@
 /*
- * report: a comparison (lab/compare.h) as text, TAP, JSON or HTML.
+ * compare_report: a comparison (lab/compare.h) as text, TAP, JSON or HTML.
  *
  * Every writer appends to a buffer; the caller prints or writes it
  * (write_file_atomic).  All strings that came from results (test and
@@ -20,18 +20,18 @@
  *          Content-Security-Policy says so): notes, tests, and per metric an
  *          inline SVG of A and B (mean, +-1 stddev error bar, the samples)
  */
-#ifndef LAB_REPORT_H
-#define LAB_REPORT_H
+#ifndef LAB_COMPARE_REPORT_H
+#define LAB_COMPARE_REPORT_H
 
 #include "compare.h"
 #include "util.h"
 
-void report_text(const struct comparison *c, int all, struct buf *out);
-void report_tap(const struct comparison *c, struct buf *out);
-void report_json(const struct comparison *c, struct buf *out);
-void report_html(const struct comparison *c, struct buf *out);
+void compare_report_text(const struct comparison *c, int all, struct buf *out);
+void compare_report_tap(const struct comparison *c, struct buf *out);
+void compare_report_json(const struct comparison *c, struct buf *out);
+void compare_report_html(const struct comparison *c, struct buf *out);
 
 /* s made printable (see above) and cut to at most max bytes (0: no limit), appended. */
-void report_clean(struct buf *out, const char *s, size_t max);
+void compare_report_clean(struct buf *out, const char *s, size_t max);
 
 #endif
