@@ -255,7 +255,7 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 static void json_num(struct buf *out, double v)
 {
 	if (isfinite(v))
-		buf_addf(out, "%.17g", v);
+		buf_addf(out, "%.15g", v);
 	else
 		buf_addstr(out, "null");
 }
