@@ -20,7 +20,6 @@ struct cmp_obs {
 	double value;
 	enum cmp_status status;
 	char *why;
-	size_t cell;
 };
 
 void cmp_options_default(struct cmp_options *o)
@@ -120,7 +119,6 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 
 struct tap_walk {
 	struct cmp_side *side;
-	size_t cell;
 	const char *topology;
 	char suite[NAME_MAX_LEN + 1];
 	char test[NAME_MAX_LEN + 16];     /* the last depth-1 result, "" none */
@@ -165,7 +163,6 @@ static void add_obs(struct tap_walk *w, const char *suite, const char *test, con
 	o->value = value;
 	o->status = status;
 	o->why = why && *why ? xstrdup(why) : NULL;
-	o->cell = w->cell;
 }
 
 /* A finite number making up all of s (trailing blanks allowed). */
@@ -302,14 +299,13 @@ static void on_tap_line(void *ctx, const char *line)
 static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 {
 	struct tap_parser *p = xmalloc(sizeof(*p));
-	struct tap_walk w = { .side = side, .cell = side->nr_cells - 1 };
+	struct tap_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
 	struct buf tap = BUF_INIT;
 	char *path = xprintf("%s/tap", dir);
 	int rc = read_file(path, &tap, err);
 
 	free(path);
 	if (!rc) {
-		w.topology = side->cells[w.cell].topology;
 		tap_init(p);
 		p->on_line = on_tap_line;
 		p->ctx = &w;
