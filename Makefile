@@ -13,6 +13,10 @@ LAB_SRC  = $(wildcard lab/*.c)
 LAB_HDR  = $(wildcard lab/*.h)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
+# lab/stats.c needs libm: among the objects, the library file reaches every host link line.
+LIBM := $(shell $(CC) -print-file-name=libm.so)
+LAB_OBJ += $(LIBM)
+LAB_SAN_OBJ += $(LIBM)
 
 # Guest side: a static /init and one static binary per test directory, for
 # the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).
@@ -41,6 +45,8 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
 .PHONY: all guest setup lab-run lab-bisect kernel check check-full bench clean
+
+.PHONY: lab-compare
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -84,6 +90,9 @@ lab-bisect: numalab
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
 		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
+# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
+lab-compare: numalab
+	./numalab compare $(COMPARE_ARGS) $(A) $(B)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock

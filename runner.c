@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "kernel", "build a kernel from a recipe, or show its build key", cmd_kernel },
 	{ "bisect", "find the kernel commit that broke a test (git bisect)", cmd_bisect },
 	{ "bisect-run", "one `git bisect run` step: build HEAD, boot, test, verdict", cmd_bisect_run },
+	{ "compare", "compare two result directories: functional changes, metrics, significance", cmd_compare },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
 	{ "toolroot-exec", NULL, toolroot_exec_main },
 };
