@@ -83,13 +83,16 @@ lab-run: numalab
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab run $(RUN_ARGS)
 
-# Find the commit of KSRC between GOOD and BAD that breaks TEST (docs/bisect.md).
+# Find the commit of KSRC between GOOD and BAD that breaks TEST, or (METRIC=,
+# THRESHOLD=, REPEAT=) that regresses a metric of it (docs/bisect.md).
 RECIPE ?= stock
 lab-bisect: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
-		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT))
+		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
+		$(if $(METRIC),--metric "$(METRIC)") $(if $(REPEAT),--repeat $(REPEAT)) \
+		$(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(ALPHA),--alpha $(ALPHA))
 # Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
 lab-compare: numalab
 	./numalab compare $(COMPARE_ARGS) $(A) $(B)

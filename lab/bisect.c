@@ -153,6 +153,62 @@ enum bisect_verdict bisect_verdict(const struct bisect_test *t, const char *tap,
 	return v;
 }
 
+static int metric_matches(const struct cmp_metric *m, const char *metric)
+{
+	const char *colon = strrchr(metric, ':');
+
+	if (!colon)
+		return !strcmp(m->metric, metric);
+	return !strcmp(m->metric, colon + 1) && strlen(m->test) == (size_t)(colon - metric) &&
+	       !strncmp(m->test, metric, colon - metric);
+}
+
+static void describe_metric(const struct cmp_metric *m, char *why, size_t cap)
+{
+	snprintf(why, cap, "%s%s%s: %s, %+.1f%% (mean %.4g -> %.4g, n %zu/%zu, p %.3g)", m->test,
+		 m->test[0] ? " " : "", m->metric, cmp_verdict_name(m->verdict), m->change_pct,
+		 m->sa.mean, m->sb.mean, m->sa.n, m->sb.n, m->p);
+}
+
+static enum bisect_verdict metric_row_verdict(const struct cmp_metric *m)
+{
+	if (m->verdict == CMP_REGRESSED || m->verdict == CMP_CHANGED)
+		return BISECT_BAD;
+	if (m->verdict == CMP_SAME || m->verdict == CMP_IMPROVED)
+		return BISECT_GOOD;
+	return BISECT_SKIP;
+}
+
+/* Of two rows' verdicts the worse decides: bad, then skip, then good. */
+static int worse(enum bisect_verdict v, enum bisect_verdict than)
+{
+	static const int rank[] = { [BISECT_GOOD] = 0, [BISECT_SKIP] = 1, [BISECT_BAD] = 2 };
+
+	return rank[v] > rank[than];
+}
+
+enum bisect_verdict bisect_metric_verdict(const struct comparison *c, const char *metric,
+					  char *why, size_t cap)
+{
+	const struct cmp_metric *decisive = NULL;
+	enum bisect_verdict v = BISECT_GOOD;
+
+	for (size_t i = 0; i < c->nr_metrics; i++) {
+		const struct cmp_metric *m = &c->metrics[i];
+
+		if (!metric_matches(m, metric))
+			continue;
+		if (!decisive || worse(metric_row_verdict(m), v)) {
+			decisive = m;
+			v = metric_row_verdict(m);
+		}
+	}
+	if (!decisive)
+		return snprintf(why, cap, "no metric '%s' in the runs", metric), BISECT_ABORT;
+	describe_metric(decisive, why, cap);
+	return v;
+}
+
 const char *bisect_verdict_name(enum bisect_verdict v)
 {
 	switch (v) {

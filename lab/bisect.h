@@ -16,11 +16,18 @@
  *
  * The test is SUITE (a guest test, e.g. mempolicy) or SUITE:PREFIX, which
  * narrows it to the suite's subtests whose names start with PREFIX.
+ *
+ * For a performance regression the step runs the suite several times and
+ * compares one metric with the good commit's runs, by the statistics of
+ * `numalab compare` (lab/compare.h): bad when it regressed (or, for a metric
+ * without a better direction, changed) significantly and beyond the
+ * threshold.
  */
 #ifndef LAB_BISECT_H
 #define LAB_BISECT_H
 
 #include <stddef.h>
+#include "compare.h"
 #include "tap.h"
 #include "util.h"
 
@@ -45,6 +52,16 @@ int bisect_test_parse(const char *spec, struct bisect_test *t);
  */
 enum bisect_verdict bisect_verdict(const struct bisect_test *t, const char *tap, size_t len,
 				   int run_rc, char *why, size_t cap);
+
+/*
+ * The verdict on metric in c (A: the good commit's runs, B: this commit's).
+ * metric is NAME (any test of the suite) or "TEST:NAME"; every matching row
+ * must agree: one regressed row makes the commit bad.  No row with that name
+ * on either side aborts (the request is wrong); a row only on A (this commit
+ * did not produce it) or with too few samples skips.
+ */
+enum bisect_verdict bisect_metric_verdict(const struct comparison *c, const char *metric,
+					  char *why, size_t cap);
 
 const char *bisect_verdict_name(enum bisect_verdict v);
 

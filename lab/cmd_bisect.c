@@ -21,12 +21,18 @@
 static const char help[] =
 	"usage: numalab bisect --ksrc DIR --good REV --bad REV --topo NAME --test SPEC\n"
 	"                      [--recipe NAME] [--timeout S] [--out DIR]\n"
+	"                      [--metric [TEST:]NAME [--repeat N] [--threshold P] [--alpha A]]\n"
 	"\n"
 	"Bisect the kernel git tree DIR between GOOD and BAD: each step builds the\n"
 	"commit with the recipe's config (incrementally), boots the topology and runs\n"
 	"the test (SUITE or SUITE:PREFIX, see `numalab bisect-run --help`).  Steps,\n"
 	"their runs and bisect.log (each verdict and why, kernel builds counted) go\n"
-	"to OUT/bisect-<id>/.  The tree is `git bisect reset` at the end.\n"
+	"to OUT/<run-id>/.  The tree is `git bisect reset` at the end.\n"
+	"\n"
+	"With --metric, a performance regression: GOOD is built and run --repeat\n"
+	"times first (the baseline); each step runs as often and is bad when the\n"
+	"metric regressed by at least --threshold percent (default 5) at\n"
+	"significance --alpha (default 0.05), as `numalab compare` decides.\n"
 	"\n"
 	"Exit: 0 the first bad commit was found, 1 it could not be narrowed to one\n"
 	"commit, 2 bad request, 3 harness error.\n";
@@ -40,12 +46,17 @@ static const struct option options[] = {
 	{ "recipe", required_argument, NULL, 'r' },
 	{ "timeout", required_argument, NULL, 'o' },
 	{ "out", required_argument, NULL, 'O' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "repeat", required_argument, NULL, 'n' },
+	{ "threshold", required_argument, NULL, 'x' },
+	{ "alpha", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct bisect_opts {
 	const char *good, *bad, *topo, *test, *recipe, *timeout, *out;
+	const char *metric, *repeat, *threshold, *alpha;   /* passed on to bisect-run as given */
 	/* Absolute: git bisect run starts each step in the tree's top directory. */
 	char ksrc[PATH_MAX], topo_path[PATH_MAX], out_abs[PATH_MAX];
 	char dir[4096], log[4200];
@@ -68,29 +79,94 @@ static int git_capture(const char *ksrc, const char **args, char *out, size_t ca
 	return rc;
 }
 
-/* git bisect run with bisect-run as the script; its stdout to git-bisect.log. */
-static int bisect_run(const struct bisect_opts *bo, struct error *err)
+/* bisect-run's command line for this bisect; rev NULL: the step's HEAD. */
+static void step_argv(const struct bisect_opts *bo, const char *record, struct strvec *argv)
 {
-	char *self = xprintf("%s/numalab", lab_root()), *out = xprintf("%s/git-bisect.log", bo->dir);
-	const char *argv[] = { "git", "-C", bo->ksrc, "bisect", "run", self, "bisect-run",
-			       "--ksrc", bo->ksrc, "--topo", bo->topo, "--test", bo->test,
-			       "--recipe", bo->recipe, "--out", bo->dir, "--log", bo->log,
-			       bo->timeout ? "--timeout" : NULL, bo->timeout, NULL };
+	strvec_pushf(argv, "%s/numalab", lab_root());
+	strvec_push(argv, "bisect-run");
+	strvec_push(argv, "--ksrc");
+	strvec_push(argv, bo->ksrc);
+	strvec_push(argv, "--topo");
+	strvec_push(argv, bo->topo);
+	strvec_push(argv, "--test");
+	strvec_push(argv, bo->test);
+	strvec_push(argv, "--recipe");
+	strvec_push(argv, bo->recipe);
+	strvec_push(argv, "--out");
+	strvec_push(argv, bo->dir);
+	strvec_push(argv, "--log");
+	strvec_push(argv, bo->log);
+	if (bo->timeout)
+		strvec_pushf(argv, "--timeout=%s", bo->timeout);
+	if (!bo->metric)
+		return;
+	strvec_pushf(argv, "--metric=%s", bo->metric);
+	if (bo->repeat)
+		strvec_pushf(argv, "--repeat=%s", bo->repeat);
+	if (bo->threshold)
+		strvec_pushf(argv, "--threshold=%s", bo->threshold);
+	if (bo->alpha)
+		strvec_pushf(argv, "--alpha=%s", bo->alpha);
+	if (record) {
+		strvec_pushf(argv, "--record=%s", record);
+		strvec_pushf(argv, "--rev=%s", bo->good);
+	} else {
+		strvec_pushf(argv, "--baseline=%s/baseline", bo->dir);
+	}
+}
+
+/* Run argv with stdout appended to OUT/git-bisect.log, stderr to ours. */
+static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct error *err)
+{
+	char *out = xprintf("%s/git-bisect.log", bo->dir);
 	struct proc p;
-	int rc = -1, fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = -1, fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		error_set(err, "cannot write %s: %s", out, strerror(errno));
 	else {
-		proc_init(&p, argv);
+		proc_init(&p, strvec_argv(argv));
 		p.out = fd;
 		p.err = 2;
 		if (!proc_start(&p, err))
 			rc = proc_wait(&p, err);
 		close(fd);
 	}
-	free(self);
 	free(out);
+	return rc;
+}
+
+/* The metric's baseline: GOOD built and run --repeat times into OUT/baseline. */
+static int record_baseline(const struct bisect_opts *bo, struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	char *dir = xprintf("%s/baseline", bo->dir);
+	int rc;
+
+	step_argv(bo, dir, &argv);
+	rc = run_logged(bo, &argv, err);
+	if (rc > 0)
+		error_set(err, "measuring the baseline at %s failed (bisect-run exited %d); see %s",
+			  bo->good, rc, bo->log);
+	strvec_clear(&argv);
+	free(dir);
+	return rc ? -1 : 0;
+}
+
+/* git bisect run with bisect-run as the script.  Returns its exit code, -1 (err). */
+static int bisect_run(const struct bisect_opts *bo, struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	strvec_push(&argv, "git");
+	strvec_push(&argv, "-C");
+	strvec_push(&argv, bo->ksrc);
+	strvec_push(&argv, "bisect");
+	strvec_push(&argv, "run");
+	step_argv(bo, NULL, &argv);
+	rc = run_logged(bo, &argv, err);
+	strvec_clear(&argv);
 	return rc;
 }
 
@@ -176,7 +252,7 @@ static int bisect(struct bisect_opts *bo)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 		return rc;
 	}
-	rc = bisect_run(bo, &err);
+	rc = bo->metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
 	if (rc < 0)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
@@ -223,6 +299,10 @@ int cmd_bisect(int argc, char **argv)
 		case 'r': bo.recipe = optarg; break;
 		case 'o': bo.timeout = optarg; break;
 		case 'O': bo.out = optarg; break;
+		case 'm': bo.metric = optarg; break;
+		case 'n': bo.repeat = optarg; break;
+		case 'x': bo.threshold = optarg; break;
+		case 'p': bo.alpha = optarg; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);

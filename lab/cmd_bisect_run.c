@@ -28,6 +28,11 @@ static const char help[] =
 	"  128 abort (bad request: unknown test, recipe or topology).\n"
 	"Each step is appended to the log with its verdict and why.\n"
 	"\n"
+	"A performance regression instead: --metric [TEST:]NAME runs the suite\n"
+	"--repeat times and compares the metric with the runs in --baseline DIR\n"
+	"(the good commit's, made by --record DIR) as `numalab compare` does: bad\n"
+	"when it regressed significantly (--alpha) by at least --threshold percent.\n"
+	"\n"
 	"  --ksrc DIR     the kernel git tree being bisected (required)\n"
 	"  --topo NAME    topologies/NAME.topo or a file (required)\n"
 	"  --test SPEC    SUITE or SUITE:PREFIX, e.g. mempolicy:bulk (required)\n"
@@ -36,6 +41,12 @@ static const char help[] =
 	"  --timeout S    whole-VM timeout (default: the topology's)\n"
 	"  --out DIR      results root (default: results)\n"
 	"  --log FILE     the step log (default: OUT/bisect.log)\n"
+	"  --metric M     decide by metric M ([TEST:]NAME) instead of pass/fail\n"
+	"  --baseline DIR the good commit's runs to compare with (--metric)\n"
+	"  --record DIR   only run --repeat times into DIR (the baseline); exit 0\n"
+	"  --repeat N     runs per step with --metric (default 3)\n"
+	"  --threshold P  smallest change that counts, percent (default 5)\n"
+	"  --alpha A      significance level (default 0.05)\n"
 	"\n"
 	"`make lab-bisect` / `numalab bisect` drive it (docs/bisect.md).\n";
 
@@ -48,13 +59,21 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, 'o' },
 	{ "out", required_argument, NULL, 'O' },
 	{ "log", required_argument, NULL, 'l' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "baseline", required_argument, NULL, 'B' },
+	{ "record", required_argument, NULL, 'C' },
+	{ "repeat", required_argument, NULL, 'n' },
+	{ "threshold", required_argument, NULL, 'x' },
+	{ "alpha", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct step_opts {
 	const char *ksrc, *topo, *test, *recipe, *rev, *out, *log;
-	int timeout_s;
+	const char *metric, *baseline, *record;
+	int timeout_s, repeat;
+	double threshold, alpha;
 	struct bisect_test t;
 };
 
@@ -116,14 +135,60 @@ static enum bisect_verdict judge_run(const struct step_opts *so, const struct ru
 	return v;
 }
 
+/* Pass/fail: one run of the suite. */
+static enum bisect_verdict judge_test(const struct step_opts *so, const struct run_opts *o,
+				      struct run_outcome *res, char *why, size_t cap)
+{
+	struct error err;
+	int rc = run_cell(o, res, &err);
+
+	if (rc == EXIT_HARNESS)
+		fprintf(stderr, "numalab bisect-run: %s\n", err.msg);
+	return judge_run(so, res, rc, why, cap);
+}
+
+/* Performance: --repeat runs into dir, then the metric against the baseline. */
+static enum bisect_verdict judge_metric(const struct step_opts *so, struct run_opts *o,
+					struct run_outcome *res, const char *dir, char *why, size_t cap)
+{
+	struct comparison c;
+	struct cmp_options copts;
+	struct error err;
+	enum bisect_verdict v = BISECT_GOOD;
+
+	o->out = dir;
+	for (int i = 0; i < so->repeat && v == BISECT_GOOD; i++) {
+		int rc = run_cell(o, res, &err);
+
+		if (vm_interrupted())
+			v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
+		else if (rc == EXIT_USAGE)
+			v = (snprintf(why, cap, "%s", err.msg), BISECT_ABORT);
+		else if (rc == EXIT_HARNESS)
+			v = (snprintf(why, cap, "run %d: %s", i + 1, err.msg), BISECT_SKIP);
+	}
+	if (v != BISECT_GOOD)
+		return v;
+	if (so->record)
+		return snprintf(why, cap, "recorded %d runs as the baseline", so->repeat), BISECT_GOOD;
+	cmp_options_default(&copts);
+	copts.threshold_pct = so->threshold;
+	copts.alpha = so->alpha;
+	if (compare_run(&c, so->baseline, dir, &copts, &err))
+		v = (snprintf(why, cap, "cannot compare with the baseline: %s", err.msg), BISECT_ABORT);
+	else
+		v = bisect_metric_verdict(&c, so->metric, why, cap);
+	compare_free(&c);
+	return v;
+}
+
 static int step(const struct step_opts *so, const char *arch)
 {
 	struct bisect_step s = { .run_dir = "" };
 	struct run_outcome *res = xcalloc(1, sizeof(*res));
 	struct kernel k;
 	struct error err;
-	char why[1024], log[4200];
-	int rc;
+	char why[1024], log[4200], *dir = NULL;
 
 	if (describe(so->ksrc, so->rev, s.commit, s.subject, sizeof(s.subject), &err))
 		return free(res), abort_request("%s", err.msg);
@@ -141,15 +206,22 @@ static int step(const struct step_opts *so, const char *arch)
 
 		s.built = k.built;
 		s.build_s = k.build_s;
-		rc = run_cell(&o, res, &err);
-		s.run_dir = res->cell_dir;
-		s.verdict = judge_run(so, res, rc, why, sizeof(why));
+		if (so->metric) {
+			dir = so->record ? xprintf("%s", so->record)
+					 : xprintf("%s/step-%.12s", so->out ? so->out : "results", s.commit);
+			s.verdict = judge_metric(so, &o, res, dir, why, sizeof(why));
+			s.run_dir = dir;
+		} else {
+			s.verdict = judge_test(so, &o, res, why, sizeof(why));
+			s.run_dir = res->cell_dir;
+		}
 	}
 	s.why = why;
 	fprintf(stderr, "numalab bisect-run: %.12s is %s: %s\n", s.commit,
 		bisect_verdict_name(s.verdict), why);
 	if (log_dir(log, &err) || bisect_log_step(log, &s, &err))
 		fprintf(stderr, "numalab bisect-run: %s\n", err.msg);
+	free(dir);
 	free(res);
 	return s.verdict;
 }
@@ -167,6 +239,10 @@ static int check_request(struct step_opts *so, char *arch, size_t cap)
 		return abort_request("--ksrc, --topo and --test are required");
 	if (bisect_test_parse(so->test, &so->t))
 		return abort_request("--test %s: give SUITE or SUITE:PREFIX", so->test);
+	if (so->metric && !so->baseline == !so->record)
+		return abort_request("--metric needs --baseline DIR (or --record DIR to make it)");
+	if (!so->metric && (so->baseline || so->record))
+		return abort_request("--baseline and --record go with --metric");
 	command_topology_path(so->topo, path, sizeof(path));
 	if (topo_load(path, &topo, &terr))
 		return abort_request("%s", terr.msg);
@@ -178,7 +254,8 @@ static int check_request(struct step_opts *so, char *arch, size_t cap)
 
 int cmd_bisect_run(int argc, char **argv)
 {
-	struct step_opts so = { .recipe = "stock", .rev = "HEAD" };
+	struct step_opts so = { .recipe = "stock", .rev = "HEAD", .repeat = 3, .threshold = 5,
+				.alpha = 0.05 };
 	char arch[16];
 	char *end;
 	int c;
@@ -193,6 +270,24 @@ int cmd_bisect_run(int argc, char **argv)
 		case 'R': so.rev = optarg; break;
 		case 'O': so.out = optarg; break;
 		case 'l': so.log = optarg; break;
+		case 'm': so.metric = optarg; break;
+		case 'B': so.baseline = optarg; break;
+		case 'C': so.record = optarg; break;
+		case 'n':
+			so.repeat = (int)strtol(optarg, &end, 10);
+			if (*end || so.repeat < 2 || so.repeat > 100)
+				return abort_request("--repeat %s: give 2..100 (statistics need two runs a side)", optarg);
+			break;
+		case 'x':
+			so.threshold = strtod(optarg, &end);
+			if (*end || end == optarg || so.threshold < 0)
+				return abort_request("--threshold %s: give a percentage >= 0", optarg);
+			break;
+		case 'p':
+			so.alpha = strtod(optarg, &end);
+			if (*end || end == optarg || so.alpha <= 0 || so.alpha >= 1)
+				return abort_request("--alpha %s: give a level between 0 and 1", optarg);
+			break;
 		case 'h': return command_help(help);
 		case 'o':
 			so.timeout_s = (int)strtol(optarg, &end, 10);

@@ -150,6 +150,39 @@ UNIT_TEST(build_budget)
 	CHECK_INT(bisect_build_budget(9), 5);
 }
 
+static struct cmp_metric row(const char *test, const char *metric, enum cmp_verdict v)
+{
+	return (struct cmp_metric){ .topology = "2node", .suite = "workloads", .test = (char *)test,
+				    .metric = (char *)metric, .verdict = v, .change_pct = -12.5,
+				    .sa = { .n = 3, .mean = 8 }, .sb = { .n = 3, .mean = 7 }, .p = 0.01 };
+}
+
+UNIT_TEST(metric_verdicts_follow_compare)
+{
+	struct cmp_metric rows[3];
+	struct comparison c = { .metrics = rows, .nr_metrics = 3 };
+	char why[256];
+
+	rows[0] = row("stream local thp", "bandwidth_mb_per_s", CMP_SAME);
+	rows[1] = row("stream remote thp", "bandwidth_mb_per_s", CMP_REGRESSED);
+	rows[2] = row("gups local thp", "updates_per_s", CMP_IMPROVED);
+	/* Any test's row of that name: the regressed one decides. */
+	CHECK_INT(bisect_metric_verdict(&c, "bandwidth_mb_per_s", why, sizeof(why)), BISECT_BAD);
+	CHECK(strstr(why, "stream remote thp bandwidth_mb_per_s: regressed, -12.5%") != NULL);
+	CHECK_INT(bisect_metric_verdict(&c, "stream local thp:bandwidth_mb_per_s", why, sizeof(why)),
+		  BISECT_GOOD);
+	CHECK_INT(bisect_metric_verdict(&c, "updates_per_s", why, sizeof(why)), BISECT_GOOD);
+	CHECK_INT(bisect_metric_verdict(&c, "nosuch", why, sizeof(why)), BISECT_ABORT);
+	CHECK_INT(bisect_metric_verdict(&c, "other test:bandwidth_mb_per_s", why, sizeof(why)),
+		  BISECT_ABORT);
+	rows[1].verdict = CMP_FEW_SAMPLES;
+	CHECK_INT(bisect_metric_verdict(&c, "bandwidth_mb_per_s", why, sizeof(why)), BISECT_SKIP);
+	rows[1].verdict = CMP_ONLY_A;
+	CHECK_INT(bisect_metric_verdict(&c, "bandwidth_mb_per_s", why, sizeof(why)), BISECT_SKIP);
+	rows[0].verdict = CMP_CHANGED;
+	CHECK_INT(bisect_metric_verdict(&c, "bandwidth_mb_per_s", why, sizeof(why)), BISECT_BAD);
+}
+
 UNIT_MAIN(UNIT_CASE(test_spec_parse),
 	  UNIT_CASE(pass_is_good_fail_is_bad),
 	  UNIT_CASE(a_narrowed_test_ignores_other_subtests),
@@ -157,4 +190,5 @@ UNIT_MAIN(UNIT_CASE(test_spec_parse),
 	  UNIT_CASE(no_tap_skips_usage_aborts),
 	  UNIT_CASE(guest_cannot_fake_a_subtest_of_another_suite),
 	  UNIT_CASE(log_counts_steps_and_builds),
-	  UNIT_CASE(build_budget))
+	  UNIT_CASE(build_budget),
+	  UNIT_CASE(metric_verdicts_follow_compare))
