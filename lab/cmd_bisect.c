@@ -217,21 +217,29 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 	return found ? EXIT_PASS : EXIT_FAIL;
 }
 
-static int start(struct bisect_opts *bo, int *nr_commits, struct error *err)
+/* Commits in GOOD..BAD; 0 with err when that is not a range. */
+static int count_commits(const struct bisect_opts *bo, struct error *err)
 {
-	char *range = xprintf("%s..%s", bo->good, bo->bad), count[64] = "", out[256];
-	const char *count_args[] = { "rev-list", "--count", range, NULL };
-	const char *start_args[] = { "bisect", "start", bo->bad, bo->good, "--", NULL };
-	int rc = git_capture(bo->ksrc, count_args, count, sizeof(count));
+	char *range = xprintf("%s..%s", bo->good, bo->bad), count[64] = "";
+	const char *args[] = { "rev-list", "--count", range, NULL };
+	int n = git_capture(bo->ksrc, args, count, sizeof(count)) ? 0 : atoi(count);
 
 	free(range);
-	if (rc || (*nr_commits = atoi(count)) < 1)
-		return error_set(err, "%s..%s is not a range of commits of %s; give --good older than --bad",
-				 bo->good, bo->bad, bo->ksrc), EXIT_USAGE;
-	if (git_capture(bo->ksrc, start_args, out, sizeof(out)))
+	if (n < 1)
+		error_set(err, "%s..%s is not a range of commits of %s; give --good older than --bad",
+			  bo->good, bo->bad, bo->ksrc);
+	return n;
+}
+
+static int start(const struct bisect_opts *bo, struct error *err)
+{
+	const char *args[] = { "bisect", "start", bo->bad, bo->good, "--", NULL };
+	char out[256];
+
+	if (git_capture(bo->ksrc, args, out, sizeof(out)))
 		return error_set(err, "`git bisect start` failed in %s (a bisect in progress? uncommitted "
-				 "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc), EXIT_USAGE;
-	return EXIT_PASS;
+				 "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc);
+	return 0;
 }
 
 static int bisect(struct bisect_opts *bo)
@@ -239,19 +247,23 @@ static int bisect(struct bisect_opts *bo)
 	const char *reset_args[] = { "bisect", "reset", "-q", NULL };
 	char reset_out[256], run_dir[4096];
 	struct error err;
-	int nr_commits = 0, rc;
+	int nr_commits = count_commits(bo, &err), rc;
 
+	if (!nr_commits) {
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (start(bo, &err)) {
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
 	if (results_new_run(bo->out_abs, run_dir, sizeof(run_dir), &err)) {
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
 		return EXIT_HARNESS;
 	}
 	snprintf(bo->dir, sizeof(bo->dir), "%s", run_dir);
 	snprintf(bo->log, sizeof(bo->log), "%s/bisect.log", bo->dir);
-	if ((rc = start(bo, &nr_commits, &err))) {
-		results_set_state(bo->dir, "interrupted", &err);
-		fprintf(stderr, "numalab bisect: %s\n", err.msg);
-		return rc;
-	}
 	rc = bo->metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
 	if (rc < 0)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
