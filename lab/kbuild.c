@@ -151,7 +151,8 @@ static int source_identity(struct build *b, struct error *err)
 		if (rc != 0 || strlen(out) < 40)
 			return error_set(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
 					 "source line", r->path, r->source_line, r->rev, r->source_ref);
-		snprintf(b->source_id, sizeof(b->source_id), "git:%s@%s", r->source_ref, out);
+		/* The commit names the source wherever the tree is: clones share built kernels. */
+		snprintf(b->source_id, sizeof(b->source_id), "git:%s", out);
 		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
 		return 0;
 	}
@@ -259,7 +260,7 @@ static int untar(struct build *b, const char *tarball, const char *into, int str
 
 static const char *git_commit(const struct build *b)
 {
-	return strrchr(b->source_id, '@') + 1;
+	return b->source_id + 4;
 }
 
 /* Check dir (a clone) out at the build's commit; only files that differ are written. */
@@ -876,7 +877,10 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
 	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, strrchr(b->a->image, '/') + 1);
 	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
-	snprintf(out->source, sizeof(out->source), "%s", b->source_id);
+	if (b->r.source == RECIPE_SOURCE_GIT)
+		snprintf(out->source, sizeof(out->source), "git:%s@%s", b->r.source_ref, git_commit(b));
+	else
+		snprintf(out->source, sizeof(out->source), "%s", b->source_id);
 	snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
 	snprintf(out->selftests, sizeof(out->selftests), "%s/kselftest", b->done);
 	if (!file_exists(out->selftests))
