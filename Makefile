@@ -20,6 +20,10 @@ LAB_SRC  = $(wildcard lab/*.c)
 LAB_HDR  = $(wildcard lab/*.h)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
+# lab/stats.c needs libm: among the objects, the library file reaches every host link line.
+LIBM := $(shell $(CC) -print-file-name=libm.so)
+LAB_OBJ += $(LIBM)
+LAB_SAN_OBJ += $(LIBM)
 
 # Guest side: a static /init and one static binary per test directory, for
 # the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).
@@ -51,7 +55,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: all guest setup lab-run kernel check check-full bench clean
+.PHONY: all guest setup lab-run lab-bisect lab-compare kernel check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -93,6 +97,21 @@ lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS)
+
+# Find the commit of KSRC between GOOD and BAD that breaks TEST, or (METRIC=,
+# THRESHOLD=, REPEAT=) that regresses a metric of it (docs/bisect.md).
+RECIPE ?= stock
+lab-bisect: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
+	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
+		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
+		$(if $(METRIC),--metric "$(METRIC)") $(if $(REPEAT),--repeat $(REPEAT)) \
+		$(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(ALPHA),--alpha $(ALPHA))
+
+# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
+lab-compare: numalab
+	./numalab compare $(COMPARE_ARGS) $(A) $(B)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock

@@ -325,7 +325,7 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 {
 	char path[4096];
 	struct topo_error terr;
-	int rc;
+	int rc = 0;
 
 	command_topology_path(o->topo, path, sizeof(path));
 	if (topo_load(path, &p->topo, &terr))
@@ -336,7 +336,10 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		 topo_arch_name(p->topo.arch));
 	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
-	rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
+	if (o->kernel_built)
+		p->kernel = *o->kernel_built;
+	else
+		rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
 		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))

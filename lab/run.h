@@ -15,6 +15,7 @@
 struct run_opts {
 	const char *topo;        /* NAME or FILE */
 	const char *kernel;      /* NULL: the arch's default pinned kernel */
+	const struct kernel *kernel_built;   /* already resolved (bisect-run): kernel unused */
 	const char *tests;       /* comma-separated; NULL: the topology's default */
 	int timeout_s;           /* 0: the topology's */
 	const char *out;         /* results root; NULL: lab_root()/results */

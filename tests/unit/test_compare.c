@@ -1,0 +1,418 @@
+/*
+ * compare + report: small result trees written here, compared: pairing of
+ * repetitions, functional differences first, verdicts, refusals across
+ * qemu/accel/topology, the emulated-NUMA note, and hostile guest names
+ * escaped in every output.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "compare.h"
+#include "compare_report.h"
+#include "unit.h"
+
+static char root[64];
+
+static const char meta_2node[] =
+	"topology: 2node (topologies/2node.topo)\n"
+	"kernel: debian 7.2.13-1\n"
+	"qemu: QEMU emulator version 7.2.22\n"
+	"accel: tcg: /dev/kvm: No such file or directory\n"
+	"guest: nodes_online: 0-1\n"
+	"guest: node0.cpus: 0-1\n"
+	"guest: node0.distance: 10 21\n"
+	"guest: node1.cpus: 2-3\n"
+	"guest: node1.distance: 21 10\n";
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	struct error err;
+	char *path = xprintf("%s/%s", dir, name);
+
+	if (mkdir_p(dir, &err) || write_file_atomic(path, text, strlen(text), &err))
+		printf("# setup: %s\n", err.msg);
+	free(path);
+}
+
+/* root/SIDE/run-REP/2node.debian with meta and a workloads TAP. */
+static void cell(const char *side, int rep, const char *meta, double time_s, int gups_ok,
+		 const char *extra_tests)
+{
+	char *dir = xprintf("%s/%s/run-%d/2node.debian", root, side, rep);
+	char *tap = xprintf(
+		"KTAP version 1\n1..2\n"
+		"    # Subtest: workloads\n    KTAP version 1\n    1..3\n"
+		"    ok 1 mcf local thp\n      ---\n      time_s: %.4f\n      ops_per_s: %.1f\n"
+		"      numa_hit: {node0: 100, node1: 0}\n      checksum: \"0x12\"\n      ...\n"
+		"    %s 2 gups remote nothp\n"
+		"    ok 3 stream interleave thp # SKIP no THP\n"
+		"%s"
+		"ok 1 workloads\n"
+		"    # Subtest: khugepaged\n    KTAP version 1\n    1..1\n"
+		"    ok 1 khugepaged collapsed 2M on node 0\n"
+		"    # metric: node0.collapse_wait_s %.2f\n"
+		"    # metric: node0.khugepaged_last_cpu 3 -> 1\n"
+		"    # metric: bulk_calls.map1 7 (7 calls)\n"
+		"ok 2 khugepaged\n",
+		time_s, 1000 / time_s, gups_ok ? "ok" : "not ok", extra_tests, time_s);
+	char *state = xprintf("%s/%s/run-%d", root, side, rep);
+
+	put(dir, "meta", meta);
+	put(dir, "tap", tap);
+	put(state, "state", "complete\n");
+	free(dir);
+	free(tap);
+	free(state);
+}
+
+static void clean_root(void)
+{
+	remove_tree(root);
+	snprintf(root, sizeof(root), "/tmp/numalab-unit-compare.XXXXXX");
+	if (!mkdtemp(root))
+		printf("# mkdtemp failed\n");
+}
+
+static int run(struct comparison *c, int force, struct error *err)
+{
+	struct cmp_options o;
+	char *a = xprintf("%s/A", root), *b = xprintf("%s/B", root);
+	int rc;
+
+	cmp_options_default(&o);
+	o.force = force;
+	o.iterations = 1000;
+	rc = compare_run(c, a, b, &o, err);
+	free(a);
+	free(b);
+	return rc;
+}
+
+static const struct cmp_metric *metric(const struct comparison *c, const char *test, const char *name)
+{
+	for (size_t i = 0; i < c->nr_metrics; i++)
+		if (!strcmp(c->metrics[i].test, test) && !strcmp(c->metrics[i].metric, name))
+			return &c->metrics[i];
+	return NULL;
+}
+
+static const struct cmp_test *test_row(const struct comparison *c, const char *suite, const char *test)
+{
+	for (size_t i = 0; i < c->nr_tests; i++)
+		if (!strcmp(c->tests[i].suite, suite) && !strcmp(c->tests[i].test, test))
+			return &c->tests[i];
+	return NULL;
+}
+
+UNIT_TEST(pairs_repetitions_and_lists_functional_differences_first)
+{
+	static const double a_times[] = { 1.00, 1.02, 0.99 }, b_times[] = { 1.30, 1.31, 1.29 };
+	struct comparison c;
+	struct error err;
+	const struct cmp_metric *m;
+	const struct cmp_test *t;
+
+	clean_root();
+	for (int r = 0; r < 3; r++) {
+		cell("A", r, meta_2node, a_times[r], 1, "    ok 4 only in a\n");
+		cell("B", r, meta_2node, b_times[r], r != 1, "    ok 4 only in b\n");
+	}
+	CHECK(!run(&c, 0, &err));
+	CHECK_INT(c.a.nr_cells, 3);
+	CHECK_INT(c.b.nr_cells, 3);
+	/* Broken first, then gone and new; the unchanged after them. */
+	CHECK_INT(c.tests[0].change, CMP_TEST_BROKEN);
+	CHECK_STR(c.tests[0].test, "gups remote nothp");
+	CHECK_STR(c.tests[0].placement, "remote nothp");
+	CHECK_INT(c.tests[0].a[CMP_PASS], 3);
+	CHECK_INT(c.tests[0].b[CMP_FAIL], 1);
+	CHECK_INT(c.tests[1].change, CMP_TEST_GONE);
+	CHECK_INT(c.tests[2].change, CMP_TEST_NEW);
+	CHECK_INT(c.nr_functional, 3);
+	t = test_row(&c, "workloads", "stream interleave thp");
+	CHECK(t && t->change == CMP_TEST_SAME && t->a[CMP_SKIP] == 3);
+	CHECK(t && t->why_a && !strcmp(t->why_a, "SKIP no THP"));
+	t = test_row(&c, "workloads", "");
+	CHECK(t && t->change == CMP_TEST_SAME && t->a[CMP_PASS] == 3);
+	/* time_s up 29%: lower is better, so a regression; ops_per_s down: also one. */
+	m = metric(&c, "mcf local thp", "time_s");
+	CHECK(m && m->verdict == CMP_REGRESSED && m->sa.n == 3 && m->sb.n == 3);
+	CHECK(m && fabs(m->change_pct - 100 * (1.30 - 3.01 / 3) / (3.01 / 3)) < 1e-9);
+	CHECK(m && m->welch_valid && m->p < 1e-4 && m->ci_valid && m->ci_lo > 25 && m->ci_hi < 35);
+	CHECK(m && fabs(m->sa.median - 1.00) < 1e-12);
+	m = metric(&c, "mcf local thp", "ops_per_s");
+	CHECK(m && m->verdict == CMP_REGRESSED && m->direction == CMP_HIGHER_BETTER);
+	/* Maps become per-key metrics; a constant counter stays the same; strings are not metrics. */
+	m = metric(&c, "mcf local thp", "numa_hit.node0");
+	CHECK(m && m->verdict == CMP_SAME && m->direction == CMP_EITHER && m->p == 1);
+	CHECK(!metric(&c, "mcf local thp", "checksum"));
+	/* "# metric:" lines belong to the suite; "3 -> 1" is not a value; a comment after one is fine. */
+	m = metric(&c, "", "node0.collapse_wait_s");
+	CHECK(m && !strcmp(m->suite, "khugepaged") && m->direction == CMP_LOWER_BETTER);
+	CHECK(!metric(&c, "", "node0.khugepaged_last_cpu"));
+	m = metric(&c, "", "bulk_calls.map1");
+	CHECK(m && m->verdict == CMP_SAME);
+	CHECK_INT(compare_exit_code(&c), EXIT_FAIL);
+	compare_free(&c);
+}
+
+UNIT_TEST(same_results_pass_and_single_runs_cannot_be_tested)
+{
+	struct comparison c;
+	struct error err;
+	struct buf tap = BUF_INIT;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("A", 1, meta_2node, 1.01, 1, "");
+	cell("B", 0, meta_2node, 1.005, 1, "");
+	cell("B", 1, meta_2node, 1.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	CHECK_INT(c.nr_functional, 0);
+	CHECK_INT(metric(&c, "mcf local thp", "time_s")->verdict, CMP_SAME);
+	CHECK_INT(compare_exit_code(&c), EXIT_PASS);
+	compare_free(&c);
+	/* One run a side: no test possible, reported as such, and it does not fail. */
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("B", 0, meta_2node, 2.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	CHECK_INT(metric(&c, "mcf local thp", "time_s")->verdict, CMP_FEW_SAMPLES);
+	CHECK_INT(compare_exit_code(&c), EXIT_PASS);
+	compare_report_tap(&c, &tap);
+	CHECK(strstr(buf_str(&tap), "# SKIP too few samples") != NULL);
+	CHECK(strstr(buf_str(&tap), "not ok") == NULL);
+	CHECK(strstr(buf_str(&tap), "1..") != NULL);
+	buf_free(&tap);
+	compare_free(&c);
+}
+
+/* A's meta with one line replaced (key: value). */
+static char *meta_with(const char *key, const char *line)
+{
+	struct buf b = BUF_INIT;
+	char *out;
+
+	for (const char *p = meta_2node; *p; p = next_line(p)) {
+		size_t len = strcspn(p, "\n");
+
+		if (!strncmp(p, key, strlen(key)))
+			buf_addf(&b, "%s\n", line);
+		else
+			buf_addf(&b, "%.*s\n", (int)len, p);
+	}
+	out = xstrdup(buf_str(&b));
+	buf_free(&b);
+	return out;
+}
+
+static void expect_refusal(const char *key, const char *line, const char *want)
+{
+	char *meta = meta_with(key, line);
+	struct comparison c;
+	struct error err;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("B", 0, meta, 1.0, 1, "");
+	CHECK_INT(run(&c, 0, &err), -1);
+	if (!strstr(err.msg, want))
+		printf("#   error '%s' does not name '%s'\n", err.msg, want);
+	CHECK(strstr(err.msg, want) != NULL);
+	CHECK(strstr(err.msg, "--force") != NULL);
+	compare_free(&c);
+	/* --force compares, and the difference is a note of every report. */
+	CHECK(!run(&c, 1, &err));
+	CHECK(c.notes.nr > 0 && strstr(c.notes.items[0], "(--force)") && strstr(c.notes.items[0], want));
+	compare_free(&c);
+	free(meta);
+}
+
+UNIT_TEST(refuses_across_qemu_accel_and_topology)
+{
+	expect_refusal("qemu:", "qemu: QEMU emulator version 10.0.2",
+		       "meta 'qemu' differs: 'QEMU emulator version 7.2.22'");
+	expect_refusal("qemu:", "qemu: QEMU emulator version 10.0.2", "'QEMU emulator version 10.0.2'");
+	expect_refusal("accel:", "accel: kvm: probe booted", "meta 'accel' differs: 'tcg' (A ");
+	expect_refusal("topology:", "topology: 4node (topologies/4node.topo)",
+		       "meta 'topology' differs: no topology in common (A: 2node; B: 4node)");
+	expect_refusal("guest: node1.distance", "guest: node1.distance: 31 10",
+		       "node1.distance: 21 10' (A ");
+	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nhost_numa: 0=0 1=1",
+		       "meta 'host_numa' differs: '(none)'");
+	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nbackend: libvirt",
+		       "meta 'backend' differs: 'qemu' (A ");
+}
+
+UNIT_TEST(every_output_says_numa_was_emulated)
+{
+	struct comparison c;
+	struct error err;
+	struct buf text = BUF_INIT, tap = BUF_INIT, json = BUF_INIT, html = BUF_INIT;
+	char *hosted;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("B", 0, meta_2node, 1.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	compare_report_text(&c, 0, &text);
+	compare_report_tap(&c, &tap);
+	compare_report_json(&c, &json);
+	compare_report_html(&c, &html);
+	CHECK(strstr(buf_str(&text), "note: topology 2node: EMULATED NUMA (accel tcg)") != NULL);
+	CHECK(strstr(buf_str(&tap), "# note: topology 2node: EMULATED NUMA") != NULL);
+	CHECK(strstr(buf_str(&json), "\"emulated_numa\": true,\n") != NULL);
+	CHECK(strstr(buf_str(&json), "EMULATED NUMA") != NULL);
+	CHECK(strstr(buf_str(&html), "<li>topology 2node: EMULATED NUMA") != NULL);
+	compare_free(&c);
+	buf_free(&json);
+	/* Host-backed on both sides: no emulation claim. */
+	hosted = xprintf("%shost_numa: 0=0 1=1\n", meta_2node);
+	clean_root();
+	cell("A", 0, hosted, 1.0, 1, "");
+	cell("B", 0, hosted, 1.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	compare_report_json(&c, &json);
+	CHECK(strstr(buf_str(&json), "\"emulated_numa\": false,\n") != NULL);
+	CHECK(strstr(buf_str(&json), "EMULATED") == NULL);
+	CHECK(c.notes.nr == 1 && strstr(c.notes.items[0], "host_numa 0=0 1=1"));
+	compare_free(&c);
+	free(hosted);
+	buf_free(&text);
+	buf_free(&tap);
+	buf_free(&json);
+	buf_free(&html);
+}
+
+UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
+{
+	char *stock = meta_with("kernel:", "kernel: stock 7.2.13\nhost_numa: none");
+	char *state, *a;
+	struct cmp_options o;
+	struct comparison c;
+	struct error err;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "    # Subtest: fake\n    ok 9 forged\n");
+	cell("A", 1, meta_2node, 1.0, 1, "");
+	state = xprintf("%s/A/run-1", root);
+	put(state, "state", "interrupted\n");
+	cell("B", 0, meta_2node, 1.0, 1, "");
+	CHECK(!run(&c, 0, &err));
+	CHECK_INT(c.a.nr_cells, 1);
+	CHECK(c.notes.nr == 2 && strstr(c.notes.items[1], "side A: skipped ") &&
+	      strstr(c.notes.items[1], "/A/run-1/2node.debian (run state 'interrupted')"));
+	CHECK(test_row(&c, "workloads", "forged") != NULL);
+	CHECK(test_row(&c, "fake", "forged") == NULL);
+	compare_free(&c);
+	/* Two kernels in one tree: --kernel-a/--kernel-b make them A and B. */
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	cell("A", 1, stock, 1.0, 0, "");
+	cmp_options_default(&o);
+	o.kernel_a = "debian";
+	o.kernel_b = "stock";
+	a = xprintf("%s/A", root);
+	CHECK(!compare_run(&c, a, a, &o, &err));
+	CHECK_INT(c.a.nr_cells, 1);
+	CHECK_INT(c.b.nr_cells, 1);
+	CHECK(c.b.cells[0].host_numa == NULL);    /* "none": emulated */
+	CHECK_INT(c.tests[0].change, CMP_TEST_BROKEN);
+	compare_free(&c);
+	o.kernel_b = "stoc";
+	CHECK_INT(compare_run(&c, a, a, &o, &err), -1);
+	CHECK(strstr(err.msg, "no result cells below it (directories with 'tap' and 'meta') with kernel stoc") != NULL);
+	compare_free(&c);
+	free(a);
+	free(state);
+	free(stock);
+}
+
+UNIT_TEST(hostile_names_are_escaped)
+{
+	static const char hostile[] =
+		"    ok 4 <img src=x onerror=\"a('1')\">&amp; \x1b[31mred\\ #2\n"
+		"      ---\n"
+		"      <script>alert(\"x\\\")</script>: 5\n"
+		"      ...\n";
+	struct comparison c;
+	struct error err;
+	struct buf text = BUF_INIT, tap = BUF_INIT, json = BUF_INIT, html = BUF_INIT;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, hostile);
+	cell("B", 0, meta_2node, 1.0, 1, hostile);
+	CHECK(!run(&c, 0, &err));
+	compare_report_text(&c, 1, &text);
+	compare_report_tap(&c, &tap);
+	compare_report_json(&c, &json);
+	compare_report_html(&c, &html);
+	/* The escape byte never reaches any output. */
+	CHECK(!strchr(buf_str(&text), '\x1b') && !strchr(buf_str(&tap), '\x1b'));
+	CHECK(!strchr(buf_str(&json), '\x1b') && !strchr(buf_str(&html), '\x1b'));
+	CHECK(strstr(buf_str(&text), "?[31mred") != NULL);
+	CHECK(strstr(buf_str(&html), "<script") == NULL);
+	CHECK(strstr(buf_str(&html), "<img") == NULL);
+	CHECK(strstr(buf_str(&html), "&lt;script&gt;alert(&quot;x\\&quot;)&lt;/script&gt;") != NULL);
+	CHECK(strstr(buf_str(&html), "&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;amp;") != NULL);
+	CHECK(strstr(buf_str(&json), "\"metric\": \"<script>alert(\\\"x\\\\\\\")</script>\"") != NULL);
+	CHECK(strstr(buf_str(&json), "onerror=\\\"a('1')\\\">&amp; ?[31mred\\\\\"") != NULL);
+	/* TAP: a '#' in a name must not start a directive. */
+	CHECK(strstr(buf_str(&tap), "?[31mred\\\\: same") != NULL);
+	CHECK(strstr(buf_str(&tap), "red\\\\ \\#2") == NULL);
+	compare_free(&c);
+	buf_free(&text);
+	buf_free(&tap);
+	buf_free(&json);
+	buf_free(&html);
+}
+
+UNIT_TEST(clean_cuts_and_replaces)
+{
+	struct buf b = BUF_INIT;
+
+	compare_report_clean(&b, "a\tb\xc2\x85" "c\xff" "d\xc3\xa9" "e", 0);
+	CHECK_STR(buf_str(&b), "a?b??c?d\xc3\xa9" "e");    /* each byte of a C1 control, like lab/tap.h */
+	buf_free(&b);
+	compare_report_clean(&b, "ab\xc3\xa9", 3);    /* no half character */
+	CHECK_STR(buf_str(&b), "ab");
+	buf_free(&b);
+}
+
+UNIT_TEST(bad_input_is_named)
+{
+	struct comparison c;
+	struct error err;
+	char *empty;
+
+	clean_root();
+	cell("A", 0, meta_2node, 1.0, 1, "");
+	CHECK_INT(run(&c, 0, &err), -1);
+	CHECK(strstr(err.msg, "/B: No such file or directory") != NULL);
+	compare_free(&c);
+	empty = xprintf("%s/B/nothing", root);
+	put(empty, "notes", "x\n");
+	CHECK_INT(run(&c, 0, &err), -1);
+	CHECK(strstr(err.msg, "no result cells below it") != NULL);
+	compare_free(&c);
+	free(empty);
+	empty = xprintf("%s/B/cell", root);
+	put(empty, "tap", "ok 1 x\n");
+	put(empty, "meta", "kernel: x\n");
+	CHECK_INT(run(&c, 0, &err), -1);
+	CHECK(strstr(err.msg, "/B/cell/meta:1: no 'topology:' line") != NULL);
+	compare_free(&c);
+	free(empty);
+	remove_tree(root);
+}
+
+UNIT_MAIN(UNIT_CASE(pairs_repetitions_and_lists_functional_differences_first),
+	  UNIT_CASE(same_results_pass_and_single_runs_cannot_be_tested),
+	  UNIT_CASE(refuses_across_qemu_accel_and_topology),
+	  UNIT_CASE(every_output_says_numa_was_emulated),
+	  UNIT_CASE(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites),
+	  UNIT_CASE(hostile_names_are_escaped),
+	  UNIT_CASE(clean_cuts_and_replaces), UNIT_CASE(bad_input_is_named))
