@@ -1,0 +1,736 @@
+/* numalab matrix: run a test matrix's cells in parallel, resumably, and merge their results. */
+#include "celldir.h"
+#include "command.h"
+#include "kbuild.h"
+#include "kernel.h"
+#include "matrix.h"
+#include "parallel.h"
+#include "report.h"
+#include "topology.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char help[] =
+	"usage: numalab matrix FILE|NAME [options]\n"
+	"\n"
+	"Run every cell (topology x kernel x suite x repetition) of a matrix file\n"
+	"(lab/matrices/NAME.matrix; format: docs/matrix.md) as `numalab run`\n"
+	"children, several at once, each one's output kept in its own log and\n"
+	"printed whole when it ends.  OUT gets matrix.tap (KTAP, a subtest per\n"
+	"cell), junit.xml, summary.txt and cells/ID/.  Running again with the same\n"
+	"--out resumes: finished cells are kept, unfinished ones run (again).\n"
+	"\n"
+	"  --jobs N       cells at once (default: as cores and free memory allow,\n"
+	"                 counting each cell's guest memory plus QEMU's own)\n"
+	"  --out DIR      output directory (default: results/matrix-NAME-TIME)\n"
+	"  --shard I/N    run only cells whose index k has k %% N == I (0 <= I < N)\n"
+	"  --dry-run      list the cells and their commands, run nothing\n"
+	"  --quiet        no cell logs, only a line per finished cell\n"
+	"\n"
+	"Exit: 0 every cell passed, 1 a test failed (or a guest kernel crashed),\n"
+	"2 bad matrix file or command line, 3 harness errors or timeouts only\n"
+	"(also when interrupted).\n";
+
+static const struct option options[] = {
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "shard", required_argument, NULL, 's' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* QEMU's own memory and the host side of a guest, beyond its RAM (LoongArch: + firmware, toolroot). */
+#define QEMU_OVERHEAD_X86 (256ULL << 20)
+#define QEMU_OVERHEAD_LA (512ULL << 20)
+/* A cell may boot twice (an early crash is retried), plus image, probe and firmware time. */
+#define WATCHDOG_SLACK_S 300
+#define GRACE_S 20
+
+struct mcell {
+	struct matrix_cell c;
+	const struct topology *topo;
+	char dir[4096];          /* OUT/cells/ID */
+	char not_run[512];       /* why it was not started; "" */
+	int todo;                /* to run in this invocation */
+	int host;                /* index into the matrix's hosts; -1 local */
+	unsigned long long mem;  /* host memory it needs while running (local) */
+};
+
+struct build_job {
+	const char *spec;
+	const char *arch;
+	char log[4200];
+	char failed[512];
+};
+
+struct mrun {
+	const char *out;
+	struct matrix m;
+	struct topology *topos;  /* one per m.topos */
+	struct mcell *cells;
+	int nr_cells, shard, nr_shards, quiet;
+	int jobs, next, started, done, to_run;
+	unsigned long long mem_budget, mem_used;
+	int *host_used;
+	struct build_job *builds;
+	int nr_builds, next_build;
+};
+
+static const char *numalab_path(void)
+{
+	static char path[4200];
+
+	snprintf(path, sizeof(path), "%s/numalab", lab_root());
+	return path;
+}
+
+static void matrix_file_path(const char *arg, char *out, size_t cap)
+{
+	if (strchr(arg, '/') || file_exists(arg))
+		snprintf(out, cap, "%s", arg);
+	else
+		snprintf(out, cap, "%s/lab/matrices/%s.matrix", lab_root(), arg);
+}
+
+static int load_matrix(const char *path, struct matrix *m, struct error *err)
+{
+	struct buf text = BUF_INIT;
+	int rc = read_file(path, &text, err);
+
+	if (rc)
+		error_prefix(err, "matrix file (a path, or NAME for lab/matrices/NAME.matrix)");
+	else
+		rc = matrix_parse(path, buf_str(&text), text.len, m, err);
+	buf_free(&text);
+	return rc;
+}
+
+static int lock_names_pin(const struct kernel_lock *lock, const char *name, const char *arch)
+{
+	return kernel_lock_find(lock, name, arch) != NULL;
+}
+
+/* The names in the file exist in this project: topologies, suites, kernels. */
+static int check_names(struct mrun *r, struct error *err)
+{
+	const struct matrix *m = &r->m;
+	struct kernel_lock *lock = xcalloc(1, sizeof(*lock));
+	struct buf text = BUF_INIT;
+	char path[4096];
+	int rc = 0;
+
+	r->topos = xcalloc((size_t)m->nr_topos, sizeof(*r->topos));
+	for (int i = 0; i < m->nr_topos && !rc; i++) {
+		struct topo_error terr;
+
+		command_topology_path(m->topos[i], path, sizeof(path));
+		if (topo_load(path, &r->topos[i], &terr))
+			rc = error_set(err, "%s:%d: topology '%s': %s", m->path, m->topo_lines[i],
+				       m->topos[i], terr.msg);
+	}
+	for (int i = 0; i < m->nr_suites && !rc; i++) {
+		snprintf(path, sizeof(path), "%s/tests/%s", lab_root(), m->suites[i]);
+		if (!file_exists(path) || !strcmp(m->suites[i], "unit") || !strcmp(m->suites[i], "lib") ||
+		    !strcmp(m->suites[i], "integration"))
+			rc = error_set(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
+				       "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
+				       m->suite_lines[i], m->suites[i]);
+	}
+	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
+	if (!rc && (read_file(path, &text, err) ||
+		    kernel_lock_parse(path, buf_str(&text), text.len, lock, err)))
+		rc = -1;
+	for (int i = 0; i < m->nr_kernels && !rc; i++) {
+		const struct matrix_kernel *k = &m->kernels[i];
+		int known = strchr(k->spec, '/') ? file_exists(k->spec) :
+			    lock_names_pin(lock, k->spec, "x86_64") ||
+			    lock_names_pin(lock, k->spec, "loongarch64") ||
+			    kbuild_has_recipe(lab_root(), k->spec) || file_exists(k->spec);
+
+		if (!known)
+			rc = error_set(err, "%s:%d: kernel '%s' is not a name in %s, a recipe in kernels/recipes/ "
+				       "nor an existing file", m->path, k->line, k->spec, KERNEL_LOCK_FILE);
+	}
+	buf_free(&text);
+	free(lock);
+	return rc;
+}
+
+static unsigned long long mem_available(void)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	unsigned long long kib = 0;
+	const char *p;
+
+	if (!read_file("/proc/meminfo", &b, &ignored) && (p = strstr(buf_str(&b), "MemAvailable:")))
+		kib = strtoull(p + 13, NULL, 10);
+	buf_free(&b);
+	return kib << 10;
+}
+
+static const char *cell_arch(const struct mrun *r, const struct mcell *c)
+{
+	return topo_arch_name(r->topos[c->c.topo].arch);
+}
+
+/* The cells of this shard, with their directories and needs. */
+static void plan_cells(struct mrun *r, struct matrix_cell *cells, int n)
+{
+	r->cells = xcalloc((size_t)(n ? n : 1), sizeof(*r->cells));
+	r->nr_cells = n;
+	for (int i = 0; i < n; i++) {
+		struct mcell *c = &r->cells[i];
+		const struct topology *t = &r->topos[cells[i].topo];
+
+		c->c = cells[i];
+		c->topo = t;
+		c->host = -1;
+		c->mem = topo_mem_bytes(t) + (t->arch == TOPO_ARCH_LOONGARCH64 ? QEMU_OVERHEAD_LA
+									  : QEMU_OVERHEAD_X86);
+		snprintf(c->dir, sizeof(c->dir), "%s/cells/%s", r->out, c->c.id);
+	}
+}
+
+static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
+{
+	const struct matrix_kernel *k = &r->m.kernels[c->c.kernel];
+
+	strvec_push(argv, numalab_path());
+	strvec_push(argv, "run");
+	strvec_pushf(argv, "--topo=%s", r->m.topos[c->c.topo]);
+	strvec_pushf(argv, "--kernel=%s", k->spec);
+	strvec_pushf(argv, "--tests=%s", r->m.suites[c->c.suite]);
+	strvec_pushf(argv, "--out=%s", c->dir);
+	if (c->c.timeout_s)
+		strvec_pushf(argv, "--timeout=%d", c->c.timeout_s);
+	if (k->append[0])
+		strvec_pushf(argv, "--append=%s", k->append);
+	if (c->host >= 0 && strcmp(r->m.hosts[c->host].uri, "local")) {
+		strvec_push(argv, "--backend=libvirt");
+		strvec_pushf(argv, "--uri=%s", r->m.hosts[c->host].uri);
+	}
+}
+
+static int dry_run(struct mrun *r)
+{
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct strvec argv = STRVEC_INIT;
+		struct mcell *c = &r->cells[i];
+
+		if (r->m.nr_hosts)
+			c->host = r->cells[i].c.index % r->m.nr_hosts;
+		cell_argv(r, c, &argv);
+		printf("%-4d %s:", c->c.index, c->c.id);
+		for (size_t a = 1; a < argv.nr; a++)
+			printf(" %s", argv.items[a]);
+		printf("\n");
+		strvec_clear(&argv);
+	}
+	return EXIT_PASS;
+}
+
+/* Keep finished cells, move partial ones aside; count what is left to run. */
+static int sort_out_cells(struct mrun *r, struct error *err)
+{
+	int kept = 0, aside = 0;
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+		struct celldir cd;
+		char moved[4200];
+
+		celldir_load(c->dir, &cd);
+		c->todo = !cd.finished;
+		kept += cd.finished;
+		if (!cd.finished && cd.exists) {
+			if (celldir_set_aside(r->out, c->c.id, moved, sizeof(moved), err))
+				return celldir_free(&cd), -1;
+			aside++;
+		}
+		celldir_free(&cd);
+	}
+	r->to_run = r->nr_cells - kept;
+	if (kept || aside)
+		fprintf(stderr, "numalab matrix: resuming %s: %d of %d cells already finished (kept), "
+			"%d partial attempts moved to %s/partial/\n", r->out, kept, r->nr_cells, aside, r->out);
+	return 0;
+}
+
+/* --- kernel builds: each recipe kernel once per arch, one at a time, before the cells */
+
+static int is_recipe_kernel(const struct kernel_lock *lock, const char *spec, const char *arch)
+{
+	return !strchr(spec, '/') && !kernel_lock_find(lock, spec, arch) &&
+	       kbuild_has_recipe(lab_root(), spec);
+}
+
+static void plan_builds(struct mrun *r)
+{
+	struct kernel_lock *lock = xcalloc(1, sizeof(*lock));
+	struct buf text = BUF_INIT;
+	struct error ignored;
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
+	if (read_file(path, &text, &ignored) || kernel_lock_parse(path, buf_str(&text), text.len, lock, &ignored))
+		lock->nr = 0;
+	r->builds = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*r->builds));
+	for (int i = 0; i < r->nr_cells; i++) {
+		const char *spec = r->m.kernels[r->cells[i].c.kernel].spec, *arch = cell_arch(r, &r->cells[i]);
+		int seen = 0;
+
+		if (!r->cells[i].todo || !is_recipe_kernel(lock, spec, arch))
+			continue;
+		for (int b = 0; b < r->nr_builds; b++)
+			seen |= !strcmp(r->builds[b].spec, spec) && !strcmp(r->builds[b].arch, arch);
+		if (seen)
+			continue;
+		r->builds[r->nr_builds].spec = spec;
+		r->builds[r->nr_builds].arch = arch;
+		snprintf(r->builds[r->nr_builds].log, sizeof(r->builds[0].log), "%s/kernels/%s.%s.log",
+			 r->out, spec, arch);
+		r->nr_builds++;
+	}
+	buf_free(&text);
+	free(lock);
+}
+
+static int next_build(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct build_job *b;
+
+	if (r->next_build == r->nr_builds)
+		return PARALLEL_DONE;
+	b = &r->builds[r->next_build++];
+	strvec_push(&task->argv, numalab_path());
+	strvec_push(&task->argv, "kernel");
+	strvec_push(&task->argv, "build");
+	strvec_push(&task->argv, b->spec);
+	strvec_pushf(&task->argv, "--arch=%s", b->arch);
+	snprintf(task->log, sizeof(task->log), "%s", b->log);
+	task->data = b;
+	fprintf(stderr, "numalab matrix: kernel %s for %s (log %s)\n", b->spec, b->arch, b->log);
+	return PARALLEL_START;
+}
+
+static void last_line_of(const char *path, char *out, size_t cap)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	char *s, *nl;
+
+	out[0] = '\0';
+	if (!read_file(path, &b, &ignored) && b.len) {
+		s = b.data;
+		while (b.len && s[b.len - 1] == '\n')
+			s[--b.len] = '\0';
+		nl = strrchr(s, '\n');
+		snprintf(out, cap, "%s", nl ? nl + 1 : s);
+	}
+	buf_free(&b);
+}
+
+static void build_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
+{
+	struct build_job *b = task->data;
+	char last[256];
+
+	(void)ctx;
+	if (end->code == 0) {
+		fprintf(stderr, "numalab matrix: kernel %s for %s ready (%.1f s)\n", b->spec, b->arch,
+			end->elapsed_s);
+		return;
+	}
+	if (end->code < 0)
+		snprintf(last, sizeof(last), "%s", end->err->msg);
+	else
+		last_line_of(b->log, last, sizeof(last));
+	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->spec,
+		 b->arch, last, b->log);
+	fprintf(stderr, "numalab matrix: %s\n", b->failed);
+}
+
+static int build_kernels(struct mrun *r)
+{
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, vm_interrupted, r };
+	char dir[4200];
+	struct error err;
+	int interrupted;
+
+	plan_builds(r);
+	if (!r->nr_builds)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/kernels", r->out);
+	if (mkdir_p(dir, &err)) {
+		for (int b = 0; b < r->nr_builds; b++)
+			snprintf(r->builds[b].failed, sizeof(r->builds[b].failed), "%s", err.msg);
+		interrupted = 0;
+	} else {
+		interrupted = parallel_run(&pp);
+	}
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+
+		for (int b = 0; b < r->nr_builds && c->todo; b++)
+			if (r->builds[b].failed[0] && !strcmp(r->builds[b].spec, r->m.kernels[c->c.kernel].spec) &&
+			    !strcmp(r->builds[b].arch, cell_arch(r, c))) {
+				snprintf(c->not_run, sizeof(c->not_run), "%s", r->builds[b].failed);
+				c->todo = 0;
+			}
+	}
+	return interrupted;
+}
+
+/* --- the cells */
+
+static int pick_host(struct mrun *r, struct mcell *c)
+{
+	if (!r->m.nr_hosts)
+		return -1;
+	for (int h = 0; h < r->m.nr_hosts; h++)
+		if (r->host_used[h] < r->m.hosts[h].capacity && (strcmp(r->m.hosts[h].uri, "local") ||
+		    !r->mem_used || r->mem_used + c->mem <= r->mem_budget))
+			return h;
+	return -2;
+}
+
+static int is_local(const struct mrun *r, const struct mcell *c)
+{
+	return c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local");
+}
+
+static int next_cell(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct mcell *c;
+	struct error err;
+
+	while (r->next < r->nr_cells && !r->cells[r->next].todo)
+		r->next++;
+	if (r->next == r->nr_cells)
+		return PARALLEL_DONE;
+	c = &r->cells[r->next];
+	if ((c->host = pick_host(r, c)) == -2 ||
+	    (c->host == -1 && r->mem_used && r->mem_used + c->mem > r->mem_budget))
+		return PARALLEL_WAIT;
+	r->next++;
+	if (mkdir_p(c->dir, &err)) {
+		snprintf(c->not_run, sizeof(c->not_run), "%s", err.msg);
+		return next_cell(ctx, task);
+	}
+	if (c->host >= 0)
+		r->host_used[c->host]++;
+	if (is_local(r, c))
+		r->mem_used += c->mem;
+	cell_argv(r, c, &task->argv);
+	snprintf(task->log, sizeof(task->log), "%s/log", c->dir);
+	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
+	task->data = c;
+	r->started++;
+	return PARALLEL_START;
+}
+
+static void print_log(const struct mcell *c, const char *log)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+
+	printf("--- %s (%s)\n", c->c.id, log);
+	if (!read_file(log, &b, &ignored))
+		fwrite(buf_str(&b), 1, b.len, stdout);
+	buf_free(&b);
+}
+
+static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
+{
+	struct mrun *r = ctx;
+	struct mcell *c = task->data;
+	struct celldir cd;
+	struct report_counts k;
+	struct error err;
+	char reason[512];
+	enum cell_status st;
+
+	if (c->host >= 0)
+		r->host_used[c->host]--;
+	if (is_local(r, c))
+		r->mem_used -= c->mem;
+	r->done++;
+	if (end->code < 0) {
+		snprintf(c->not_run, sizeof(c->not_run), "%s", end->err->msg);
+		printf("[%d/%d] %s: error: %s\n", r->done, r->to_run, c->c.id, c->not_run);
+		fflush(stdout);
+		return;
+	}
+	if (celldir_write_exit(c->dir, end->code, end->elapsed_s, end->timed_out, &err))
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	celldir_load(c->dir, &cd);
+	st = report_classify(end->code, end->timed_out, cd.end, buf_str(&cd.tap), cd.tap.len,
+			     cd.last_log, reason, sizeof(reason));
+	report_count(&(struct report_cell){ .id = c->c.id, .status = st, .reason = reason,
+					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
+	if (!r->quiet)
+		print_log(c, task->log);
+	printf("[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s\n", r->done, r->to_run,
+	       c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped, end->elapsed_s,
+	       *reason ? ": " : "", reason);
+	fflush(stdout);
+	celldir_free(&cd);
+}
+
+static unsigned long long max_cell_mem(const struct mrun *r)
+{
+	unsigned long long max = 0;
+
+	for (int i = 0; i < r->nr_cells; i++)
+		if (r->cells[i].mem > max)
+			max = r->cells[i].mem;
+	return max;
+}
+
+static void choose_jobs(struct mrun *r, int asked)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long need = max_cell_mem(r);
+	int by_mem;
+
+	r->mem_budget = mem_available();
+	by_mem = need ? (int)(r->mem_budget / need) : 1;
+	if (asked)
+		r->jobs = asked;
+	else if (r->m.nr_hosts) {
+		r->jobs = 0;
+		for (int h = 0; h < r->m.nr_hosts; h++)
+			r->jobs += r->m.hosts[h].capacity;
+	} else {
+		r->jobs = (int)(cores < by_mem ? cores : by_mem);
+	}
+	if (r->jobs < 1)
+		r->jobs = 1;
+	fprintf(stderr, "numalab matrix: %d cells to run, %d at a time (%ld cores, %.1f GiB available, "
+		"a cell needs up to %.1f GiB)\n", r->to_run, r->jobs, cores,
+		(double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
+}
+
+static int run_cells(struct mrun *r, int asked_jobs)
+{
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, vm_interrupted, r };
+
+	choose_jobs(r, asked_jobs);
+	pp.jobs = r->jobs;
+	r->host_used = xcalloc((size_t)(r->m.nr_hosts + 1), sizeof(int));
+	return parallel_run(&pp);
+}
+
+/* --- outputs */
+
+struct loaded {
+	struct celldir cd;
+	char reason[512];
+	char dir[4200];
+};
+
+static int write_out(const char *out, const char *name, const struct buf *b, struct error *err)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", out, name);
+	return write_file_atomic(path, buf_str((struct buf *)b), b->len, err);
+}
+
+/* matrix.tap, junit.xml, summary.txt from every cell of the shard; returns the exit code. */
+static int write_reports(struct mrun *r, const char *title)
+{
+	struct report_cell *rc = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*rc));
+	struct loaded *ld = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*ld));
+	struct buf tap = BUF_INIT, junit = BUF_INIT, summary = BUF_INIT;
+	struct error err;
+	int failed = 0, harness = 0, wrc;
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+		struct loaded *l = &ld[i];
+
+		celldir_load(c->dir, &l->cd);
+		rc[i].id = c->c.id;
+		rc[i].reason = l->reason;
+		rc[i].time_s = l->cd.time_s;
+		snprintf(l->dir, sizeof(l->dir), "%s", l->cd.run_cell[0] ? l->cd.run_cell : c->dir);
+		rc[i].dir = l->dir;
+		if (c->not_run[0] || (!l->cd.finished && l->cd.exit_code < 0)) {
+			snprintf(l->reason, sizeof(l->reason), "not run: %s",
+				 c->not_run[0] ? c->not_run : vm_interrupted() ? "the matrix was interrupted"
+									 : "no result");
+			rc[i].status = CELL_ERROR;
+		} else if (!l->cd.finished && l->cd.exit_code < 2) {
+			snprintf(l->reason, sizeof(l->reason), "interrupted: the run did not complete");
+			rc[i].status = CELL_ERROR;
+		} else {
+			rc[i].tap = buf_str(&l->cd.tap);
+			rc[i].tap_len = l->cd.tap.len;
+			rc[i].status = report_classify(l->cd.exit_code, l->cd.watchdog, l->cd.end, rc[i].tap,
+						       rc[i].tap_len, l->cd.last_log, l->reason, sizeof(l->reason));
+		}
+		failed |= rc[i].status == CELL_FAIL;
+		harness |= rc[i].status == CELL_TIMEOUT || rc[i].status == CELL_ERROR;
+	}
+	report_tap(rc, r->nr_cells, title, &tap);
+	report_junit(rc, r->nr_cells, title, &junit);
+	report_summary(rc, r->nr_cells, &summary);
+	wrc = write_out(r->out, "matrix.tap", &tap, &err) || write_out(r->out, "junit.xml", &junit, &err) ||
+	      write_out(r->out, "summary.txt", &summary, &err);
+	if (wrc)
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	fputs(buf_str(&summary), stdout);
+	fprintf(stderr, "numalab matrix: %s/{matrix.tap,junit.xml,summary.txt}; resume or re-check with "
+		"--out %s\n", r->out, r->out);
+	for (int i = 0; i < r->nr_cells; i++)
+		celldir_free(&ld[i].cd);
+	free(ld);
+	free(rc);
+	buf_free(&tap);
+	buf_free(&junit);
+	buf_free(&summary);
+	if (wrc)
+		return EXIT_HARNESS;
+	return failed ? EXIT_FAIL : harness ? EXIT_HARNESS : EXIT_PASS;
+}
+
+static int set_state(const char *out, const char *state)
+{
+	char path[4200], line[32];
+	struct error err;
+	int len = snprintf(line, sizeof(line), "%s\n", state);
+
+	snprintf(path, sizeof(path), "%s/state", out);
+	if (write_file_atomic(path, line, (size_t)len, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), -1;
+	return 0;
+}
+
+/* The cell list of this output, in order (for humans and for merging shards). */
+static int write_cell_list(struct mrun *r, const char *matrix_path, struct error *err)
+{
+	struct buf b = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	buf_addf(&b, "# numalab matrix %s, shard %d/%d: INDEX ID\n", matrix_path, r->shard, r->nr_shards);
+	for (int i = 0; i < r->nr_cells; i++)
+		buf_addf(&b, "%d %s\n", r->cells[i].c.index, r->cells[i].c.id);
+	snprintf(path, sizeof(path), "%s/cells.list", r->out);
+	rc = write_file_atomic(path, b.data, b.len, err);
+	buf_free(&b);
+	return rc;
+}
+
+static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
+{
+	char lock_path[4200], title[1200];
+	struct error err;
+	int lock, code, interrupted;
+
+	if (mkdir_p(r->out, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	snprintf(lock_path, sizeof(lock_path), "%s/.lock", r->out);
+	if ((lock = lock_file(lock_path, "matrix in this --out", &err)) < 0)
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	vm_catch_signals();
+	if (sort_out_cells(r, &err) || write_cell_list(r, matrix_path, &err)) {
+		close(lock);
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	}
+	set_state(r->out, "running");
+	interrupted = build_kernels(r);
+	if (!interrupted && !vm_interrupted())
+		interrupted = run_cells(r, asked_jobs);
+	interrupted = interrupted || vm_interrupted();
+	snprintf(title, sizeof(title), "%s shard %d/%d", matrix_path, r->shard, r->nr_shards);
+	code = write_reports(r, title);
+	set_state(r->out, interrupted ? "interrupted" : "complete");
+	if (interrupted)
+		fprintf(stderr, "numalab matrix: interrupted; run the same command with --out %s to resume\n",
+			r->out);
+	close(lock);
+	return code;
+}
+
+static void default_out(const char *matrix_path, char *out, size_t cap)
+{
+	const char *base = strrchr(matrix_path, '/');
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	base = base ? base + 1 : matrix_path;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+	snprintf(out, cap, "results/matrix-%.*s-%s", (int)strcspn(base, "."), base, stamp);
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	struct mrun r = { .shard = 0, .nr_shards = 1 };
+	const char *out = NULL;
+	char path[4096], out_buf[4200];
+	struct matrix_cell *cells;
+	struct error err;
+	int c, jobs = 0, dry = 0, n, code;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			jobs = atoi(optarg);
+			if (jobs < 1 || jobs > 256 || strspn(optarg, "0123456789") != strlen(optarg))
+				return command_usage_error("matrix", "--jobs %s: give a number 1..256", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 's':
+			if (matrix_shard_parse(optarg, &r.shard, &r.nr_shards, &err))
+				return command_usage_error("matrix", "--%s", err.msg);
+			break;
+		case 'n': dry = 1; break;
+		case 'q': r.quiet = 1; break;
+		case 'h': return command_help(help);
+		default:
+			return command_usage_error("matrix", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return command_usage_error("matrix", optind < argc ? "give one matrix file or name"
+						     : "which matrix? e.g. `numalab matrix smoke`");
+	matrix_file_path(argv[optind], path, sizeof(path));
+	if (load_matrix(path, &r.m, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_USAGE;
+	if (check_names(&r, &err)) {
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+		matrix_free(&r.m);
+		free(r.topos);
+		return EXIT_USAGE;
+	}
+	if (!out)
+		default_out(path, out_buf, sizeof(out_buf));
+	r.out = out ? out : out_buf;
+	matrix_expand(&r.m, &cells, &n);
+	n = matrix_shard(cells, n, r.shard, r.nr_shards);
+	plan_cells(&r, cells, n);
+	free(cells);
+	code = dry ? dry_run(&r) : run_matrix(&r, path, jobs);
+	free(r.cells);
+	free(r.builds);
+	free(r.host_used);
+	free(r.topos);
+	matrix_free(&r.m);
+	return code;
+}
