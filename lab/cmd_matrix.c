@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,19 @@ struct mrun {
 	int nr_builds, next_build;
 };
 
+/* A line of the matrix's own progress, in order with the cells' output. */
+__attribute__((format(printf, 1, 2)))
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("numalab matrix: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
 static const char *numalab_path(void)
 {
 	static char path[4200];
@@ -99,6 +113,14 @@ static void matrix_file_path(const char *arg, char *out, size_t cap)
 		snprintf(out, cap, "%s", arg);
 	else
 		snprintf(out, cap, "%s/lab/matrices/%s.matrix", lab_root(), arg);
+}
+
+/* The matrix file as the user knows it: relative to the project when inside it. */
+static const char *display_path(const char *path)
+{
+	size_t n = strlen(lab_root());
+
+	return !strncmp(path, lab_root(), n) && path[n] == '/' ? path + n + 1 : path;
 }
 
 static int load_matrix(const char *path, struct matrix *m, struct error *err)
@@ -261,7 +283,7 @@ static int sort_out_cells(struct mrun *r, struct error *err)
 	}
 	r->to_run = r->nr_cells - kept;
 	if (kept || aside)
-		fprintf(stderr, "numalab matrix: resuming %s: %d of %d cells already finished (kept), "
+		say("resuming %s: %d of %d cells already finished (kept), "
 			"%d partial attempts moved to %s/partial/\n", r->out, kept, r->nr_cells, aside, r->out);
 	return 0;
 }
@@ -320,7 +342,7 @@ static int next_build(void *ctx, struct parallel_task *task)
 	strvec_pushf(&task->argv, "--arch=%s", b->arch);
 	snprintf(task->log, sizeof(task->log), "%s", b->log);
 	task->data = b;
-	fprintf(stderr, "numalab matrix: kernel %s for %s (log %s)\n", b->spec, b->arch, b->log);
+	say("kernel %s for %s (log %s)\n", b->spec, b->arch, b->log);
 	return PARALLEL_START;
 }
 
@@ -348,7 +370,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 	(void)ctx;
 	if (end->code == 0) {
-		fprintf(stderr, "numalab matrix: kernel %s for %s ready (%.1f s)\n", b->spec, b->arch,
+		say("kernel %s for %s ready (%.1f s)\n", b->spec, b->arch,
 			end->elapsed_s);
 		return;
 	}
@@ -518,7 +540,7 @@ static void choose_jobs(struct mrun *r, int asked)
 	}
 	if (r->jobs < 1)
 		r->jobs = 1;
-	fprintf(stderr, "numalab matrix: %d cells to run, %d at a time (%ld cores, %.1f GiB available, "
+	say("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
 		"a cell needs up to %.1f GiB)\n", r->to_run, r->jobs, cores,
 		(double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
 }
@@ -593,7 +615,8 @@ static int write_reports(struct mrun *r, const char *title)
 	if (wrc)
 		fprintf(stderr, "numalab matrix: %s\n", err.msg);
 	fputs(buf_str(&summary), stdout);
-	fprintf(stderr, "numalab matrix: %s/{matrix.tap,junit.xml,summary.txt}; resume or re-check with "
+	fflush(stdout);
+	say("%s/{matrix.tap,junit.xml,summary.txt}; resume or re-check with "
 		"--out %s\n", r->out, r->out);
 	for (int i = 0; i < r->nr_cells; i++)
 		celldir_free(&ld[i].cd);
@@ -626,7 +649,8 @@ static int write_cell_list(struct mrun *r, const char *matrix_path, struct error
 	char path[4200];
 	int rc;
 
-	buf_addf(&b, "# numalab matrix %s, shard %d/%d: INDEX ID\n", matrix_path, r->shard, r->nr_shards);
+	buf_addf(&b, "# numalab matrix %s, shard %d/%d: INDEX ID\n", display_path(matrix_path), r->shard,
+		 r->nr_shards);
 	for (int i = 0; i < r->nr_cells; i++)
 		buf_addf(&b, "%d %s\n", r->cells[i].c.index, r->cells[i].c.id);
 	snprintf(path, sizeof(path), "%s/cells.list", r->out);
@@ -656,11 +680,11 @@ static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
 	if (!interrupted && !vm_interrupted())
 		interrupted = run_cells(r, asked_jobs);
 	interrupted = interrupted || vm_interrupted();
-	snprintf(title, sizeof(title), "%s shard %d/%d", matrix_path, r->shard, r->nr_shards);
+	snprintf(title, sizeof(title), "%s shard %d/%d", display_path(matrix_path), r->shard, r->nr_shards);
 	code = write_reports(r, title);
 	set_state(r->out, interrupted ? "interrupted" : "complete");
 	if (interrupted)
-		fprintf(stderr, "numalab matrix: interrupted; run the same command with --out %s to resume\n",
+		say("interrupted; run the same command with --out %s to resume\n",
 			r->out);
 	close(lock);
 	return code;

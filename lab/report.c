@@ -348,7 +348,7 @@ static void junit_case(void *ctx, const struct tcase *tc)
 		return;
 	}
 	buf_addf(b, ">\n      <%s type=\"%s\" message=\"", element, tap_status_name(tc->status));
-	report_xml_escape(b, tc->reason);
+	report_xml_escape(b, *tc->reason || tc->status != TAP_NOT_OK ? tc->reason : "failed");
 	buf_addstr(b, "\"/>\n    </testcase>\n");
 }
 
