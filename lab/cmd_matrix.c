@@ -33,6 +33,7 @@ static const char help[] =
 	"  --out DIR      output directory (default: results/matrix-NAME-TIME)\n"
 	"  --shard I/N    run only cells whose index k has k %% N == I (0 <= I < N)\n"
 	"  --dry-run      list the cells and their commands, run nothing\n"
+	"  --arches       print the guest arches the cells need, one a line (for make)\n"
 	"  --quiet        no cell logs, only a line per finished cell\n"
 	"\n"
 	"Exit: 0 every cell passed, 1 a test failed (or a guest kernel crashed),\n"
@@ -44,6 +45,7 @@ static const struct option options[] = {
 	{ "out", required_argument, NULL, 'o' },
 	{ "shard", required_argument, NULL, 's' },
 	{ "dry-run", no_argument, NULL, 'n' },
+	{ "arches", no_argument, NULL, 'a' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -257,6 +259,20 @@ static int dry_run(struct mrun *r)
 			printf(" %s", argv.items[a]);
 		printf("\n");
 		strvec_clear(&argv);
+	}
+	return EXIT_PASS;
+}
+
+static int print_arches(const struct mrun *r)
+{
+	int seen[2] = { 0, 0 };
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		enum topo_arch a = r->topos[r->cells[i].c.topo].arch;
+		int k = a == TOPO_ARCH_LOONGARCH64;
+
+		if (!seen[k]++)
+			printf("%s\n", topo_arch_name(a));
 	}
 	return EXIT_PASS;
 }
@@ -709,7 +725,7 @@ int cmd_matrix(int argc, char **argv)
 	char path[4096], out_buf[4200];
 	struct matrix_cell *cells;
 	struct error err;
-	int c, jobs = 0, dry = 0, n, code;
+	int c, jobs = 0, dry = 0, arches = 0, n, code;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -725,6 +741,7 @@ int cmd_matrix(int argc, char **argv)
 				return command_usage_error("matrix", "--%s", err.msg);
 			break;
 		case 'n': dry = 1; break;
+		case 'a': arches = 1; break;
 		case 'q': r.quiet = 1; break;
 		case 'h': return command_help(help);
 		default:
@@ -750,7 +767,7 @@ int cmd_matrix(int argc, char **argv)
 	n = matrix_shard(cells, n, r.shard, r.nr_shards);
 	plan_cells(&r, cells, n);
 	free(cells);
-	code = dry ? dry_run(&r) : run_matrix(&r, path, jobs);
+	code = arches ? print_arches(&r) : dry ? dry_run(&r) : run_matrix(&r, path, jobs);
 	free(r.cells);
 	free(r.builds);
 	free(r.host_used);
