@@ -20,6 +20,7 @@
 
 static const char help[] =
 	"usage: numalab matrix FILE|NAME [options]\n"
+	"       numalab matrix --merge --out DIR SHARD-OUT...\n"
 	"\n"
 	"Run every cell (topology x kernel x suite x repetition) of a matrix file\n"
 	"(lab/matrices/NAME.matrix; format: docs/matrix.md) as `numalab run`\n"
@@ -35,6 +36,8 @@ static const char help[] =
 	"  --dry-run      list the cells and their commands, run nothing\n"
 	"  --arches       print the guest arches the cells need, one a line (for make)\n"
 	"  --quiet        no cell logs, only a line per finished cell\n"
+	"  --merge        merge the outputs of shards (their --out dirs) into --out:\n"
+	"                 matrix.tap, junit.xml, summary.txt in cell order\n"
 	"\n"
 	"Exit: 0 every cell passed, 1 a test failed (or a guest kernel crashed),\n"
 	"2 bad matrix file or command line, 3 harness errors or timeouts only\n"
@@ -47,6 +50,7 @@ static const struct option options[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "arches", no_argument, NULL, 'a' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "merge", no_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -632,8 +636,7 @@ static int write_reports(struct mrun *r, const char *title)
 		fprintf(stderr, "numalab matrix: %s\n", err.msg);
 	fputs(buf_str(&summary), stdout);
 	fflush(stdout);
-	say("%s/{matrix.tap,junit.xml,summary.txt}; resume or re-check with "
-		"--out %s\n", r->out, r->out);
+	say("wrote %s/matrix.tap, junit.xml, summary.txt\n", r->out);
 	for (int i = 0; i < r->nr_cells; i++)
 		celldir_free(&ld[i].cd);
 	free(ld);
@@ -706,6 +709,88 @@ static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
 	return code;
 }
 
+/* --- merging shards: each shard's cells.list names its cells and their global index */
+
+static int valid_cell_id(const char *id)
+{
+	if (!*id || *id == '.' || strlen(id) >= MATRIX_ID_MAX)
+		return 0;
+	for (; *id; id++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.", *id))
+			return 0;
+	return 1;
+}
+
+static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct error *err)
+{
+	char path[4200];
+	struct buf text = BUF_INIT;
+	int line = 0;
+
+	snprintf(path, sizeof(path), "%s/cells.list", dir);
+	if (read_file(path, &text, err))
+		return error_prefix(err, "%s is not a matrix output directory", dir);
+	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
+		struct mcell *c;
+		char id[256];
+		int index;
+
+		line++;
+		if (*l == '#')
+			continue;
+		if (sscanf(l, "%d %255s", &index, id) != 2 || index < 0 || !valid_cell_id(id)) {
+			buf_free(&text);
+			return error_set(err, "%s:%d: not `INDEX ID`", path, line);
+		}
+		if (r->nr_cells == *cap)
+			r->cells = xrealloc(r->cells, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof(*r->cells));
+		c = &r->cells[r->nr_cells++];
+		memset(c, 0, sizeof(*c));
+		c->c.index = index;
+		snprintf(c->c.id, sizeof(c->c.id), "%s", id);
+		snprintf(c->dir, sizeof(c->dir), "%s/cells/%s", dir, id);
+	}
+	buf_free(&text);
+	return 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	const struct mcell *x = a, *y = b;
+
+	return (x->c.index > y->c.index) - (x->c.index < y->c.index);
+}
+
+static int merge(char **dirs, int n, const char *out)
+{
+	struct mrun r = { .out = out };
+	struct error err;
+	int cap = 0, code;
+
+	for (int i = 0; i < n; i++)
+		if (read_cell_list(&r, dirs[i], &cap, &err))
+			goto bad;
+	qsort(r.cells, (size_t)r.nr_cells, sizeof(*r.cells), by_index);
+	for (int i = 1; i < r.nr_cells; i++)
+		if (r.cells[i].c.index == r.cells[i - 1].c.index) {
+			error_set(&err, "cell %d is in two outputs (%s, %s): merge the shards of one matrix, once each",
+				  r.cells[i].c.index, r.cells[i - 1].dir, r.cells[i].dir);
+			goto bad;
+		}
+	if (mkdir_p(out, &err)) {
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+		code = EXIT_HARNESS;
+	} else {
+		code = write_reports(&r, "merged shards");
+	}
+	free(r.cells);
+	return code;
+bad:
+	fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	free(r.cells);
+	return EXIT_USAGE;
+}
+
 static void default_out(const char *matrix_path, char *out, size_t cap)
 {
 	const char *base = strrchr(matrix_path, '/');
@@ -725,7 +810,7 @@ int cmd_matrix(int argc, char **argv)
 	char path[4096], out_buf[4200];
 	struct matrix_cell *cells;
 	struct error err;
-	int c, jobs = 0, dry = 0, arches = 0, n, code;
+	int c, jobs = 0, dry = 0, arches = 0, merging = 0, n, code;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -743,11 +828,16 @@ int cmd_matrix(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'a': arches = 1; break;
 		case 'q': r.quiet = 1; break;
+		case 'm': merging = 1; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("matrix", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
+	if (merging && (!out || optind == argc))
+		return command_usage_error("matrix", "--merge needs --out DIR and the shards' output directories");
+	if (merging)
+		return merge(argv + optind, argc - optind, out);
 	if (optind != argc - 1)
 		return command_usage_error("matrix", optind < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");

@@ -29,6 +29,7 @@ static const struct host_package {
 	{ "clang", "the code must also build clean under clang" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
+	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
 	/* Kernels from source (kernels/recipes, docs/kernels.md). */
 	{ "flex", "kernel build: Kconfig lexer" },
 	{ "bison", "kernel build: Kconfig parser" },

@@ -76,3 +76,10 @@ fi
 expect_grep '<testsuites name=".*" tests="[1-9][0-9]*" failures="0" errors="0"' "$out/junit.xml"
 expect_grep '^3 cells: 3 pass, 0 fail, 0 timeout, 0 error$' "$out/summary.txt"
 expect_grep '^2node\.debian\.topology\.r2 +pass +[1-9]' "$out/summary.txt"
+
+# Shard outputs merge back in cell order; a cell given twice is refused.
+expect_rc 0 $NUMALAB matrix --merge --out "$SCRATCH/merged" "$out"
+diff <(tail -n +3 "$out/matrix.tap") <(tail -n +3 "$SCRATCH/merged/matrix.tap") ||
+	fail "merging one output changed its cells"
+expect_rc 2 $NUMALAB matrix --merge --out "$SCRATCH/merged2" "$out" "$out"
+expect_grep 'cell 0 is in two outputs' "$SCRATCH/err"
