@@ -301,7 +301,6 @@ static int sort_out_cells(struct mrun *r, struct error *err)
 		}
 		celldir_free(&cd);
 	}
-	r->to_run = r->nr_cells - kept;
 	if (kept || aside)
 		say("resuming %s: %d of %d cells already finished (kept), "
 			"%d partial attempts moved to %s/partial/\n", r->out, kept, r->nr_cells, aside, r->out);
@@ -569,6 +568,11 @@ static int run_cells(struct mrun *r, int asked_jobs)
 {
 	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, vm_interrupted, r };
 
+	r->to_run = 0;
+	for (int i = 0; i < r->nr_cells; i++)
+		r->to_run += r->cells[i].todo;
+	if (!r->to_run)
+		return 0;
 	choose_jobs(r, asked_jobs);
 	pp.jobs = r->jobs;
 	r->host_used = xcalloc((size_t)(r->m.nr_hosts + 1), sizeof(int));
@@ -617,6 +621,8 @@ static int write_reports(struct mrun *r, const char *title)
 			rc[i].status = CELL_ERROR;
 		} else if (!l->cd.finished && l->cd.exit_code < 2) {
 			snprintf(l->reason, sizeof(l->reason), "interrupted: the run did not complete");
+			rc[i].tap = buf_str(&l->cd.tap);
+			rc[i].tap_len = l->cd.tap.len;
 			rc[i].status = CELL_ERROR;
 		} else {
 			rc[i].tap = buf_str(&l->cd.tap);
