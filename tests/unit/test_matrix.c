@@ -438,6 +438,45 @@ UNIT_TEST(summary_table)
 	buf_free(&b);
 }
 
+/* Deterministic mutations of a valid file: the parser (under ASan in make check) never crashes. */
+UNIT_TEST(mutated_input_never_crashes)
+{
+	static const char alphabet[] = " \t\n#=*?[]-.+/:0123456789abcdefghijklmnopqrstuvwxyz\0\377";
+	char text[2048], mutated[2048];
+	unsigned int seed = 12345;
+	int ok = 0;
+
+	snprintf(text, sizeof(text), "%sexclude kernel=st* suite=m*\nrepeat 2 topology=cxl\ntimeout 60\n"
+		 "host local capacity 2\n", base);
+	for (int round = 0; round < 3000; round++) {
+		size_t len = strlen(text);
+		struct matrix m;
+		struct matrix_cell *cells;
+		struct error err;
+		int n;
+
+		memcpy(mutated, text, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			mutated[(seed >> 8) % len] = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
+		}
+		seed = seed * 1103515245u + 12345u;
+		if (round % 7 == 0)
+			len = (seed >> 8) % len;
+		if (matrix_parse("f.matrix", mutated, len, &m, &err)) {
+			CHECK(!strncmp(err.msg, "f.matrix", 8));
+			continue;
+		}
+		ok++;
+		matrix_expand(&m, &cells, &n);
+		for (int i = 0; i < n; i++)
+			CHECK(cells[i].topo < m.nr_topos && cells[i].kernel < m.nr_kernels && cells[i].suite < m.nr_suites);
+		free(cells);
+		matrix_free(&m);
+	}
+	CHECK(ok > 0);
+}
+
 /* --- parallel: real children */
 
 struct seen {
@@ -512,5 +551,5 @@ UNIT_MAIN(UNIT_CASE(expansion_order_and_ids), UNIT_CASE(exclude_repeat_timeout_l
 	  UNIT_CASE(parse_errors_name_file_and_line), UNIT_CASE(hostile_input_is_rejected_cleanly),
 	  UNIT_CASE(hosts_parse), UNIT_CASE(shards_partition_the_cells), UNIT_CASE(shard_option),
 	  UNIT_CASE(shipped_matrices), UNIT_CASE(cell_verdicts), UNIT_CASE(merged_tap_confines_hostile_cell_tap),
-	  UNIT_CASE(xml_escaping), UNIT_CASE(junit_lists_tests_and_harness_errors), UNIT_CASE(summary_table),
+	  UNIT_CASE(mutated_input_never_crashes), UNIT_CASE(xml_escaping), UNIT_CASE(junit_lists_tests_and_harness_errors), UNIT_CASE(summary_table),
 	  UNIT_CASE(parallel_runs_reaps_and_times_out))
