@@ -45,7 +45,7 @@ struct mrun {
 	struct topology *topos;  /* one per m.topos */
 	struct mcell *cells;
 	int nr_cells, shard, nr_shards, quiet;
-	int jobs, next, started, done, to_run;
+	int jobs, next, done, to_run;
 	unsigned long long mem_budget, mem_used;
 	int *host_used;
 	struct build_job *builds;
@@ -118,7 +118,7 @@ static int check_names(struct mrun *r, struct error *err)
 				       m->topos[i], terr.msg);
 	}
 	for (int i = 0; i < m->nr_suites && !rc; i++) {
-		snprintf(path, sizeof(path), "%s/tests/%s", lab_root(), m->suites[i]);
+		snprintf(path, sizeof(path), "%s/tests/%s/.", lab_root(), m->suites[i]);
 		if (!file_exists(path) || !strcmp(m->suites[i], "unit") || !strcmp(m->suites[i], "lib") ||
 		    !strcmp(m->suites[i], "integration"))
 			rc = error_set(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
@@ -430,7 +430,6 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	snprintf(task->log, sizeof(task->log), "%s/log", c->dir);
 	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
 	task->data = c;
-	r->started++;
 	return PARALLEL_START;
 }
 
