@@ -19,6 +19,15 @@ expect_rc 2 $NUMALAB matrix "$SCRATCH/bad.matrix" --out "$SCRATCH/bad"
 expect_grep 'bad.matrix:4: suite=topolgy matches no declared suite' "$SCRATCH/err"
 [ ! -e "$SCRATCH/bad" ] || fail "a bad matrix created its --out"
 
+# The cells' commands: kernel arguments and libvirt hosts pass through, shards split by index.
+cp "$m" "$SCRATCH/hosts.matrix"
+echo 'host qemu+ssh://lab1/system capacity 2' >>"$SCRATCH/hosts.matrix"
+expect_rc 0 $NUMALAB matrix "$SCRATCH/hosts.matrix" --dry-run --shard 1/2 --out /o
+[ "$(cat "$SCRATCH/out")" = "1    2node.debian.topology.r2: run --topo=2node --kernel=debian --tests=topology --out=/o/cells/2node.debian.topology.r2 --timeout=300 --backend=libvirt --uri=qemu+ssh://lab1/system" ] ||
+	fail "dry run: $(cat "$SCRATCH/out")"
+expect_rc 0 $NUMALAB matrix "$m" --dry-run --shard 0/2 --out /o
+expect_grep '^2    2node\.madv\.topology\.r1: run .* --append=transparent_hugepage=madvise$' "$SCRATCH/out"
+
 $NUMALAB matrix "$m" --jobs 2 --out "$out" >"$SCRATCH/run1" 2>&1 &
 pid=$!
 for _ in $(seq 1500); do
