@@ -6,6 +6,8 @@ WARN     = -Wall -Wextra -Werror
 WARN    += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation)
 CFLAGS  ?= -O2 -g
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
+# lab/disk.c drives libguestfs (libguestfs-dev).
+LAB_LIBS = -lguestfs
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -40,7 +42,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
-.PHONY: all guest setup lab-run kernel check check-full bench clean
+.PHONY: all guest setup lab-run kernel image check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -48,7 +50,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 all: numalab guest
 
 numalab: $(LAB_OBJ) $(B)/host/runner.o
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
 
 $(B)/host/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -84,13 +86,20 @@ kernel: numalab
 	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
 	./numalab kernel build $(K) --arch $(ARCH)
 
+# A guest disk from images/$(IMAGE).image: `make image IMAGE=debian` (docs/images.md).
+IMAGE ?= debian
+image: numalab
+	@./numalab setup --quiet
+	@$(MAKE) -s guest GUEST_ARCH=x86_64
+	./numalab image build $(IMAGE)
+
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ)
+	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ) $(LAB_LIBS)
 
 $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ)
+	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ) $(LAB_LIBS)
 
 check: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64

@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
 	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
 	{ "kernel", "build a kernel from a recipe, or show its build key", cmd_kernel },
+	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
 	{ "toolroot-exec", NULL, toolroot_exec_main },
 };

@@ -24,6 +24,10 @@ static const char help[] =
 	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
 	"  --append ARGS      extra kernel command line\n"
 	"  --guest-file FILE  put FILE in the guest as /lab/BASENAME (e.g. workloads.conf)\n"
+	"  --disk FILE        boot from a copy-on-write overlay of the qcow2 FILE (x86_64;\n"
+	"                     `numalab image build debian` or any image with an ext4 root):\n"
+	"                     tests run with its userland, results are also read back\n"
+	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -38,6 +42,7 @@ static const struct option options[] = {
 	{ "accel", required_argument, NULL, 'a' },
 	{ "append", required_argument, NULL, 'A' },
 	{ "guest-file", required_argument, NULL, 'g' },
+	{ "disk", required_argument, NULL, 'd' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -71,6 +76,7 @@ int cmd_run(int argc, char **argv)
 		case 'a': o.accel = optarg; break;
 		case 'A': o.append = optarg; break;
 		case 'g': o.guest_file = optarg; break;
+		case 'd': o.disk = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
 		case 'o':
@@ -87,6 +93,8 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--topo is required (e.g. --topo 2node)");
 	if (o.guest_file && access(o.guest_file, R_OK))
 		return command_usage_error("run", "--guest-file %s: %s", o.guest_file, strerror(errno));
+	if (o.disk && access(o.disk, R_OK))
+		return command_usage_error("run", "--disk %s: %s", o.disk, strerror(errno));
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
 	vm_catch_signals();

@@ -28,7 +28,10 @@ static const struct host_package {
 	{ "make", "the build" },
 	{ "clang", "the code must also build clean under clang" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
-	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
+	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
+	/* Guest disk images (lab/disk.h, docs/images.md). */
+	{ "libguestfs-dev", "writes and reads guest disks without root tricks (linked: -lguestfs)" },
+	{ "linux-image-amd64", "the kernel of libguestfs's appliance" },
 	/* Kernels from source (kernels/recipes, docs/kernels.md). */
 	{ "flex", "kernel build: Kconfig lexer" },
 	{ "bison", "kernel build: Kconfig parser" },

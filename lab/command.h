@@ -34,5 +34,6 @@ int cmd_topo(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_image(int argc, char **argv);
 
 #endif
