@@ -599,7 +599,7 @@ static int unknown_kernel(const struct kernel_lock *lock, const char *name, cons
 		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
 				 "(docs/kernels.md) or give --kernel PATH", name, arch);
 	for (int i = 0; i < lock->nr; i++)
-		if (!strcmp(lock->pins[i].arch, arch))
+		if (!strcmp(lock->pins[i].arch, arch) && !is_modules(&lock->pins[i]))
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 names[0] ? ", " : "", lock->pins[i].name);
 	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
@@ -622,7 +622,7 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin)
+		if (pin && !is_modules(pin))
 			rc = resolve_pin(pin, out, err);
 		else if (!is_default && kbuild_has_recipe(root, spec))
 			rc = kbuild_kernel(root, spec, arch, out, err);
