@@ -337,6 +337,17 @@ static int find_root(guestfs_h *g, const char *base, struct disk_root *root, str
 	return 0;
 }
 
+int disk_is_qcow2(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ok = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "QFI\xfb", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int disk_inject(const char *base, const char *overlay, const char *guest_dir,
 		const struct run_part *run, int tcg, struct disk_root *root, struct error *err)
 {

@@ -58,6 +58,9 @@ struct disk_root {
 int disk_inject(const char *base, const char *overlay, const char *guest_dir,
 		const struct run_part *run, int tcg, struct disk_root *root, struct error *err);
 
+/* Whether path starts like a qcow2 image ("QFI\xfb"). */
+int disk_is_qcow2(const char *path);
+
 /* DISK_RESULTS_TAP of overlay's root into out ("" when the guest wrote none). */
 int disk_readback(const char *overlay, const struct disk_root *root, int tcg, struct buf *out,
 		  struct error *err);

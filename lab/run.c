@@ -382,6 +382,9 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	command_topology_path(o->topo, path, sizeof(path));
 	if (topo_load(path, &p->topo, &terr))
 		return error_set(err, "%s", terr.msg), EXIT_USAGE;
+	if (o->disk && !disk_is_qcow2(o->disk))
+		return error_set(err, "--disk %s: not a qcow2 image; convert it with "
+				 "`qemu-img convert -O qcow2 FILE NEW.qcow2`", o->disk), EXIT_USAGE;
 	if (o->disk && p->topo.arch != TOPO_ARCH_X86_64)
 		return error_set(err, "--disk boots x86_64 guests only; %s is a %s topology", p->topo.path,
 				 topo_arch_name(p->topo.arch)), EXIT_USAGE;

@@ -17,11 +17,21 @@ expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"
 expect_grep "guest-file .*none.conf: No such file" "$SCRATCH/err"
+echo junk >"$SCRATCH/junk.qcow2"
+expect_rc 2 $NUMALAB run --topo 2node --disk "$SCRATCH/junk.qcow2" --out "$SCRATCH/r"
+expect_grep "disk .*junk.qcow2: not a qcow2 image" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --disk "$SCRATCH/none.qcow2" --out "$SCRATCH/r"
+expect_rc 2 $NUMALAB image build nosuchimage
+expect_grep "unknown image 'nosuchimage'" "$SCRATCH/err"
+printf 'suite bookworm\nsize 1T\n' >"$SCRATCH/bad.image"
+expect_rc 2 $NUMALAB image build "$SCRATCH/bad.image"
+expect_grep "bad.image:2: size '1T'" "$SCRATCH/err"
+expect_rc 2 $NUMALAB image frobnicate
 expect_rc 2 $NUMALAB kernel build nosuchrecipe
 expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build stock --arch sparc
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
-for c in run topo bench setup kernel; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
+for c in run topo bench setup kernel image; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"
