@@ -694,6 +694,7 @@ static void run_test(int number, const struct plan_entry *t)
 	pid_t pid;
 
 	tap_line("    # Subtest: %s", t->name);
+	sync_tap_copy();   /* a crash now still shows which test was running */
 	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
 	if (access(path, F_OK)) {
 		tap_line("not ok %d %s # ERROR no such test", number, t->name);
