@@ -24,7 +24,7 @@ expect_grep '^ok 1 topology$' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r1")
 expect_grep "^disk: $image \\(overlay disk.qcow2, root /dev/sda1, in the guest /dev/vda1\\)\$" "$cell/meta"
 expect_grep '^tap.source: stream \(stream [0-9]+ bytes complete, disk [0-9]+ bytes complete\)$' "$cell/meta"
-expect_grep '^guest.cmdline: .*numalab.root=/dev/vda1' "$cell/meta"
+expect_grep '^guest: cmdline: .*numalab.root=/dev/vda1' "$cell/meta"
 cmp "$cell/tap" "$cell/tap.disk" || fail "the TAP read back from the disk differs from the stream"
 expect_grep 'root /dev/vda1 mounted' "$cell/console.log"
 expect_no_qemu 2node
