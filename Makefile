@@ -24,7 +24,7 @@ GUEST_CC_loongarch64 = ./numalab toolroot-exec --auto -- loongarch64-linux-gnu-g
 GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
 GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
-GUEST_TESTS = $(filter-out unit lib integration,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
+GUEST_TESTS = $(filter-out unit lib integration fuzz,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/lib/*.c) lab/topology.c

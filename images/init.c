@@ -70,6 +70,19 @@ struct plan_entry {
 	unsigned timeout_s;
 };
 
+/*
+ * Faults the lab injects to test its own reporting (docs/reliability.md),
+ * from the kernel command line:
+ *   numalab.fault=silent    no TAP at all, then hang: a guest that never reports
+ *   numalab.fault=hang      each test hangs instead of running: its timeout fires
+ *   numalab.fault=poweroff  power off as the first test starts: TAP cut mid-stream
+ *   numalab.test_timeout=S  cap every test's timeout at S seconds
+ */
+enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF };
+
+static enum fault fault;
+static unsigned test_timeout_cap_s;
+
 /* A test's stdout on its way to the TAP channel, cut into lines. */
 struct relay {
 	int fd;
@@ -323,6 +336,32 @@ static int cmdline_has(const char *cmdline, const char *token)
 	return 0;
 }
 
+/* numalab.fault= and numalab.test_timeout= (see enum fault); unknown values are init errors. */
+static void read_faults(const char *cmdline)
+{
+	static const char *const names[] = { "none", "silent", "hang", "poweroff" };
+	const char *f = strstr(cmdline, "numalab.fault="), *cap = strstr(cmdline, "numalab.test_timeout=");
+	size_t len;
+
+	if (f) {
+		f += strlen("numalab.fault=");
+		len = strcspn(f, " ");
+		for (size_t i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+			if (len == strlen(names[i]) && !strncmp(f, names[i], len))
+				fault = (enum fault)i;
+		if (fault == FAULT_NONE)
+			init_error("numalab.fault=%.*s: use silent, hang or poweroff", (int)len, f);
+	}
+	if (cap) {
+		char *end;
+		unsigned long v = strtoul(cap + strlen("numalab.test_timeout="), &end, 10);
+
+		if (v == 0 || v > 86400 || (*end && *end != ' '))
+			init_error("numalab.test_timeout: give seconds, 1..86400");
+		test_timeout_cap_s = (unsigned)v;
+	}
+}
+
 /* The ids of a sysfs list like "0-1,4"; their count, or -1 if malformed or more than max. */
 static int parse_id_list(const char *s, int *ids, int max)
 {
@@ -499,6 +538,8 @@ static int read_plan(struct plan_entry *plan, int max)
 			continue;
 		if (nr == max)
 			init_error("%s: more than %d tests", PLAN_PATH, max);
+		if (test_timeout_cap_s && t.timeout_s > test_timeout_cap_s)
+			t.timeout_s = test_timeout_cap_s;
 		plan[nr++] = t;
 	}
 	return nr;
@@ -614,6 +655,9 @@ static _Noreturn void exec_test(const char *path, int out_fd)
 	/* Blocking, unlike init's own console fd: the test's timeout covers a slow console. */
 	move_fd(open(CONSOLE_PATH, O_WRONLY | O_NOCTTY), STDERR_FILENO);
 	move_fd(open("/dev/null", O_RDONLY), STDIN_FILENO);
+	if (fault == FAULT_HANG)
+		for (;;)
+			pause();
 	execve(path, argv, envp);
 	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", path, strerror(errno));
 	_exit(127);
@@ -664,6 +708,10 @@ static void run_test(int number, const struct plan_entry *t)
 	pid_t pid;
 
 	tap_line("    # Subtest: %s", t->name);
+	if (fault == FAULT_POWEROFF) {
+		log_msg("numalab.fault=poweroff: powering off in the middle of the TAP stream");
+		power_off();
+	}
 	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
 	if (access(path, F_OK)) {
 		tap_line("not ok %d %s # ERROR no such test", number, t->name);
@@ -758,6 +806,12 @@ int main(void)
 	if (cmdline_has(cmdline, "numalab.probe=1")) {
 		tap_line("# numalab: probe");
 		power_off();
+	}
+	read_faults(cmdline);
+	if (fault == FAULT_SILENT) {
+		log_msg("numalab.fault=silent: no TAP, hanging");
+		for (;;)
+			pause();
 	}
 	clock_gettime(CLOCK_BOOTTIME, &boottime);
 	tap_line("KTAP version 1");

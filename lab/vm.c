@@ -46,7 +46,7 @@ int vm_interrupted(void)
 const char *vm_end_name(enum vm_end end)
 {
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware",
+		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed",
 	};
 
 	return names[end];
@@ -253,6 +253,9 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		res->end = supervise(&s, &qemu, timeout_s);
 		proc_kill(&qemu);
 		res->qemu_status = proc_wait(&qemu, err);
+		/* A guest's power-off or panic (-no-reboot) ends QEMU with 0: anything else is QEMU's. */
+		if (res->end == VM_POWEROFF && res->qemu_status != 0)
+			res->end = VM_QEMU_FAILED;
 		drain(&s);
 		res->total_s = now_s() - s.start;
 	}

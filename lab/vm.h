@@ -34,6 +34,7 @@ enum vm_end {
 	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
 	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
 	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
+	VM_QEMU_FAILED,        /* QEMU exited non-zero or died on a signal by itself: qemu_status */
 };
 
 struct vm_result {

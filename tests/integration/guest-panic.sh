@@ -7,4 +7,4 @@ cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^end: crashed$' "$cell/meta"
 expect_grep '^console.finding: panic$' "$cell/meta"
 expect_grep 'Kernel panic - not syncing' "$cell/console.log"
-expect_no_qemu 2node
+expect_no_qemu
