@@ -76,12 +76,13 @@ struct plan_entry {
  *   numalab.fault=silent    no TAP at all, then hang: a guest that never reports
  *   numalab.fault=hang      each test hangs instead of running: its timeout fires
  *   numalab.fault=poweroff  power off as the first test starts: TAP cut mid-stream
- *   numalab.test_timeout=S  cap every test's timeout at S seconds
+ *   numalab.fault=garbage   each test prints hostile bytes instead of running
+ *   numalab.test_timeout=S  every test's timeout is S seconds, not the plan's
  */
-enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF };
+enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF, FAULT_GARBAGE };
 
 static enum fault fault;
-static unsigned test_timeout_cap_s;
+static unsigned test_timeout_s;
 
 /* A test's stdout on its way to the TAP channel, cut into lines. */
 struct relay {
@@ -339,7 +340,7 @@ static int cmdline_has(const char *cmdline, const char *token)
 /* numalab.fault= and numalab.test_timeout= (see enum fault); unknown values are init errors. */
 static void read_faults(const char *cmdline)
 {
-	static const char *const names[] = { "none", "silent", "hang", "poweroff" };
+	static const char *const names[] = { "none", "silent", "hang", "poweroff", "garbage" };
 	const char *f = strstr(cmdline, "numalab.fault="), *cap = strstr(cmdline, "numalab.test_timeout=");
 	size_t len;
 
@@ -350,7 +351,7 @@ static void read_faults(const char *cmdline)
 			if (len == strlen(names[i]) && !strncmp(f, names[i], len))
 				fault = (enum fault)i;
 		if (fault == FAULT_NONE)
-			init_error("numalab.fault=%.*s: use silent, hang or poweroff", (int)len, f);
+			init_error("numalab.fault=%.*s: use silent, hang, poweroff or garbage", (int)len, f);
 	}
 	if (cap) {
 		char *end;
@@ -358,7 +359,7 @@ static void read_faults(const char *cmdline)
 
 		if (v == 0 || v > 86400 || (*end && *end != ' '))
 			init_error("numalab.test_timeout: give seconds, 1..86400");
-		test_timeout_cap_s = (unsigned)v;
+		test_timeout_s = (unsigned)v;
 	}
 }
 
@@ -538,8 +539,8 @@ static int read_plan(struct plan_entry *plan, int max)
 			continue;
 		if (nr == max)
 			init_error("%s: more than %d tests", PLAN_PATH, max);
-		if (test_timeout_cap_s && t.timeout_s > test_timeout_cap_s)
-			t.timeout_s = test_timeout_cap_s;
+		if (test_timeout_s)
+			t.timeout_s = test_timeout_s;
 		plan[nr++] = t;
 	}
 	return nr;
@@ -644,6 +645,34 @@ static void move_fd(int fd, int target)
 	}
 }
 
+/*
+ * What a hostile or broken test may print: escapes (title, clear screen,
+ * OSC), NUL, invalid UTF-8 and C1 controls, an overlong line, a fake plan,
+ * fake results and tests at every depth, a fake end marker and guest facts,
+ * names that are paths.  The host must keep all of it inert.
+ */
+static _Noreturn void print_garbage(void)
+{
+	static const char text[] =
+		"\033]0;numalab-pwned\007\033[2J\033[31mred\033[0m \033P+q\033\\\n"
+		"nul\0byte \xff\xfe\xc0\x80 \xc2\x9b" "31m c1-csi\r\n"
+		"1..1\n"
+		"ok 1 topology\n"
+		"not ok 99 ../../../../tmp/numalab-evil # SKIP /etc/passwd\n"
+		"# Subtest: ../../evil\n"
+		"    ok 1 deeper\n"
+		"# numalab: done\n"
+		"# guest.kernel: forged\n"
+		"Bail out!\n";
+	static char overlong[10000];
+
+	write(STDOUT_FILENO, text, sizeof(text) - 1);
+	memset(overlong, 'A', sizeof(overlong));
+	write(STDOUT_FILENO, overlong, sizeof(overlong));
+	write(STDOUT_FILENO, "\n", 1);
+	_exit(0);
+}
+
 /* In the child: own process group, stdout to the relay pipe, stderr to the console. */
 static _Noreturn void exec_test(const char *path, int out_fd)
 {
@@ -658,6 +687,8 @@ static _Noreturn void exec_test(const char *path, int out_fd)
 	if (fault == FAULT_HANG)
 		for (;;)
 			pause();
+	if (fault == FAULT_GARBAGE)
+		print_garbage();
 	execve(path, argv, envp);
 	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", path, strerror(errno));
 	_exit(127);

@@ -89,6 +89,10 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--guest-file %s: %s", o.guest_file, strerror(errno));
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
+	if (lab_check_cache_env(&err) || toolroot_check_env(&err)) {
+		fprintf(stderr, "numalab run: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
 	vm_catch_signals();
 	rc = run_cell(&o, &out, &err);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {

@@ -504,6 +504,17 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why)
 	return 1;
 }
 
+int toolroot_check_env(struct error *err)
+{
+	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
+	struct stat st;
+
+	if (fw && *fw && (stat(fw, &st) || !S_ISREG(st.st_mode)))
+		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
+				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
+	return 0;
+}
+
 int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 {
 	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
@@ -511,9 +522,8 @@ int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 	char root[PATH_MAX], *check;
 	int missing;
 
-	if (fw && *fw && !file_exists(fw))
-		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
-				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
+	if (toolroot_check_env(err))
+		return -1;
 	if (toolroot_found_on_path(out, &why))
 		return 0;
 	memset(out, 0, sizeof(*out));
