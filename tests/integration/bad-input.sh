@@ -41,6 +41,10 @@ expect_grep "^numalab run: NUMALAB_LOONGARCH_FIRMWARE=/nonexistent/QEMU_EFI.fd: 
 expect_rc 2 $NUMALAB kernel build nosuchrecipe
 expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build stock --arch sparc
+expect_rc 2 $NUMALAB kernel key stock+nosuchfragment
+expect_grep "stock.recipe: config fragment kernels/config/nosuchfragment.config does not exist" "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel key 'stock+../../etc/passwd'
+expect_grep "^numalab kernel: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
