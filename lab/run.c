@@ -212,6 +212,10 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 
 	if (!mem)
 		return;
+	/* The crash report's first lines (printable: the scanner made them so). */
+	if (vm->end == VM_CRASHED)
+		for (const char *l = vm->scan.report; *l; l = next_line(l))
+			fprintf(mem, "# console: %.*s\n", (int)strcspn(l, "\n"), l);
 	tap_close(&c->tap, st, reason, (const char *const *)tests->items, (int)tests->nr, mem);
 	fclose(mem);
 	fputs(added, c->tap_file);
