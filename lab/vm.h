@@ -68,7 +68,10 @@ void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
  */
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap);
 
-/* Install SIGINT/SIGTERM/SIGHUP handlers that make vm_run() stop its guest. */
+/*
+ * Install SIGINT/SIGTERM/SIGHUP handlers: every child (proc.h) is killed at
+ * once, and vm_run() ends its guest as VM_INTERRUPTED.
+ */
 void vm_catch_signals(void);
 /* Non-zero once such a signal arrived (the signal number). */
 int vm_interrupted(void);
