@@ -649,7 +649,8 @@ static void move_fd(int fd, int target)
  * What a hostile or broken test may print: escapes (title, clear screen,
  * OSC), NUL, invalid UTF-8 and C1 controls, an overlong line, a fake plan,
  * fake results and tests at every depth, a fake end marker and guest facts,
- * names that are paths.  The host must keep all of it inert.
+ * names that are paths, on the TAP channel and the console.  The host must
+ * keep all of it inert.
  */
 static _Noreturn void print_garbage(void)
 {
@@ -667,6 +668,7 @@ static _Noreturn void print_garbage(void)
 	static char overlong[10000];
 
 	write(STDOUT_FILENO, text, sizeof(text) - 1);
+	write(STDERR_FILENO, text, sizeof(text) - 1);   /* the console: scanned, kept raw */
 	memset(overlong, 'A', sizeof(overlong));
 	write(STDOUT_FILENO, overlong, sizeof(overlong));
 	write(STDOUT_FILENO, "\n", 1);

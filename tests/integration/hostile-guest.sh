@@ -14,6 +14,8 @@ expect_grep '^ok 1 topology$' "$cell/tap"
 expect_grep '^    not ok 99 \.\./\.\./\.\./\.\./tmp/numalab-evil # SKIP /etc/passwd$' "$cell/tap"
 [ "$(grep -c '^1\.\.' "$cell/tap")" = 1 ] || fail "a forged plan reached depth 0"
 expect_grep '^result: 1 passed, 0 failed, 0 skipped$' "$cell/meta"
+expect_grep '^console.finding: clean$' "$cell/meta"
+expect_grep 'numalab-pwned' "$cell/console.log"   # the console log is kept raw
 grep -q 'forged' "$cell/meta" && fail "a forged guest fact reached meta"
 [ ! -e /tmp/numalab-evil ] || fail "a guest-supplied name became a file"
 [ "$(ls "$SCRATCH")" = "err
