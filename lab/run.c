@@ -166,7 +166,7 @@ static void firmware_reason(const struct console_scan *scan, char *out, size_t c
 	}
 }
 
-/* "qemu killed by signal 9" / "qemu exited with status 1", and where to look. */
+/* "qemu killed by signal 9" / "qemu exited with status 1". */
 static void qemu_failure(const struct vm_result *vm, char *out, size_t cap)
 {
 	if (vm->qemu_status > 128)
