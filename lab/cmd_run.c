@@ -96,7 +96,11 @@ int cmd_run(int argc, char **argv)
 	vm_catch_signals();
 	rc = run_cell(&o, &out, &err);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
-		fprintf(stderr, "numalab run: %s\n", err.msg);
+		/* A signal kills the children: their failure is its consequence, not the cause. */
+		if (vm_interrupted())
+			fprintf(stderr, "numalab run: interrupted by signal %d: %s\n", vm_interrupted(), err.msg);
+		else
+			fprintf(stderr, "numalab run: %s\n", err.msg);
 		return rc;
 	}
 	fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped (%s, %s, %.1f s) -> %s\n",
