@@ -39,7 +39,7 @@ GUEST_CC_loongarch64 = ./numalab toolroot-exec --auto -- loongarch64-linux-gnu-g
 GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
 GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
-GUEST_TESTS = $(filter-out unit lib integration,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
+GUEST_TESTS = $(filter-out unit lib integration fuzz,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/lib/*.c) lab/topology.c
@@ -59,7 +59,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full bench clean
+.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -148,11 +148,35 @@ $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ) $(LAB_LIBS)
 
-check: all $(UNIT_BIN) $(UNIT_SAN)
+# libFuzzer targets (tests/fuzz/README.md): clang, ASan+UBSan, over the lab's objects.
+FUZZ_CC  ?= clang
+FUZZ_TIME ?= 600
+FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_SAN  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_OBJ  = $(LAB_SRC:%.c=$(B)/fuzz-obj/%.o)
+
+$(B)/fuzz-obj/%.o: %.c $(LAB_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Ilab -c -o $@ $<
+
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Ilab -o $@ $< $(FUZZ_OBJ)
+
+# Each target FUZZ_TIME seconds over its committed seeds; new inputs go to
+# build/fuzz/corpus/, crashes to build/fuzz/crash-*: add them to the seeds.
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do t=$${f##*/fuzz_}; mkdir -p $(B)/fuzz/corpus/$$t; \
+	  echo "fuzz $$t: $(FUZZ_TIME) s"; \
+	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
+	    $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit; done
+
+check: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check $(UNIT_BIN) $(UNIT_SAN)
 
-check-full: all $(UNIT_BIN) $(UNIT_SAN)
+check-full: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 

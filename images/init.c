@@ -84,6 +84,20 @@ struct plan_entry {
 	unsigned timeout_s;
 };
 
+/*
+ * Faults the lab injects to test its own reporting (docs/reliability.md),
+ * from the kernel command line:
+ *   numalab.fault=silent    no TAP at all, then hang: a guest that never reports
+ *   numalab.fault=hang      each test hangs instead of running: its timeout fires
+ *   numalab.fault=poweroff  power off as the first test starts: TAP cut mid-stream
+ *   numalab.fault=garbage   each test prints hostile bytes instead of running
+ *   numalab.test_timeout=S  every test's timeout is S seconds, not the plan's
+ */
+enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF, FAULT_GARBAGE };
+
+static enum fault fault;
+static unsigned test_timeout_s;
+
 /* A test's stdout on its way to the TAP channel, cut into lines. */
 struct relay {
 	int fd;
@@ -352,6 +366,32 @@ static int cmdline_has(const char *cmdline, const char *token)
 	return 0;
 }
 
+/* numalab.fault= and numalab.test_timeout= (see enum fault); unknown values are init errors. */
+static void read_faults(const char *cmdline)
+{
+	static const char *const names[] = { "none", "silent", "hang", "poweroff", "garbage" };
+	const char *f = strstr(cmdline, "numalab.fault="), *cap = strstr(cmdline, "numalab.test_timeout=");
+	size_t len;
+
+	if (f) {
+		f += strlen("numalab.fault=");
+		len = strcspn(f, " ");
+		for (size_t i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+			if (len == strlen(names[i]) && !strncmp(f, names[i], len))
+				fault = (enum fault)i;
+		if (fault == FAULT_NONE)
+			init_error("numalab.fault=%.*s: use silent, hang, poweroff or garbage", (int)len, f);
+	}
+	if (cap) {
+		char *end;
+		unsigned long v = strtoul(cap + strlen("numalab.test_timeout="), &end, 10);
+
+		if (v == 0 || v > 86400 || (*end && *end != ' '))
+			init_error("numalab.test_timeout: give seconds, 1..86400");
+		test_timeout_s = (unsigned)v;
+	}
+}
+
 /* The ids of a sysfs list like "0-1,4"; their count, or -1 if malformed or more than max. */
 static int parse_id_list(const char *s, int *ids, int max)
 {
@@ -528,6 +568,8 @@ static int read_plan(struct plan_entry *plan, int max)
 			continue;
 		if (nr == max)
 			init_error("%s: more than %d tests", PLAN_PATH, max);
+		if (test_timeout_s)
+			t.timeout_s = test_timeout_s;
 		plan[nr++] = t;
 	}
 	return nr;
@@ -632,6 +674,36 @@ static void move_fd(int fd, int target)
 	}
 }
 
+/*
+ * What a hostile or broken test may print: escapes (title, clear screen,
+ * OSC), NUL, invalid UTF-8 and C1 controls, an overlong line, a fake plan,
+ * fake results and tests at every depth, a fake end marker and guest facts,
+ * names that are paths, on the TAP channel and the console.  The host must
+ * keep all of it inert.
+ */
+static _Noreturn void print_garbage(void)
+{
+	static const char text[] =
+		"\033]0;numalab-pwned\007\033[2J\033[31mred\033[0m \033P+q\033\\\n"
+		"nul\0byte \xff\xfe\xc0\x80 \xc2\x9b" "31m c1-csi\r\n"
+		"1..1\n"
+		"ok 1 topology\n"
+		"not ok 99 ../../../../tmp/numalab-evil # SKIP /etc/passwd\n"
+		"# Subtest: ../../evil\n"
+		"    ok 1 deeper\n"
+		"# numalab: done\n"
+		"# guest.kernel: forged\n"
+		"Bail out!\n";
+	static char overlong[10000];
+
+	write(STDOUT_FILENO, text, sizeof(text) - 1);
+	write(STDERR_FILENO, text, sizeof(text) - 1);   /* the console: scanned, kept raw */
+	memset(overlong, 'A', sizeof(overlong));
+	write(STDOUT_FILENO, overlong, sizeof(overlong));
+	write(STDOUT_FILENO, "\n", 1);
+	_exit(0);
+}
+
 /* In the child: own process group, stdout to the relay pipe, stderr to the console. */
 static _Noreturn void exec_test(const char *path, int out_fd)
 {
@@ -643,6 +715,11 @@ static _Noreturn void exec_test(const char *path, int out_fd)
 	/* Blocking, unlike init's own console fd: the test's timeout covers a slow console. */
 	move_fd(open(CONSOLE_PATH, O_WRONLY | O_NOCTTY), STDERR_FILENO);
 	move_fd(open("/dev/null", O_RDONLY), STDIN_FILENO);
+	if (fault == FAULT_HANG)
+		for (;;)
+			pause();
+	if (fault == FAULT_GARBAGE)
+		print_garbage();
 	execve(path, argv, envp);
 	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", path, strerror(errno));
 	_exit(127);
@@ -695,6 +772,10 @@ static void run_test(int number, const struct plan_entry *t)
 
 	tap_line("    # Subtest: %s", t->name);
 	sync_tap_copy();   /* a crash now still shows which test was running */
+	if (fault == FAULT_POWEROFF) {
+		log_msg("numalab.fault=poweroff: powering off in the middle of the TAP stream");
+		power_off();
+	}
 	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
 	if (access(path, F_OK)) {
 		tap_line("not ok %d %s # ERROR no such test", number, t->name);
@@ -856,6 +937,12 @@ int main(int argc, char **argv)
 		boot_disk(cmdline, root);
 	if (on_disk)
 		open_tap_copy();
+	read_faults(cmdline);
+	if (fault == FAULT_SILENT) {
+		log_msg("numalab.fault=silent: no TAP, hanging");
+		for (;;)
+			pause();
+	}
 	clock_gettime(CLOCK_BOOTTIME, &boottime);
 	tap_line("KTAP version 1");
 	/* The host subtracts this from its first-TAP time: what came before the kernel. */

@@ -104,6 +104,9 @@ int cmd_kernel(int argc, char **argv)
 	}
 	if (argc - optind != 2 || (strcmp(argv[optind], "build") && strcmp(argv[optind], "key")))
 		return command_usage_error("kernel", "give `build RECIPE` or `key RECIPE`");
+	if (strchr(argv[optind + 1], '/'))
+		return command_usage_error("kernel", "'%s': give names (kernels/recipes/NAME.recipe, "
+					   "+kernels/config/NAME.config), not paths", argv[optind + 1]);
 	if (!kbuild_has_recipe(lab_root(), argv[optind + 1]))
 		return command_usage_error("kernel", "no recipe %s/%.*s.recipe", RECIPE_DIR,
 					   (int)strcspn(argv[optind + 1], "+"), argv[optind + 1]);

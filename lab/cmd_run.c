@@ -112,10 +112,18 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--backend %s: use qemu or libvirt", o.backend);
 	if ((o.uri || o.host_nodes) && !run_backend_libvirt(&o))
 		return command_usage_error("run", "--uri and --host-nodes need --backend libvirt");
+	if (lab_check_cache_env(&err) || toolroot_check_env(&err)) {
+		fprintf(stderr, "numalab run: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
 	vm_catch_signals();
 	rc = run_cell(&o, &out, &err);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
-		fprintf(stderr, "numalab run: %s\n", err.msg);
+		/* A signal kills the children: their failure is its consequence, not the cause. */
+		if (vm_interrupted())
+			fprintf(stderr, "numalab run: interrupted by signal %d: %s\n", vm_interrupted(), err.msg);
+		else
+			fprintf(stderr, "numalab run: %s\n", err.msg);
 		return rc;
 	}
 	fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped (%s, %s, %.1f s) -> %s\n",

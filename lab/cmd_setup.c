@@ -27,6 +27,7 @@ static const struct host_package {
 	{ "gcc", "builds numalab and the static guest binaries" },
 	{ "make", "the build" },
 	{ "clang", "the code must also build clean under clang" },
+	{ "libclang-rt-dev", "libFuzzer and the sanitizer runtimes for clang (tests/fuzz, make fuzz)" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
 	{ "libvirt-dev", "the libvirt backend (run --backend libvirt) links libvirt" },
 	{ "libvirt-daemon-system", "libvirtd + virtlogd for the libvirt backend (docs/libvirt.md)" },

@@ -3,6 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The kernel's own words (7.2: kernel/panic.c, arch/x86/kernel/dumpstack.c,
+ * lib/bug.c, kernel/watchdog.c, kernel/rcu/tree_stall.h, tree_exp.h,
+ * tasks.h, mm/kasan, mm/kfence, mm/kmsan, lib/ubsan.c).  First match wins,
+ * so the specific "BUG: KASAN" comes before the generic "BUG:".
+ */
 static const struct {
 	const char *needle;
 	enum console_finding finding;
@@ -11,16 +17,30 @@ static const struct {
 	{ "Oops:", CONSOLE_OOPS },
 	{ "BUG: KASAN", CONSOLE_SANITIZER },
 	{ "BUG: KFENCE", CONSOLE_SANITIZER },
+	{ "BUG: KMSAN", CONSOLE_SANITIZER },
 	{ "UBSAN:", CONSOLE_SANITIZER },
 	{ "soft lockup", CONSOLE_LOCKUP },
 	{ "hard LOCKUP", CONSOLE_LOCKUP },
-	{ "detected stalls on CPUs", CONSOLE_RCU_STALL },
-	{ "rcu_sched self-detected stall", CONSOLE_RCU_STALL },
-	{ "rcu_preempt self-detected stall", CONSOLE_RCU_STALL },
+	{ "detected stalls on", CONSOLE_RCU_STALL },            /* CPUs/tasks, rcu_tasks */
+	{ "detected expedited stalls", CONSOLE_RCU_STALL },
+	{ "self-detected stall on CPU", CONSOLE_RCU_STALL },
 	{ "general protection fault", CONSOLE_OOPS },
+	{ "Unable to handle kernel", CONSOLE_OOPS },             /* arm64, LoongArch faults */
 	{ "BUG:", CONSOLE_OOPS },
 	{ "kernel BUG at", CONSOLE_OOPS },
 };
+
+/* LoongArch's die(): "Oops[#1]:", "Oops - BUG[#1]:", "Kernel ale access[#1]:". */
+static int is_die_header(const char *line)
+{
+	const char *mark = strstr(line, "[#");
+	size_t digits;
+
+	if (!mark)
+		return 0;
+	digits = strspn(mark + 2, "0123456789");
+	return digits && !strcmp(mark + 2 + digits, "]:");
+}
 
 void console_scan_init(struct console_scan *s)
 {
@@ -104,6 +124,10 @@ static void scan_line(struct console_scan *s, const char *line)
 			add_report_line(s, line);
 			return;
 		}
+	if (is_die_header(line)) {
+		s->finding = CONSOLE_OOPS;
+		add_report_line(s, line);
+	}
 }
 
 /* Firmware paints its screen with ANSI sequences: drop them, keep the text. */
@@ -128,7 +152,8 @@ void console_scan_feed(struct console_scan *s, const char *data, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)data[i];
 
-		if (c == '\r' || in_escape(s, c))
+		/* NUL is line padding on serial consoles: it carries no text. */
+		if (c == '\r' || c == '\0' || in_escape(s, c))
 			continue;
 		if (c == '\n') {
 			s->line[s->len] = '\0';

@@ -33,6 +33,7 @@ struct cell {
 	double start;
 	int progress_tty;
 	char phase[160];
+	int write_errno;         /* the first failed write to tap_file (a full disk) */
 };
 
 /* A new phase (a line of its own off a terminal), or NULL: refresh the clock. */
@@ -60,7 +61,8 @@ static void on_tap_line(void *ctx, const char *line)
 	const char *sub = strstr(line, "# Subtest: ");
 
 	fprintf(c->tap_file, "%s\n", line);
-	fflush(c->tap_file);
+	if (fflush(c->tap_file) && !c->write_errno)
+		c->write_errno = errno;
 	if (c->o->echo_tap) {
 		if (c->progress_tty && c->o->progress)
 			fputs("\r\033[K", stderr);
@@ -167,6 +169,15 @@ static void firmware_reason(const struct console_scan *scan, char *out, size_t c
 	}
 }
 
+/* "qemu killed by signal 9" / "qemu exited with status 1". */
+static void qemu_failure(const struct vm_result *vm, char *out, size_t cap)
+{
+	if (vm->qemu_status > 128)
+		snprintf(out, cap, "qemu killed by signal %d (not by numalab)", vm->qemu_status - 128);
+	else
+		snprintf(out, cap, "qemu exited with status %d", vm->qemu_status);
+}
+
 /* Close the TAP stream for a guest that did not finish its plan. */
 static void close_unfinished(struct cell *c, const struct vm_result *vm, int timeout_s,
 			     const struct strvec *tests)
@@ -191,6 +202,9 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	case VM_INTERRUPTED:
 		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
 		break;
+	case VM_QEMU_FAILED:
+		qemu_failure(vm, reason, sizeof(reason));
+		break;
 	default:
 		snprintf(reason, sizeof(reason), "guest stopped before finishing (qemu status %d)",
 			 vm->qemu_status);
@@ -201,6 +215,10 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 
 	if (!mem)
 		return;
+	/* The crash report's first lines (printable: the scanner made them so). */
+	if (vm->end == VM_CRASHED)
+		for (const char *l = vm->scan.report; *l; l = next_line(l))
+			fprintf(mem, "# console: %.*s\n", (int)strcspn(l, "\n"), l);
 	tap_close(&c->tap, st, reason, (const char *const *)tests->items, (int)tests->nr, mem);
 	fclose(mem);
 	fputs(added, c->tap_file);
@@ -209,14 +227,14 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	free(added);
 }
 
-static void write_meta(const struct cell *c, const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
+static int write_meta(const struct cell *c, const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
 		       const char *qemu_ver, const char *accel_why, const struct strvec *argv,
 		       const struct run_outcome *out, const struct tap_parser *tap, int timeout_s,
-		       const struct strvec *tests)
+		       const struct strvec *tests, struct error *err)
 {
 	struct buf meta = BUF_INIT, line = BUF_INIT;
-	struct error err;
 	char path[4200];
+	int rc;
 
 	meta_add(&meta, "topology", "%s (%s)", spec->topo->name, spec->topo->path);
 	meta_add(&meta, "arch", "%s", topo_arch_name(spec->topo->arch));
@@ -256,10 +274,10 @@ static void write_meta(const struct cell *c, const char *cell_dir, const struct 
 	for (int i = 0; i < tap->nr_info; i++)
 		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
 	snprintf(path, sizeof(path), "%s/meta", cell_dir);
-	if (write_file_atomic(path, meta.data, meta.len, &err))
-		fprintf(stderr, "numalab: %s\n", err.msg);
+	rc = write_file_atomic(path, meta.data, meta.len, err);
 	buf_free(&meta);
 	buf_free(&line);
+	return rc;
 }
 
 static int open_in(const char *dir, const char *name, int flags)
@@ -450,7 +468,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		.topo = &p->topo, .tests = (const char *const *)p->tests.items,
 		.test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
 		.kselftest = p->kernel.selftests, .guest_file = o->guest_file };
-	int rc;
+	struct error meta_err;
+	int rc, meta_rc, tap_bad;
 
 	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
 	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
@@ -490,18 +509,33 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	tap_end(&c.tap);
 	if (!rc)
 		close_unfinished(&c, &out->vm, timeout_s, &p->tests);
-	fclose(c.tap_file);
+	/* A full disk: the TAP on file is not the guest's; say so rather than vouch for it. */
+	tap_bad = ferror(c.tap_file);
+	if ((fclose(c.tap_file) || tap_bad) && !c.write_errno)
+		c.write_errno = errno ? errno : EIO;
 	if (o->progress && c.progress_tty)
 		fputs("\r\033[K", stderr);
 	tap_summarise(&c.tap, &out->summary);
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
-	write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
-		   timeout_s, &p->tests);
+	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+			     timeout_s, &p->tests, &meta_err);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
 	if (rc)
 		return EXIT_HARNESS;
+	if (c.write_errno)
+		return error_set(err, "cannot write %s/tap: %s; the results are incomplete",
+				 out->cell_dir, strerror(c.write_errno)), EXIT_HARNESS;
+	if (meta_rc)
+		return error_set(err, "%s; the results are incomplete", meta_err.msg), EXIT_HARNESS;
+	if (out->vm.end == VM_QEMU_FAILED) {
+		char why[128];
+
+		qemu_failure(&out->vm, why, sizeof(why));
+		return error_set(err, "%s: %s before the guest finished (qemu.log: %s/qemu.log)",
+				 p->topo.name, why, out->cell_dir), EXIT_HARNESS;
+	}
 	if (out->vm.end == VM_FIRMWARE) {
 		char reason[512];
 
@@ -531,8 +565,13 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
 		rc = EXIT_HARNESS;
 	if (rc == EXIT_PASS) {
+		struct error state_err;
+
 		rc = run_prepared(o, p, lv, run_dir, out, err);
-		results_set_state(run_dir, vm_interrupted() ? "interrupted" : "complete", err);
+		if (results_set_state(run_dir, vm_interrupted() ? "interrupted"
+					       : rc == EXIT_HARNESS ? "error" : "complete", &state_err)
+		    && rc != EXIT_HARNESS)
+			rc = (*err = state_err, EXIT_HARNESS);
 	}
 	vm_libvirt_close(lv);
 	run_inputs_free(p);

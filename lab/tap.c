@@ -264,7 +264,8 @@ static void parse_sub(struct tap_parser *p, const char *s)
 	struct tap_test r;
 	int n;
 
-	if (!strncmp(s, SUBTEST, strlen(SUBTEST))) {
+	/* Only /init opens tests, between results: with one open, it is that test's own text. */
+	if (!strncmp(s, SUBTEST, strlen(SUBTEST)) && !t) {
 		announce(p, s + strlen(SUBTEST));
 		return;
 	}

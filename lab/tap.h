@@ -27,7 +27,10 @@
  * count, or a tab, makes the line garbage).  Only depth 0 (results of whole
  * tests) and depth 1 (their subtests) are parsed; deeper lines only reach
  * on_line.  Depth-1 lines count into the test their "# Subtest: NAME" opened;
- * without one they are garbage.  Only the first plan of a level counts.
+ * without one they are garbage.  A "# Subtest:" line while a test is open
+ * (before its depth-0 result) is that test's own output, relayed by /init,
+ * not a new test: a test cannot forge others.  Only the first plan of a
+ * level counts.
  */
 #ifndef LAB_TAP_H
 #define LAB_TAP_H

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -503,6 +504,17 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why)
 	return 1;
 }
 
+int toolroot_check_env(struct error *err)
+{
+	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
+	struct stat st;
+
+	if (fw && *fw && (stat(fw, &st) || !S_ISREG(st.st_mode)))
+		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
+				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
+	return 0;
+}
+
 int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 {
 	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
@@ -510,9 +522,8 @@ int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 	char root[PATH_MAX], *check;
 	int missing;
 
-	if (fw && *fw && !file_exists(fw))
-		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
-				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
+	if (toolroot_check_env(err))
+		return -1;
 	if (toolroot_found_on_path(out, &why))
 		return 0;
 	memset(out, 0, sizeof(*out));
@@ -690,8 +701,27 @@ out:
 	return rc;
 }
 
+/*
+ * The runner starts this wrapper with a parent-death signal (proc.h), which
+ * survives execvp() but not every credential change on the way into the
+ * namespaces.  Arm it again so the command itself (QEMU), not only the
+ * wrapper, dies with the runner; if the runner is already gone, stop here.
+ */
+static int keep_death_signal(int sig, pid_t parent, struct error *err)
+{
+	if (!sig)
+		return 0;
+	if (prctl(PR_SET_PDEATHSIG, sig))
+		return error_set(err, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+	if (getppid() != parent)
+		return error_set(err, "the runner died while the toolroot was being entered");
+	return 0;
+}
+
 int toolroot_exec_main(int argc, char **argv)
 {
+	pid_t parent = getppid();
+	int death_sig = 0;
 	static char auto_root[PATH_MAX];
 	struct toolroot_exec_opts o;
 	struct error err;
@@ -719,7 +749,9 @@ int toolroot_exec_main(int argc, char **argv)
 		snprintf(auto_root, sizeof(auto_root), "%s", tools.root);
 		o.root = auto_root;
 	}
-	if (enter_namespaces(&err) || (o.root && enter_root(&o, &err))) {
+	prctl(PR_GET_PDEATHSIG, &death_sig);
+	if (enter_namespaces(&err) || (o.root && enter_root(&o, &err)) ||
+	    keep_death_signal(death_sig, parent, &err)) {
 		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
 		return 127;
 	}

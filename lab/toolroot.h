@@ -120,6 +120,9 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why);
  */
 int toolroot_tools(struct toolroot_tools *out, int create, struct error *err);
 
+/* $NUMALAB_LOONGARCH_FIRMWARE, when set, names an existing file.  0, or -1 with err. */
+int toolroot_check_env(struct error *err);
+
 /* `numalab toolroot-exec ...`: does not return on success; 127 on failure. */
 int toolroot_exec_main(int argc, char **argv);
 

@@ -467,6 +467,25 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int lab_check_cache_env(struct error *err)
+{
+	const char *env = getenv("NUMALAB_CACHE");
+	struct stat st;
+	struct error why;
+
+	if (!env || !*env)
+		return 0;
+	if (env[0] != '/')
+		return error_set(err, "NUMALAB_CACHE=%s: not an absolute path; set it to a directory "
+				 "such as $HOME/.cache/numalab, or unset it", env);
+	if (!stat(env, &st) && !S_ISDIR(st.st_mode))
+		return error_set(err, "NUMALAB_CACHE=%s: not a directory; name a directory, or unset it", env);
+	if (mkdir_p(env, &why))
+		return error_set(err, "NUMALAB_CACHE=%s: %s; name a writable directory, or unset it",
+				 env, why.msg);
+	return 0;
+}
+
 const char *lab_cache_dir(void)
 {
 	static char dir[PATH_MAX];

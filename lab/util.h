@@ -96,6 +96,11 @@ double now_s(void);
 
 /* The lab's cache directory: $NUMALAB_CACHE or ~/.cache/numalab (created). */
 const char *lab_cache_dir(void);
+/*
+ * $NUMALAB_CACHE, when set, names an absolute directory that exists or can
+ * be created.  0, or -1 with err: "NUMALAB_CACHE=VALUE: what; what to do".
+ */
+int lab_check_cache_env(struct error *err);
 
 /* The project root (the directory holding the numalab binary). */
 const char *lab_root(void);

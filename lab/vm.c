@@ -20,9 +20,11 @@
 
 static volatile sig_atomic_t interrupted;
 
+/* Every child stops now (QEMU, a kernel fetch, a build): the callers see why. */
 static void on_signal(int sig)
 {
 	interrupted = sig;
+	proc_kill_all();
 }
 
 void vm_catch_signals(void)
@@ -46,7 +48,7 @@ int vm_interrupted(void)
 const char *vm_end_name(enum vm_end end)
 {
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware",
+		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed",
 	};
 
 	return names[end];
@@ -254,6 +256,12 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		res->end = supervise(&s, &qemu, timeout_s);
 		proc_kill(&qemu);
 		res->qemu_status = proc_wait(&qemu, err);
+		/* The handler may kill QEMU before the loop sees the flag. */
+		if (interrupted && res->end != VM_CRASHED && res->end != VM_FIRMWARE)
+			res->end = VM_INTERRUPTED;
+		/* A guest's power-off or panic (-no-reboot) ends QEMU with 0: anything else is QEMU's. */
+		if (res->end == VM_POWEROFF && res->qemu_status != 0)
+			res->end = VM_QEMU_FAILED;
 		drain(&s);
 		res->total_s = now_s() - s.start;
 	}

@@ -34,6 +34,7 @@ enum vm_end {
 	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
 	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
 	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
+	VM_QEMU_FAILED,        /* QEMU exited non-zero or died on a signal by itself: qemu_status */
 };
 
 struct vm_result {
@@ -68,7 +69,10 @@ void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
  */
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap);
 
-/* Install SIGINT/SIGTERM/SIGHUP handlers that make vm_run() stop its guest. */
+/*
+ * Install SIGINT/SIGTERM/SIGHUP handlers: every child (proc.h) is killed at
+ * once, and vm_run() ends its guest as VM_INTERRUPTED.
+ */
 void vm_catch_signals(void);
 /* Non-zero once such a signal arrived (the signal number). */
 int vm_interrupted(void);

@@ -33,9 +33,6 @@ printf 'suite bookworm\nsize 1T\n' >"$SCRATCH/bad.image"
 expect_rc 2 $NUMALAB image build "$SCRATCH/bad.image"
 expect_grep "bad.image:2: size '1T'" "$SCRATCH/err"
 expect_rc 2 $NUMALAB image frobnicate
-expect_rc 2 $NUMALAB kernel build nosuchrecipe
-expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
-expect_rc 2 $NUMALAB kernel build stock --arch sparc
 # git bisect takes 2 for "bad": a bisect-run request that cannot work aborts (128).
 expect_rc 128 $NUMALAB bisect-run --topo 2node --test mempolicy
 expect_grep 'required; aborting the bisect' "$SCRATCH/err"
@@ -55,6 +52,34 @@ expect_grep 'exists; remove it' "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel git-tree "$SCRATCH/t2" "$SCRATCH/none.patch"
 expect_grep 'none.patch: no such file' "$SCRATCH/err"
 [ ! -e "$SCRATCH/t2" ] && [ ! -e "$SCRATCH/t2.tmp" ] || fail "git-tree left a half-made tree"
+expect_rc 2 $NUMALAB run --topo 2node --timeout 12abc
+expect_grep "^numalab run: --timeout 12abc: give seconds" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --accel hvf
+expect_grep "^numalab run: --accel hvf: use auto, tcg or kvm" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo nosuchtopo --out "$SCRATCH/r"
+[ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "expected one error line, got: $(cat "$SCRATCH/err")"
+# Garbage bytes in a topology: one line naming file and line, nothing echoed raw.
+printf 'arch x86_64\nnode 0 cpus=0-1 mem=512M\n\033[2J\xff\x00junk\n' >"$SCRATCH/binary.topo"
+expect_rc 2 $NUMALAB run --topo "$SCRATCH/binary.topo" --out "$SCRATCH/r"
+expect_grep "binary.topo:3: " "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "expected one error line, got: $(cat -v "$SCRATCH/err")"
+expect_clean_terminal_text "$SCRATCH/err"
+# The environment the runner reads.
+expect_rc 2 env NUMALAB_CACHE=relative/cache $NUMALAB run --topo 2node --out "$SCRATCH/r"
+expect_grep "^numalab run: NUMALAB_CACHE=relative/cache: not an absolute path" "$SCRATCH/err"
+touch "$SCRATCH/a-file"
+expect_rc 2 env NUMALAB_CACHE="$SCRATCH/a-file" $NUMALAB run --topo 2node --out "$SCRATCH/r"
+expect_grep "NUMALAB_CACHE=.*a-file: not a directory" "$SCRATCH/err"
+expect_rc 2 env NUMALAB_LOONGARCH_FIRMWARE=/nonexistent/QEMU_EFI.fd $NUMALAB run --topo la-2node --out "$SCRATCH/r"
+expect_grep "^numalab run: NUMALAB_LOONGARCH_FIRMWARE=/nonexistent/QEMU_EFI.fd: no such firmware file" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "expected one error line, got: $(cat "$SCRATCH/err")"
+expect_rc 2 $NUMALAB kernel build nosuchrecipe
+expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel build stock --arch sparc
+expect_rc 2 $NUMALAB kernel key stock+nosuchfragment
+expect_grep "stock.recipe: config fragment kernels/config/nosuchfragment.config does not exist" "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel key 'stock+../../etc/passwd'
+expect_grep "^numalab kernel: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"

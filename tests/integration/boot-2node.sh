@@ -13,4 +13,4 @@ expect_grep '^kernel.release: 7\.2\.' "$cell/meta"
 expect_grep '^guest: node1.distance: 21 10$' "$cell/meta"
 expect_grep '^complete$' "$(dirname "$cell")/state"
 
-expect_no_qemu 2node
+expect_no_qemu

@@ -6,4 +6,4 @@ expect_grep '^ok 2 mempolicy$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ .*hmat' "$SCRATCH/out"
 if grep -E '^    ok [0-9]+ .*hmat.*# SKIP' "$SCRATCH/out"; then fail "HMAT checks skipped on cxl"; fi
 expect_grep '^guest: node2.cpus: *$' "$(cell_dir "$SCRATCH/r")/meta"
-expect_no_qemu cxl
+expect_no_qemu

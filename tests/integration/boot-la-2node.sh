@@ -17,4 +17,4 @@ cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^kernel.release: 7\.2\..*loong64$' "$cell/meta"
 expect_grep '^firmware: .*QEMU_EFI.fd$' "$cell/meta"
 expect_grep '^qemu: QEMU emulator version (9|[1-9][0-9])\.' "$cell/meta"
-expect_no_qemu la-2node
+expect_no_qemu

@@ -6,5 +6,8 @@ expect_grep '^not ok 1 topology # ERROR (not run: )?kernel (panic|oops)' "$SCRAT
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^end: crashed$' "$cell/meta"
 expect_grep '^console.finding: panic$' "$cell/meta"
+# The report's first lines follow in the TAP as diagnostics.
+expect_grep '^# console: .*Kernel panic - not syncing' "$cell/tap"
+[ "$(grep -c '^# console: ' "$cell/tap")" -ge 2 ] || fail "want the report's first lines in the TAP"
 expect_grep 'Kernel panic - not syncing' "$cell/console.log"
-expect_no_qemu 2node
+expect_no_qemu

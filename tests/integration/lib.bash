@@ -25,11 +25,36 @@ expect_grep() {  # expect_grep PATTERN FILE
 # The one cell directory of the run under $1.
 cell_dir() { ls -d "$1"/*/*/ | head -n 1; }
 
-# No QEMU of ours may outlive a run: -name numalab-TOPO marks them.
+# This test's QEMUs (or toolroot wrappers about to become QEMU): their argv
+# names files under $SCRATCH (the initrd), which no other run shares.
+OUR_QEMU="qemu-system.*$SCRATCH/"
+our_qemu_pids() { pgrep -f -- "$OUR_QEMU"; }
+
+# Wait up to $1 seconds for one of our QEMUs to start.
+wait_for_qemu() {
+	for _ in $(seq $(($1 * 10))); do our_qemu_pids >/dev/null && return 0; sleep 0.1; done
+	fail "no QEMU started within $1 s"
+}
+
+# No QEMU of ours may outlive a run (give a SIGKILLed one a moment to be reaped).
 expect_no_qemu() {
-	if pgrep -f -- "-name numalab-$1 " >/dev/null; then
-		pgrep -af -- "-name numalab-$1 " >&2
-		fail "a numalab-$1 QEMU is still running"
+	for _ in $(seq 20); do our_qemu_pids >/dev/null || return 0; sleep 0.1; done
+	pgrep -af -- "$OUR_QEMU" >&2
+	fail "a QEMU of this test is still running"
+}
+
+# No file is left half-written under $1 (write_file_atomic's temporaries).
+expect_no_tmp_files() {
+	local left
+	left=$(find "$1" -name '*.tmp.*' 2>/dev/null)
+	[ -z "$left" ] || fail "half-written files left: $left"
+}
+
+# Fail if stdout or stderr carries a raw control byte (ESC, NUL, BEL...) other than TAB/LF/CR.
+expect_clean_terminal_text() {
+	if LC_ALL=C grep -q -P '[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]' "$@"; then
+		LC_ALL=C grep -n -P '[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]' "$@" | cat -v | head >&2
+		fail "raw control bytes reached the terminal"
 	fi
 }
 

@@ -6,4 +6,4 @@ expect_grep '^not ok 1 topology # (TIMEOUT|ERROR).*vm timeout after 3 s' "$SCRAT
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^end: timeout$' "$cell/meta"
 expect_grep '^not ok 2 mempolicy # (TIMEOUT|ERROR)' "$cell/tap"
-expect_no_qemu 2node
+expect_no_qemu

@@ -504,6 +504,29 @@ UNIT_TEST(fake_plans_and_wrong_depths)
 	CHECK_INT(tap_failed(&p), 0);
 }
 
+/* A test printing "# Subtest: X" (relayed one level in) cannot open a phantom test. */
+UNIT_TEST(a_test_cannot_forge_tests)
+{
+	struct tap_parser p;
+
+	tap_init(&p);
+	feed(&p, "KTAP version 1\n1..2\n"
+		 "    # Subtest: topology\n"
+		 "    KTAP version 1\n"
+		 "    1..1\n"
+		 "    # Subtest: ../../evil\n"	/* the test's own text */
+		 "    ok 1 nodes\n"
+		 "ok 1 topology\n"
+		 "    # Subtest: mempolicy\n"
+		 "    # Subtest: mempolicy\n"
+		 "ok 2 mempolicy\n");
+	CHECK_INT(p.nr_tests, 2);
+	CHECK_STR(p.tests[0].name, "topology");
+	CHECK_INT(p.tests[0].sub_pass, 1);
+	CHECK_STR(p.tests[1].name, "mempolicy");
+	CHECK_INT(tap_failed(&p), 0);
+}
+
 UNIT_TEST(info_lines)
 {
 	struct tap_parser p;
@@ -552,12 +575,14 @@ UNIT_TEST(more_tests_than_storage)
 		snprintf(line, sizeof(line), "ok %d t%d\n", i, i);
 		feed(&p, line);
 	}
-	/* The last slot is open when the next test finds no room. */
-	feed(&p, "    # Subtest: last\n    # Subtest: extra\n    ok 1 s\n");
+	/* The last slot is taken when the next test finds no room. */
+	snprintf(line, sizeof(line), "    # Subtest: last\nok %d last\n", TAP_MAX_TESTS);
+	feed(&p, line);
+	feed(&p, "    # Subtest: extra\n    ok 1 s\n");
 	CHECK_INT(p.tests[TAP_MAX_TESTS - 1].sub_pass, 0);
 	CHECK_INT(p.garbage_lines, 1);
-	for (int i = TAP_MAX_TESTS; i <= 200; i++) {
-		snprintf(line, sizeof(line), "ok %d %s\n", i, i == TAP_MAX_TESTS ? "last" : "more");
+	for (int i = TAP_MAX_TESTS + 1; i <= 200; i++) {
+		snprintf(line, sizeof(line), "ok %d more\n", i);
 		feed(&p, line);
 	}
 	CHECK_INT(p.nr_tests, TAP_MAX_TESTS);
@@ -625,5 +650,6 @@ UNIT_MAIN(UNIT_CASE(nested_pass_fail_skip), UNIT_CASE(directives),
 	  UNIT_CASE(result_matches_pending_by_name), UNIT_CASE(overlong_lines_cut),
 	  UNIT_CASE(control_bytes_and_cr), UNIT_CASE(invalid_utf8),
 	  UNIT_CASE(name_cut_at_character_boundary), UNIT_CASE(fake_plans_and_wrong_depths),
+	  UNIT_CASE(a_test_cannot_forge_tests),
 	  UNIT_CASE(info_lines), UNIT_CASE(more_tests_than_storage),
 	  UNIT_CASE(numbers_outside_the_plan), UNIT_CASE(versions), UNIT_CASE(status_names))
