@@ -26,7 +26,9 @@ static const char help[] =
 	"\n"
 	"  --threshold PCT    smallest change of the mean that counts (default 5)\n"
 	"  --alpha P          significance level, 0 < P < 1 (default 0.05)\n"
-	"  --bootstrap        decide by the bootstrap interval, not Welch's p-value\n"
+	"  --bootstrap        decide by the bootstrap interval, not Welch's test\n"
+	"  --uncorrected      decide by Welch's p, not by q (p adjusted by\n"
+	"                     Benjamini-Hochberg over all metrics tested)\n"
 	"  --iterations N     bootstrap resamples, 100..1000000 (default 10000)\n"
 	"  --seed N           bootstrap PRNG seed (default 1)\n"
 	"  --tap FILE         write TAP: one result per test and per metric\n"
@@ -48,6 +50,7 @@ static const struct option options[] = {
 	{ "threshold", required_argument, NULL, 'T' },
 	{ "alpha", required_argument, NULL, 'a' },
 	{ "bootstrap", no_argument, NULL, 'b' },
+	{ "uncorrected", no_argument, NULL, 'u' },
 	{ "iterations", required_argument, NULL, 'i' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "tap", required_argument, NULL, 't' },
@@ -150,6 +153,7 @@ int cmd_compare(int argc, char **argv)
 			opts.seed = n;
 			break;
 		case 'b': opts.bootstrap = 1; break;
+		case 'u': opts.uncorrected = 1; break;
 		case 't': out.tap = optarg; break;
 		case 'j': out.json = optarg; break;
 		case 'H': out.html = optarg; break;

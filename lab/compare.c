@@ -748,7 +748,7 @@ static enum cmp_verdict verdict_of(const struct cmp_options *o, const struct cmp
 	if (o->bootstrap && m->ci_valid)
 		significant = m->ci_lo > 0 || m->ci_hi < 0;
 	else
-		significant = m->p < o->alpha;
+		significant = m->q < o->alpha;
 	if (!significant || !(fabs(m->change_pct) >= o->threshold_pct))
 		return CMP_SAME;
 	if (m->direction == CMP_EITHER)
@@ -795,7 +795,35 @@ static void add_metric(struct comparison *c, const struct obs_ref *group, size_t
 	m->p = w.p;
 	m->ci_valid = !stats_bootstrap_ci(m->a, na, m->b, nb, c->opts.iterations, 1 - c->opts.alpha,
 					  c->opts.seed, &m->ci_lo, &m->ci_hi);
-	m->verdict = verdict_of(&c->opts, m);
+}
+
+/*
+ * q for every metric with a Welch test: hundreds of metrics tested at alpha
+ * 0.05 would otherwise flag a few by chance on every comparison.
+ */
+static void adjust_p(struct comparison *c)
+{
+	double *p = xcalloc(c->nr_metrics ? c->nr_metrics : 1, sizeof(double));
+	double *q = xcalloc(c->nr_metrics ? c->nr_metrics : 1, sizeof(double));
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_metrics; i++)
+		if (c->metrics[i].welch_valid)
+			p[n++] = c->metrics[i].p;
+	if (!c->opts.uncorrected)
+		stats_bh_adjust(p, n, q);
+	n = 0;
+	for (size_t i = 0; i < c->nr_metrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+
+		if (m->welch_valid) {
+			m->q = c->opts.uncorrected ? m->p : q[n];
+			n++;
+		}
+		m->verdict = verdict_of(&c->opts, m);
+	}
+	free(p);
+	free(q);
 }
 
 static int change_rank(enum cmp_change ch)
@@ -845,6 +873,7 @@ static void build_rows(struct comparison *c)
 		c->nr_functional += cmp_change_fails(c->tests[i].change);
 	}
 	qsort(c->tests, c->nr_tests, sizeof(*c->tests), cmp_test_order);
+	adjust_p(c);
 	for (size_t i = 0; i < c->nr_metrics; i++) {
 		enum cmp_verdict v = c->metrics[i].verdict;
 

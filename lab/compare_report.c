@@ -96,7 +96,9 @@ static void row_label(struct buf *out, const char *topology, const char *suite, 
 
 static const char *method(const struct comparison *c)
 {
-	return c->opts.bootstrap ? "bootstrap interval" : "Welch's t-test";
+	return c->opts.bootstrap ? "bootstrap interval (uncorrected)"
+	       : c->opts.uncorrected ? "Welch's t-test, p (uncorrected)"
+	       : "Welch's t-test, q (p adjusted by Benjamini-Hochberg over the metrics tested)";
 }
 
 static void counts(struct buf *out, const unsigned *n)
@@ -138,7 +140,7 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 		 m->sa.n, m->sb.mean, m->sb.stddev, m->sb.n);
 	change_text(out, m->change_pct);
 	if (m->welch_valid)
-		buf_addf(out, "  p %.3g", m->p);
+		buf_addf(out, "  p %.3g q %.3g", m->p, m->q);
 	if (m->ci_valid)
 		buf_addf(out, "  CI [%+.1f%%, %+.1f%%]", m->ci_lo, m->ci_hi);
 	buf_addstr(out, "\n");
@@ -238,7 +240,7 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 		buf_addf(&label, " %s: %s ", m->metric, cmp_verdict_name(m->verdict));
 		change_text(&label, m->change_pct);
 		if (m->welch_valid)
-			buf_addf(&label, " p %.3g", m->p);
+			buf_addf(&label, " p %.3g q %.3g", m->p, m->q);
 		tap_text(out, buf_str(&label));
 		if (m->verdict == CMP_FEW_SAMPLES)
 			buf_addf(out, " # SKIP too few samples to test (A n %zu, B n %zu)", m->sa.n, m->sb.n);
@@ -351,6 +353,8 @@ static void json_metric(const struct cmp_metric *m, struct buf *out)
 		json_num(out, m->df);
 		buf_addstr(out, ", \"p\": ");
 		json_num(out, m->p);
+		buf_addstr(out, ", \"q\": ");
+		json_num(out, m->q);
 		buf_addstr(out, "}");
 	} else {
 		buf_addstr(out, "null");
@@ -376,8 +380,9 @@ void compare_report_json(const struct comparison *c, struct buf *out)
 		for (size_t i = 0; i < (side ? c->b.nr_cells : c->a.nr_cells); i++)
 			emulated |= !(side ? c->b.cells : c->a.cells)[i].host_numa;
 	buf_addf(out, "{\n  \"options\": {\"threshold_pct\": %.17g, \"alpha\": %.17g, \"method\": \"%s\", "
-		 "\"iterations\": %u, \"seed\": %llu, \"force\": %s},\n",
+		 "\"correction\": \"%s\", \"iterations\": %u, \"seed\": %llu, \"force\": %s},\n",
 		 c->opts.threshold_pct, c->opts.alpha, c->opts.bootstrap ? "bootstrap" : "welch",
+		 c->opts.uncorrected || c->opts.bootstrap ? "none" : "benjamini-hochberg",
 		 c->opts.iterations, (unsigned long long)c->opts.seed, c->opts.force ? "true" : "false");
 	buf_addf(out, "  \"emulated_numa\": %s,\n  \"notes\": [", emulated ? "true" : "false");
 	for (size_t i = 0; i < c->notes.nr; i++) {
@@ -542,7 +547,7 @@ static void html_metric(const struct cmp_metric *m, struct buf *out)
 	change_text(out, m->change_pct);
 	buf_addstr(out, "</td><td class=\"n\">");
 	if (m->welch_valid)
-		buf_addf(out, "%.3g", m->p);
+		buf_addf(out, "%.3g (%.3g)", m->p, m->q);
 	buf_addstr(out, "</td><td class=\"n\">");
 	if (m->ci_valid)
 		buf_addf(out, "%+.1f%% .. %+.1f%%", m->ci_lo, m->ci_hi);
@@ -593,7 +598,7 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 	buf_addf(out, "<h2>Metrics (%zu)</h2>\n<p>Bars: mean; whiskers: &#177;1 standard deviation; "
 		 "dots: the samples. Flagged metrics first.</p>\n<table><tr><th>verdict</th><th>topology</th>"
 		 "<th>suite</th><th>test</th><th>metric</th><th>A mean &#177; sd (n)</th>"
-		 "<th>B mean &#177; sd (n)</th><th>change</th><th>p</th><th>bootstrap CI</th>"
+		 "<th>B mean &#177; sd (n)</th><th>change</th><th>p (q)</th><th>bootstrap CI</th>"
 		 "<th>A vs B</th></tr>\n", c->nr_metrics);
 	for (int flagged = 1; flagged >= 0; flagged--)
 		for (size_t i = 0; i < c->nr_metrics; i++) {

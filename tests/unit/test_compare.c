@@ -142,6 +142,7 @@ UNIT_TEST(pairs_repetitions_and_lists_functional_differences_first)
 	CHECK(m && m->verdict == CMP_REGRESSED && m->sa.n == 3 && m->sb.n == 3);
 	CHECK(m && fabs(m->change_pct - 100 * (1.30 - 3.01 / 3) / (3.01 / 3)) < 1e-9);
 	CHECK(m && m->welch_valid && m->p < 1e-4 && m->ci_valid && m->ci_lo > 25 && m->ci_hi < 35);
+	CHECK(m && m->q >= m->p && m->q < 1e-3);    /* adjusted over the metrics tested */
 	CHECK(m && fabs(m->sa.median - 1.00) < 1e-12);
 	m = metric(&c, "mcf local thp", "ops_per_s");
 	CHECK(m && m->verdict == CMP_REGRESSED && m->direction == CMP_HIGHER_BETTER);
