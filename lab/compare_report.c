@@ -148,9 +148,40 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 	buf_free(&cut);
 }
 
+static size_t count_skip_changes(const struct comparison *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_tests; i++)
+		n += c->tests[i].change == CMP_TEST_SKIPS;
+	return n;
+}
+
+/* The functional differences (failing = 1) or the skip changes (0). */
+static void text_tests(const struct comparison *c, int failing, struct buf *out)
+{
+	for (size_t i = 0; i < c->nr_tests; i++) {
+		const struct cmp_test *t = &c->tests[i];
+		struct buf line = BUF_INIT;
+
+		if (t->change == CMP_TEST_SAME || cmp_change_fails(t->change) != failing)
+			continue;
+		buf_addf(&line, "  %-12s ", cmp_change_name(t->change));
+		row_label(&line, t->topology, t->suite, t->test);
+		buf_addstr(&line, "  A: ");
+		counts(&line, t->a);
+		buf_addstr(&line, "  B: ");
+		counts(&line, t->b);
+		if (t->why_b || t->why_a)
+			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
+		compare_report_clean(out, buf_str(&line), 240);
+		buf_addstr(out, "\n");
+		buf_free(&line);
+	}
+}
+
 void compare_report_text(const struct comparison *c, int all, struct buf *out)
 {
-	struct buf line = BUF_INIT;
 	size_t shown = 0;
 
 	buf_addstr(out, "numalab compare: A ");
@@ -166,22 +197,11 @@ void compare_report_text(const struct comparison *c, int all, struct buf *out)
 	buf_addf(out, "significant: %s at alpha %g and a change of at least %g%%\n\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
 	buf_addf(out, "Functional differences: %zu\n", c->nr_functional);
-	for (size_t i = 0; i < c->nr_tests; i++) {
-		const struct cmp_test *t = &c->tests[i];
-
-		if (t->change == CMP_TEST_SAME)
-			continue;
-		buf_addf(&line, "  %-12s ", cmp_change_name(t->change));
-		row_label(&line, t->topology, t->suite, t->test);
-		buf_addstr(&line, "  A: ");
-		counts(&line, t->a);
-		buf_addstr(&line, "  B: ");
-		counts(&line, t->b);
-		if (t->why_b || t->why_a)
-			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
-		compare_report_clean(out, buf_str(&line), 240);
-		buf_addstr(out, "\n");
-		buf_free(&line);
+	text_tests(c, 1, out);
+	if (count_skip_changes(c)) {
+		buf_addf(out, "Skipped on one side, passed on the other (not counted): %zu\n",
+			 count_skip_changes(c));
+		text_tests(c, 0, out);
 	}
 	buf_addf(out, "\nMetrics (%s):\n", all ? "all" : "regressed, changed or improved; --all for every one");
 	for (size_t i = 0; i < c->nr_metrics; i++) {
@@ -509,17 +529,21 @@ static void html_label(struct buf *out, const char *topology, const char *suite,
 	html_cell(out, test);
 }
 
-static void html_tests(const struct comparison *c, struct buf *out)
+/* The functional differences (failing = 1) or the skip changes (0), under a heading. */
+static void html_tests(const struct comparison *c, int failing, const char *heading, size_t n,
+		       struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 
-	buf_addf(out, "<h2>Functional differences (%zu)</h2>\n", c->nr_functional);
+	buf_addf(out, "<h2>%s (%zu)</h2>\n", heading, n);
+	if (!n)
+		return;
 	buf_addstr(out, "<table><tr><th>change</th><th>topology</th><th>suite</th><th>test</th>"
 		   "<th>A</th><th>B</th><th>why</th></tr>\n");
 	for (size_t i = 0; i < c->nr_tests; i++) {
 		const struct cmp_test *t = &c->tests[i];
 
-		if (t->change == CMP_TEST_SAME)
+		if (t->change == CMP_TEST_SAME || cmp_change_fails(t->change) != failing)
 			continue;
 		buf_addf(out, "<tr class=\"%s\"><td>%s</td>", cmp_change_name(t->change),
 			 cmp_change_name(t->change));
@@ -594,7 +618,9 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 	buf_free(&tmp);
 	buf_addf(out, ". Significant: %s at alpha %g and a change of at least %g%%.</p>\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
-	html_tests(c, out);
+	html_tests(c, 1, "Functional differences", c->nr_functional, out);
+	html_tests(c, 0, "Skipped on one side, passed on the other (not counted)", count_skip_changes(c),
+		   out);
 	buf_addf(out, "<h2>Metrics (%zu)</h2>\n<p>Bars: mean; whiskers: &#177;1 standard deviation; "
 		 "dots: the samples. Flagged metrics first.</p>\n<table><tr><th>verdict</th><th>topology</th>"
 		 "<th>suite</th><th>test</th><th>metric</th><th>A mean &#177; sd (n)</th>"
