@@ -578,7 +578,7 @@ static void note_topology(struct comparison *c, const char *topology)
 	if (numa.nr == 1 && !strcmp(numa.items[0], "(none)"))
 		strvec_pushf(&c->notes, "topology %s: EMULATED NUMA (accel %s): QEMU's nodes are not pinned "
 			     "to host NUMA nodes, so local/remote latency and bandwidth differences are "
-			     "not real; placement and kernel counters are", topology, buf_str(&a));
+			     "not real; page placement and kernel counters are real", topology, buf_str(&a));
 	else
 		strvec_pushf(&c->notes, "topology %s: host_numa %s (accel %s)", topology, buf_str(&n),
 			     buf_str(&a));
