@@ -37,8 +37,10 @@ static const char help[] =
 	"  --all              list every metric on the terminal, not just the flagged\n"
 	"  --quiet            no table on the terminal\n"
 	"  --kernel-a NAME    only A's cells of kernel NAME (meta kernel: NAME VERSION)\n"
-	"  --kernel-b NAME    only B's cells of kernel NAME: two kernels of one matrix\n"
-	"                     directory compare with the same directory as A and B\n"
+	"  --kernel-b NAME    only B's cells of kernel NAME\n"
+	"  --cells-a GLOB     only A's cells whose path below A matches GLOB ('*'\n"
+	"  --cells-b GLOB     spans '/'), e.g. 'cells/2node.madv.*': two kernels or\n"
+	"                     variants of one matrix directory given as both A and B\n"
 	"  --force            compare despite a differing backend, qemu, accel,\n"
 	"                     host_numa or guest shape\n"
 	"\n"
@@ -61,6 +63,8 @@ static const struct option options[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "kernel-a", required_argument, NULL, 'K' },
 	{ "kernel-b", required_argument, NULL, 'k' },
+	{ "cells-a", required_argument, NULL, 'C' },
+	{ "cells-b", required_argument, NULL, 'c' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -160,8 +164,10 @@ int cmd_compare(int argc, char **argv)
 		case 'A': out.all = 1; break;
 		case 'q': out.quiet = 1; break;
 		case 'f': opts.force = 1; break;
-		case 'K': opts.kernel_a = optarg; break;
-		case 'k': opts.kernel_b = optarg; break;
+		case 'K': opts.filter_a.kernel = optarg; break;
+		case 'k': opts.filter_b.kernel = optarg; break;
+		case 'C': opts.filter_a.cells = optarg; break;
+		case 'c': opts.filter_b.cells = optarg; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,7 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 	if (!cell->backend)
 		cell->backend = xstrdup("qemu");
 	cell->shape = meta_shape(buf_str(&meta));
+	cell->cmdline = meta_value(buf_str(&meta), "guest: cmdline");
 	buf_free(&meta);
 	/* A cell of a run directory has the run's state file one level up. */
 	path = xprintf("%s/../state", dir);
@@ -335,6 +337,7 @@ static void free_cell(struct cmp_cell *cell)
 	free(cell->dir);
 	free(cell->topology);
 	free(cell->kernel);
+	free(cell->cmdline);
 	free(cell->backend);
 	free(cell->qemu);
 	free(cell->accel);
@@ -366,7 +369,8 @@ static int load_cell(const char *dir, struct cmp_side *side, struct error *err)
 	if (cell.run_state && strcmp(cell.run_state, "complete"))
 		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
 	if ((cell.run_state && strcmp(cell.run_state, "complete")) ||
-	    (side->kernel && !kernel_is(cell.kernel, side->kernel))) {
+	    (side->only_kernel && !kernel_is(cell.kernel, side->only_kernel)) ||
+	    (side->only_cells && fnmatch(side->only_cells, dir + strlen(side->root) + 1, 0))) {
 		free_cell(&cell);
 		return 0;
 	}
@@ -400,12 +404,14 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	return rc;
 }
 
-int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err)
+int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
+		 struct error *err)
 {
 	struct stat st;
 
 	side->root = xstrdup(root);
-	side->kernel = kernel ? xstrdup(kernel) : NULL;
+	side->only_kernel = filter->kernel ? xstrdup(filter->kernel) : NULL;
+	side->only_cells = filter->cells ? xstrdup(filter->cells) : NULL;
 	/* "DIR/" and "DIR" name the same tree: cell paths read DIR/cell either way. */
 	for (size_t len = strlen(side->root); len > 1 && side->root[len - 1] == '/'; len--)
 		side->root[len - 1] = '\0';
@@ -416,9 +422,10 @@ int compare_load(const char *root, const char *kernel, struct cmp_side *side, st
 	if (walk(side->root, 0, side, err))
 		return -1;
 	if (!side->nr_cells)
-		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s; "
+		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s%s%s; "
 				 "give a run directory (results/RUN-ID) or a matrix output directory", root,
-				 kernel ? " with kernel " : "", kernel ? kernel : "",
+				 filter->kernel ? " with kernel " : "", filter->kernel ? filter->kernel : "",
+				 filter->cells ? " matching " : "", filter->cells ? filter->cells : "",
 				 side->skipped.nr ? ", but for cells of runs that did not complete" : "");
 	return 0;
 }
@@ -582,17 +589,19 @@ static void note_topology(struct comparison *c, const char *topology)
 	else
 		strvec_pushf(&c->notes, "topology %s: host_numa %s (accel %s)", topology, buf_str(&n),
 			     buf_str(&a));
-	for (int side = 0; side < 2; side++) {
-		struct strvec kernels = STRVEC_INIT;
-		struct buf k = BUF_INIT;
+	for (int side = 0; side < 4; side++) {
+		struct strvec values = STRVEC_INIT;
+		struct buf v = BUF_INIT;
 
-		distinct(c, side, topology, offsetof(struct cmp_cell, kernel), &kernels);
-		join(&kernels, &k);
-		if (kernels.nr > 1)
-			strvec_pushf(&c->notes, "topology %s: side %s pools the kernels %s as repetitions",
-				     topology, side ? "B" : "A", buf_str(&k));
-		strvec_clear(&kernels);
-		buf_free(&k);
+		distinct(c, side % 2, topology, side < 2 ? offsetof(struct cmp_cell, kernel)
+							 : offsetof(struct cmp_cell, cmdline), &values);
+		join(&values, &v);
+		if (values.nr > 1)
+			strvec_pushf(&c->notes, "topology %s: side %s pools the kernel%s %s as repetitions",
+				     topology, side % 2 ? "B" : "A", side < 2 ? "s" : " command lines",
+				     buf_str(&v));
+		strvec_clear(&values);
+		buf_free(&v);
 	}
 	strvec_clear(&accel);
 	strvec_clear(&numa);
@@ -889,7 +898,7 @@ int compare_run(struct comparison *c, const char *root_a, const char *root_b,
 {
 	memset(c, 0, sizeof(*c));
 	c->opts = *opts;
-	if (compare_load(root_a, opts->kernel_a, &c->a, err) || compare_load(root_b, opts->kernel_b, &c->b, err) ||
+	if (compare_load(root_a, &opts->filter_a, &c->a, err) || compare_load(root_b, &opts->filter_b, &c->b, err) ||
 	    check_comparable(c, err))
 		return -1;
 	add_notes(c);
@@ -954,7 +963,8 @@ static void free_side(struct cmp_side *s)
 	free(s->cells);
 	free(s->obs);
 	free(s->root);
-	free(s->kernel);
+	free(s->only_kernel);
+	free(s->only_cells);
 	strvec_clear(&s->skipped);
 }
 

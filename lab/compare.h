@@ -8,8 +8,8 @@
  * Symbolic links are not followed; the walk is sorted, so outputs are stable.
  * A cell whose run's state file (one level up) says anything but
  * "complete" is skipped (a matrix's set-aside attempt, an interrupted run)
- * and noted.  With a kernel filter only cells whose meta `kernel` name
- * matches count: two kernels of one matrix directory compare as A and B.
+ * and noted.  Filters (a meta `kernel` name, a glob of the cell's path)
+ * make two kernels or variants of one matrix directory sides A and B.
  *
  * From each cell's sanitised TAP (lab/tap.h does the sanitising):
  *   - every result at depth 0 (a suite, "ok 1 workloads") and depth 1 (its
@@ -31,8 +31,8 @@
  * error names the key and both values.  With force the differences become
  * notes instead.  Notes (every report prints them) also say, per topology,
  * whether NUMA was emulated (no `host_numa` meta key, or "none": today every
- * direct-backend run), when a side pools kernels, and which cells were
- * skipped.
+ * direct-backend run), when a side pools kernels or kernel command lines,
+ * and which cells were skipped.
  *
  * A metric's verdict: significant when its Welch p-value, adjusted for the
  * number of metrics tested (Benjamini-Hochberg q; p itself with
@@ -59,13 +59,18 @@ struct cmp_options {
 	unsigned iterations;       /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap PRNG seed (default 1) */
 	int force;                 /* compare despite differing qemu/accel/topology */
-	const char *kernel_a, *kernel_b;   /* only cells of this kernel name; NULL: all */
+	struct cmp_filter {
+		const char *kernel;        /* only cells of this meta kernel name; NULL: all */
+		const char *cells;         /* only cells whose path below the root matches this
+					      fnmatch() glob ('*' spans '/'); NULL: all */
+	} filter_a, filter_b;
 };
 void cmp_options_default(struct cmp_options *o);
 
 struct cmp_cell {
 	char *dir;
 	char *topology, *kernel, *backend, *qemu, *accel;
+	char *cmdline;             /* the guest's kernel command line */
 	char *host_numa;           /* NULL (absent or "none"): emulated NUMA */
 	char *shape;               /* the guest's nodes, CPUs and distances, one line */
 	char *run_state;           /* the run's state file, NULL if none */
@@ -75,7 +80,7 @@ struct cmp_obs;                    /* private: one status or metric value of one
 
 struct cmp_side {
 	char *root;
-	char *kernel;              /* the kernel filter, or NULL */
+	char *only_kernel, *only_cells;   /* the filter (struct cmp_filter), or NULL */
 	struct cmp_cell *cells;
 	size_t nr_cells;
 	struct strvec skipped;     /* cells of runs that did not complete: "DIR (run state 'X')" */
@@ -135,8 +140,9 @@ struct comparison {
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };
 
-/* Load every cell below root (of kernel NAME, if not NULL) into side; -1 with err (bad input). */
-int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err);
+/* Load every cell below root that passes filter into side; -1 with err (bad input). */
+int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
+		 struct error *err);
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on
