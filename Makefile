@@ -45,7 +45,6 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
 .PHONY: all guest setup lab-run kernel check check-full bench clean
-.PHONY: lab-compare
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -82,10 +81,6 @@ lab-run: numalab
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab run $(RUN_ARGS)
 
-# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
-lab-compare: numalab
-	./numalab compare $(COMPARE_ARGS) $(A) $(B)
-
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock
 ARCH ?= x86_64
@@ -121,3 +116,8 @@ bench: all
 
 clean:
 	rm -rf $(B) numalab
+
+# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
+.PHONY: lab-compare
+lab-compare: numalab
+	./numalab compare $(COMPARE_ARGS) $(A) $(B)
