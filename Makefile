@@ -6,6 +6,15 @@ WARN     = -Wall -Wextra -Werror
 WARN    += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation)
 CFLAGS  ?= -O2 -g
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
+# The libvirt backend (lab/vm_libvirt.c) needs libvirt-dev, which `make setup`
+# installs; numalab itself (setup) must build before that.  The stamp's name
+# changes with the answer, so vm_libvirt.o is rebuilt once libvirt arrives.
+HAVE_LIBVIRT := $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
+LIBVIRT_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT).stamp
+LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt)
+# lab/stats.c: sqrt, exp, log, lgamma.
+LAB_LIBS += -lm
+LAB_CFLAGS += $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -13,10 +22,6 @@ LAB_SRC  = $(wildcard lab/*.c)
 LAB_HDR  = $(wildcard lab/*.h)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
-# lab/stats.c needs libm: among the objects, the library file reaches every host link line.
-LIBM := $(shell $(CC) -print-file-name=libm.so)
-LAB_OBJ += $(LIBM)
-LAB_SAN_OBJ += $(LIBM)
 
 # Guest side: a static /init and one static binary per test directory, for
 # the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).
@@ -41,10 +46,14 @@ UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
 TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
+	   $(if $(BACKEND),--backend $(BACKEND)) $(if $(URI),--uri $(URI)) $(if $(HOST_NODES),--host-nodes $(HOST_NODES)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
 
-.PHONY: all guest setup lab-run kernel check check-full bench clean
+# BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
+LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
+
+.PHONY: all guest setup lab-run lab-bisect lab-compare kernel check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -52,11 +61,17 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 all: numalab guest
 
 numalab: $(LAB_OBJ) $(B)/host/runner.o
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
 
 $(B)/host/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) -c -o $@ $<
+
+$(LIBVIRT_STAMP):
+	@mkdir -p $(dir $@)
+	@touch $@
+
+$(B)/host/lab/vm_libvirt.o $(B)/san/lab/vm_libvirt.o: $(LIBVIRT_STAMP)
 
 $(B)/san/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -79,7 +94,22 @@ setup: numalab
 lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
-	./numalab run $(RUN_ARGS)
+	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS)
+
+# Find the commit of KSRC between GOOD and BAD that breaks TEST, or (METRIC=,
+# THRESHOLD=, REPEAT=) that regresses a metric of it (docs/bisect.md).
+RECIPE ?= stock
+lab-bisect: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
+	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
+		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
+		$(if $(METRIC),--metric "$(METRIC)") $(if $(REPEAT),--repeat $(REPEAT)) \
+		$(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(ALPHA),--alpha $(ALPHA))
+
+# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
+lab-compare: numalab
+	./numalab compare $(COMPARE_ARGS) $(A) $(B)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock
@@ -90,11 +120,11 @@ kernel: numalab
 
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ)
+	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ) $(LAB_LIBS)
 
 $(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ)
+	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ) $(LAB_LIBS)
 
 check: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
@@ -104,20 +134,17 @@ check-full: all $(UNIT_BIN) $(UNIT_SAN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
-# `make bench` measures these shapes, then kernel builds (cold, incremental,
-# warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
+# `make bench` measures these shapes, libvirt's per-VM overhead against the
+# direct backend (2node; docs/libvirt.md), then kernel builds (cold,
+# incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
 	@./numalab setup --quiet --arch loongarch64
 	@$(MAKE) -s guest GUEST_ARCH=loongarch64
 	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
+	$(if $(filter command line,$(origin TOPO)),,tests/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 
 clean:
 	rm -rf $(B) numalab
-
-# Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
-.PHONY: lab-compare
-lab-compare: numalab
-	./numalab compare $(COMPARE_ARGS) $(A) $(B)

@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
 	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
 	{ "kernel", "build a kernel from a recipe, or show its build key", cmd_kernel },
+	{ "bisect", "find the kernel commit that broke a test (git bisect)", cmd_bisect },
+	{ "bisect-run", "one `git bisect run` step: build HEAD, boot, test, verdict", cmd_bisect_run },
 	{ "compare", "compare two result directories: functional changes, metrics, significance", cmd_compare },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
 	{ "toolroot-exec", NULL, toolroot_exec_main },
@@ -25,8 +27,8 @@ static int usage(FILE *f)
 	fprintf(f, "usage: numalab COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].summary)
-			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-8s %s\n\nEach command takes --help.  Exit codes: docs/exit-codes.md.\n",
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-10s %s\n\nEach command takes --help.  Exit codes: docs/exit-codes.md.\n",
 		"help", "this list");
 	return f == stdout ? EXIT_PASS : EXIT_USAGE;
 }

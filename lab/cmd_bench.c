@@ -22,12 +22,18 @@
 
 static const char help[] =
 	"usage: numalab bench --topo NAME|FILE [--kernel K] [--reps N] [--out DIR]\n"
+	"       numalab bench --topo NAME|FILE --backend libvirt [--uri URI] [--reps N]\n"
 	"       numalab bench --kernel-build RECIPE --patched RECIPE [--arch ARCH]\n"
 	"\n"
 	"Measure boot-to-first-TAP (and the share of it before the kernel's clock\n"
 	"started: QEMU and firmware), total wall time of a run, and the runner's\n"
 	"overhead as a ratio against the same QEMU argv run by hand (TCG here,\n"
 	"whatever the probe picks elsewhere).  Default 3 repetitions.\n"
+	"\n"
+	"--backend libvirt: each repetition runs the cell through both backends and\n"
+	"reports libvirt's per-VM overhead as ratios to the direct one: start to\n"
+	"first TAP (domain creation + boot), the guest's last TAP byte (it powers\n"
+	"off) to the VM gone, and the whole run.\n"
 	"\n"
 	"--kernel-build: in a scratch cache (sources and toolroot shared, ccache and\n"
 	"work trees empty), time a cold build of RECIPE, the incremental build of\n"
@@ -42,6 +48,8 @@ static const struct option options[] = {
 	{ "kernel-build", required_argument, NULL, 'b' },
 	{ "patched", required_argument, NULL, 'p' },
 	{ "arch", required_argument, NULL, 'a' },
+	{ "backend", required_argument, NULL, 'B' },
+	{ "uri", required_argument, NULL, 'u' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -152,6 +160,68 @@ static int bench(const struct run_opts *o, int reps)
 	printf("  runner overhead     %6.3fx  (runner total / by hand)\n",
 	       median(total, reps) / median(hand, reps));
 	run_inputs_free(in);
+	return EXIT_PASS;
+}
+
+/* One backend's numbers for one repetition. */
+struct backend_rep {
+	double first_tap, exit_after_done, total;
+};
+
+static int run_backend(const struct run_opts *base, const char *backend, struct backend_rep *r,
+		       struct error *err)
+{
+	struct run_opts o = *base;
+	struct run_outcome out;
+	double t0 = now_s();
+	int rc;
+
+	o.backend = backend;
+	rc = run_cell(&o, &out, err);
+	r->total = now_s() - t0;
+	r->first_tap = out.vm.first_tap_s;
+	r->exit_after_done = out.vm.total_s - out.vm.last_tap_s;
+	if (rc == EXIT_FAIL)
+		return error_set(err, "the %s run failed (%s); bench needs a passing run", backend, out.cell_dir);
+	return rc;
+}
+
+static void report_ratio(const char *what, double *direct, double *lv, int reps)
+{
+	double d = median(direct, reps), l = median(lv, reps);
+
+	printf("  %-22s direct %6.2f s  libvirt %6.2f s  ratio %6.3fx  (+%.2f s)\n", what, d, l, l / d, l - d);
+}
+
+/* Both backends alternately, so host load drifts hit both alike. */
+static int bench_libvirt(const struct run_opts *o, int reps)
+{
+	double d_first[64], d_exit[64], d_total[64], l_first[64], l_exit[64], l_total[64];
+	struct error err;
+	int rc = EXIT_PASS;
+
+	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
+		struct backend_rep d, l;
+
+		rc = run_backend(o, "qemu", &d, &err);
+		if (rc == EXIT_PASS)
+			rc = run_backend(o, "libvirt", &l, &err);
+		if (rc != EXIT_PASS)
+			break;
+		d_first[i] = d.first_tap, d_exit[i] = d.exit_after_done, d_total[i] = d.total;
+		l_first[i] = l.first_tap, l_exit[i] = l.exit_after_done, l_total[i] = l.total;
+		printf("rep %d: first TAP %.2f / %.2f s, done to exit %.2f / %.2f s, run %.2f / %.2f s (direct / libvirt)\n",
+		       i + 1, d.first_tap, l.first_tap, d.exit_after_done, l.exit_after_done, d.total, l.total);
+		fflush(stdout);
+	}
+	if (rc != EXIT_PASS) {
+		fprintf(stderr, "numalab bench: %s\n", err.msg);
+		return rc == EXIT_FAIL ? EXIT_HARNESS : rc;
+	}
+	printf("bench %s, libvirt vs direct QEMU (%d reps, medians)\n", o->topo, reps);
+	report_ratio("start to first TAP", d_first, l_first, reps);
+	report_ratio("last TAP to VM gone", d_exit, l_exit, reps);
+	report_ratio("whole run", d_total, l_total, reps);
 	return EXIT_PASS;
 }
 
@@ -302,6 +372,8 @@ int cmd_bench(int argc, char **argv)
 		case 'b': build = optarg; break;
 		case 'p': patched = optarg; break;
 		case 'a': arch = !strcmp(optarg, "loongarch") ? "loongarch64" : optarg; break;
+		case 'B': o.backend = optarg; break;
+		case 'u': o.uri = optarg; break;
 		case 'r':
 			reps = atoi(optarg);
 			if (reps < 1 || reps > 64)
@@ -316,5 +388,11 @@ int cmd_bench(int argc, char **argv)
 		return kernel_bench(build, patched, arch);
 	if (!o.topo || build || patched || optind < argc)
 		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
+	if (o.backend && !strcmp(o.backend, "libvirt"))
+		return bench_libvirt(&o, reps);
+	if (o.backend && strcmp(o.backend, "qemu"))
+		return command_usage_error("bench", "--backend %s: use qemu or libvirt", o.backend);
+	if (o.uri)
+		return command_usage_error("bench", "--uri needs --backend libvirt");
 	return bench(&o, reps);
 }

@@ -1,5 +1,6 @@
 /* numalab kernel: build kernels from recipes, or show what a build's key is made of. */
 #include "command.h"
+#include "gittree.h"
 #include "kbuild.h"
 #include "vm.h"
 
@@ -10,19 +11,26 @@
 static const char help[] =
 	"usage: numalab kernel build RECIPE[+FRAGMENT...] [--arch ARCH]\n"
 	"       numalab kernel key RECIPE[+FRAGMENT...] [--arch ARCH]\n"
+	"       numalab kernel git-tree OUT [--source NAME|TARBALL] [PATCH...]\n"
 	"\n"
 	"build: build the kernel of kernels/recipes/RECIPE.recipe for ARCH, or find\n"
 	"       it already built under the same key; print the image's path.\n"
 	"       +FRAGMENT adds kernels/config/FRAGMENT.config (e.g. stock+debug).\n"
 	"key:   print the build key and the inputs it hashes, building nothing.\n"
+	"git-tree: make the git tree OUT from a source tarball and a patch series,\n"
+	"       one commit per patch (tag `base` on the source), e.g. to bisect\n"
+	"       without a network.\n"
 	"\n"
 	"  --arch ARCH  x86_64 (default) or loongarch64 (also: loongarch)\n"
+	"  --source S   git-tree's source: a name pinned in kernels/prebuilt.lock\n"
+	"               (default: linux-7.2) or a .tar[.gz|.xz] file\n"
 	"\n"
 	"Recipes, fragments and the cache: docs/kernels.md.\n"
 	"Exit: 0 done, 2 bad recipe, fragment or patch, 3 the build failed.\n";
 
 static const struct option options[] = {
 	{ "arch", required_argument, NULL, 'a' },
+	{ "source", required_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -59,9 +67,19 @@ static int key(const char *spec, const char *arch)
 	return exit_code(rc, &err);
 }
 
+static int git_tree(const char *source, char **args, int n)
+{
+	struct error err;
+	int rc = gittree_make(lab_root(), source, (const char *const *)args + 1, n - 1, args[0], &err);
+
+	if (!rc)
+		printf("%s\n", args[0]);
+	return exit_code(rc, &err);
+}
+
 int cmd_kernel(int argc, char **argv)
 {
-	const char *arch = "x86_64";
+	const char *arch = "x86_64", *source = "linux-7.2";
 	int c;
 
 	opterr = 0;
@@ -72,10 +90,17 @@ int cmd_kernel(int argc, char **argv)
 			if (strcmp(arch, "x86_64") && strcmp(arch, "loongarch64"))
 				return command_usage_error("kernel", "--arch %s: use x86_64 or loongarch64", optarg);
 			break;
+		case 's': source = optarg; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("kernel", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "git-tree")) {
+		if (argc - optind < 2)
+			return command_usage_error("kernel", "git-tree needs OUT, e.g. `git-tree /tmp/linux`");
+		vm_catch_signals();
+		return git_tree(source, argv + optind + 1, argc - optind - 1);
 	}
 	if (argc - optind != 2 || (strcmp(argv[optind], "build") && strcmp(argv[optind], "key")))
 		return command_usage_error("kernel", "give `build RECIPE` or `key RECIPE`");

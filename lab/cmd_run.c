@@ -24,6 +24,11 @@ static const char help[] =
 	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
 	"  --append ARGS      extra kernel command line\n"
 	"  --guest-file FILE  put FILE in the guest as /lab/BASENAME (e.g. workloads.conf)\n"
+	"  --backend qemu|libvirt  qemu (default): QEMU directly; libvirt: a transient\n"
+	"                     libvirt domain (docs/libvirt.md; x86 only here)\n"
+	"  --uri URI          libvirt URI (default: $LIBVIRT_DEFAULT_URI)\n"
+	"  --host-nodes auto|G=H,...  libvirt: bind guest node G's memory and vCPUs to\n"
+	"                     host node H (auto: G=G); refused if the host lacks H\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -38,6 +43,9 @@ static const struct option options[] = {
 	{ "accel", required_argument, NULL, 'a' },
 	{ "append", required_argument, NULL, 'A' },
 	{ "guest-file", required_argument, NULL, 'g' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "uri", required_argument, NULL, 'u' },
+	{ "host-nodes", required_argument, NULL, 'H' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -71,6 +79,9 @@ int cmd_run(int argc, char **argv)
 		case 'a': o.accel = optarg; break;
 		case 'A': o.append = optarg; break;
 		case 'g': o.guest_file = optarg; break;
+		case 'b': o.backend = optarg; break;
+		case 'u': o.uri = optarg; break;
+		case 'H': o.host_nodes = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
 		case 'o':
@@ -89,6 +100,10 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--guest-file %s: %s", o.guest_file, strerror(errno));
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
+	if (o.backend && strcmp(o.backend, "qemu") && strcmp(o.backend, "libvirt"))
+		return command_usage_error("run", "--backend %s: use qemu or libvirt", o.backend);
+	if ((o.uri || o.host_nodes) && !run_backend_libvirt(&o))
+		return command_usage_error("run", "--uri and --host-nodes need --backend libvirt");
 	vm_catch_signals();
 	rc = run_cell(&o, &out, &err);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {

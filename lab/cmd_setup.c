@@ -28,6 +28,9 @@ static const struct host_package {
 	{ "make", "the build" },
 	{ "clang", "the code must also build clean under clang" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
+	{ "libvirt-dev", "the libvirt backend (run --backend libvirt) links libvirt" },
+	{ "libvirt-daemon-system", "libvirtd + virtlogd for the libvirt backend (docs/libvirt.md)" },
+	{ "libvirt-clients", "virsh, to look at libvirt domains by hand" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
 	/* Kernels from source (kernels/recipes, docs/kernels.md). */
 	{ "flex", "kernel build: Kconfig lexer" },

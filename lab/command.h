@@ -34,6 +34,8 @@ int cmd_topo(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_bisect_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
 #endif

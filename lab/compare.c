@@ -819,14 +819,14 @@ static void adjust_p(struct comparison *c)
 	for (size_t i = 0; i < c->nr_metrics; i++)
 		if (c->metrics[i].welch_valid)
 			p[n++] = c->metrics[i].p;
-	if (!c->opts.uncorrected)
+	if (c->opts.correct_bh)
 		stats_bh_adjust(p, n, q);
 	n = 0;
 	for (size_t i = 0; i < c->nr_metrics; i++) {
 		struct cmp_metric *m = &c->metrics[i];
 
 		if (m->welch_valid) {
-			m->q = c->opts.uncorrected ? m->p : q[n];
+			m->q = c->opts.correct_bh ? q[n] : m->p;
 			n++;
 		}
 		m->verdict = verdict_of(&c->opts, m);

@@ -34,9 +34,9 @@
  * direct-backend run), when a side pools kernels or kernel command lines,
  * and which cells were skipped.
  *
- * A metric's verdict: significant when its Welch p-value, adjusted for the
- * number of metrics tested (Benjamini-Hochberg q; p itself with
- * opts.uncorrected), is below alpha -- or, with opts.bootstrap, when the
+ * A metric's verdict: significant when its Welch p-value (with
+ * opts.correct_bh: adjusted for the number of metrics tested, Benjamini-
+ * Hochberg q) is below alpha -- or, with opts.bootstrap, when the
  * bootstrap interval excludes 0 (uncorrected) -- AND the change of the mean
  * is at least threshold_pct.  Its direction comes from its name:
  * "*_per_s", "score", "ratios.*" higher is better; other "*_s" lower is
@@ -55,7 +55,8 @@ struct cmp_options {
 	double threshold_pct;      /* minimum |% change| that counts (default 5) */
 	double alpha;              /* significance level (default 0.05) */
 	int bootstrap;             /* decide by the bootstrap interval, not Welch's p */
-	int uncorrected;           /* decide by p itself, not Benjamini-Hochberg's q */
+	int correct_bh;            /* decide by Benjamini-Hochberg's q, not p itself (default 0:
+				      one metric of interest, as bisect has; the CLI sets it) */
 	unsigned iterations;       /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap PRNG seed (default 1) */
 	int force;                 /* compare despite differing qemu/accel/topology */
@@ -123,7 +124,7 @@ struct cmp_metric {
 	double change_pct;         /* of the mean; +-INFINITY from 0, NAN when both absent */
 	int welch_valid;
 	double t, df, p;
-	double q;                  /* p adjusted over all metrics tested (BH); = p if uncorrected */
+	double q;                  /* p adjusted over all metrics tested (BH); = p without correct_bh */
 	int ci_valid;
 	double ci_lo, ci_hi;       /* bootstrap interval of change_pct at 1 - alpha */
 	enum cmp_verdict verdict;

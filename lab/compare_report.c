@@ -97,7 +97,7 @@ static void row_label(struct buf *out, const char *topology, const char *suite, 
 static const char *method(const struct comparison *c)
 {
 	return c->opts.bootstrap ? "bootstrap interval (uncorrected)"
-	       : c->opts.uncorrected ? "Welch's t-test, p (uncorrected)"
+	       : !c->opts.correct_bh ? "Welch's t-test, p (uncorrected)"
 	       : "Welch's t-test, q (p adjusted by Benjamini-Hochberg over the metrics tested)";
 }
 
@@ -402,7 +402,7 @@ void compare_report_json(const struct comparison *c, struct buf *out)
 	buf_addf(out, "{\n  \"options\": {\"threshold_pct\": %.17g, \"alpha\": %.17g, \"method\": \"%s\", "
 		 "\"correction\": \"%s\", \"iterations\": %u, \"seed\": %llu, \"force\": %s},\n",
 		 c->opts.threshold_pct, c->opts.alpha, c->opts.bootstrap ? "bootstrap" : "welch",
-		 c->opts.uncorrected || c->opts.bootstrap ? "none" : "benjamini-hochberg",
+		 !c->opts.correct_bh || c->opts.bootstrap ? "none" : "benjamini-hochberg",
 		 c->opts.iterations, (unsigned long long)c->opts.seed, c->opts.force ? "true" : "false");
 	buf_addf(out, "  \"emulated_numa\": %s,\n  \"notes\": [", emulated ? "true" : "false");
 	for (size_t i = 0; i < c->notes.nr; i++) {

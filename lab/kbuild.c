@@ -34,6 +34,8 @@ struct build {
 	struct recipe r;
 	char toolroot[PATH_MAX];   /* LoongArch: the toolchain root; "" host tools */
 	char source_id[1024], compiler[256];
+	/* What the work tree holds: the source_id, but for git only the tree (any commit). */
+	char tree_id[1024];
 	char key[17], config_key[17];
 	char work[PATH_MAX], src[PATH_MAX + 8], obj[PATH_MAX + 8], log[PATH_MAX + 16];
 	char done[PATH_MAX];       /* the finished directory */
@@ -149,7 +151,9 @@ static int source_identity(struct build *b, struct error *err)
 		if (rc != 0 || strlen(out) < 40)
 			return error_set(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
 					 "source line", r->path, r->source_line, r->rev, r->source_ref);
-		snprintf(b->source_id, sizeof(b->source_id), "git:%s@%s", r->source_ref, out);
+		/* The commit names the source wherever the tree is: clones share built kernels. */
+		snprintf(b->source_id, sizeof(b->source_id), "git:%s", out);
+		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
 		return 0;
 	}
 	}
@@ -173,9 +177,20 @@ static int compiler_identity(struct build *b, struct error *err)
 	return rc;
 }
 
-/* Recipe, tools and keys: everything but the build itself. */
+/* Build spec's recipe from REV of the git tree dir instead of its own source. */
+static int override_source(struct recipe *r, const char *dir, const char *rev, struct error *err)
+{
+	if (!realpath(dir, r->source_ref))
+		return error_set(err, "git tree %s: %s; give an existing kernel git tree", dir,
+				 strerror(errno));
+	r->source = RECIPE_SOURCE_GIT;
+	snprintf(r->rev, sizeof(r->rev), "%s", rev);
+	return 0;
+}
+
+/* Recipe, tools and keys: everything but the build itself.  git_dir: see kbuild_kernel_at(). */
 static int prepare(struct build *b, const char *root, const char *spec, const char *arch,
-		   struct error *err)
+		   const char *git_dir, const char *rev, struct error *err)
 {
 	struct toolroot_tools tools;
 	int rc;
@@ -186,6 +201,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	if (!(b->a = find_arch(arch)))
 		return error_set(err, "internal: no kernel build for arch %s", arch), KERNEL_BAD_INPUT;
 	rc = recipe_load(root, spec, &b->r, err);
+	if (!rc && git_dir)
+		rc = override_source(&b->r, git_dir, rev, err);
 	if (rc)
 		return KERNEL_BAD_INPUT;
 	if (strcmp(arch, "x86_64")) {
@@ -196,9 +213,11 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	build_env(b);
 	if ((rc = source_identity(b, err)))
 		return rc == KERNEL_BAD_INPUT || b->r.source != RECIPE_SOURCE_PINNED ? KERNEL_BAD_INPUT : -1;
+	if (!b->tree_id[0])
+		snprintf(b->tree_id, sizeof(b->tree_id), "%s", b->source_id);
 	if (compiler_identity(b, err) ||
 	    recipe_key(&b->r, root, arch, b->source_id, b->compiler, 1, b->key, err) ||
-	    recipe_key(&b->r, root, arch, b->source_id, b->compiler, 0, b->config_key, err))
+	    recipe_key(&b->r, root, arch, b->tree_id, b->compiler, 0, b->config_key, err))
 		return -1;
 	snprintf(b->work, sizeof(b->work), "%s/kbuild/%s-%s", lab_cache_dir(), arch, b->config_key);
 	snprintf(b->src, sizeof(b->src), "%s/src", b->work);
@@ -218,7 +237,7 @@ int kbuild_explain(const char *root, const char *spec, const char *arch, char ke
 		   struct buf *text, struct error *err)
 {
 	struct build *b = xmalloc(sizeof(*b));
-	int rc = prepare(b, root, spec, arch, err);
+	int rc = prepare(b, root, spec, arch, NULL, NULL, err);
 
 	if (!rc) {
 		memcpy(key, b->key, 17);
@@ -239,6 +258,21 @@ static int untar(struct build *b, const char *tarball, const char *into, int str
 	return mkdir_p(into, err) ? -1 : proc_run_logged("tar -x", argv, NULL, NULL, b->log, err);
 }
 
+static const char *git_commit(const struct build *b)
+{
+	return b->source_id + 4;
+}
+
+/* Check dir (a clone) out at the build's commit; only files that differ are written. */
+static int git_checkout(struct build *b, const char *dir, struct error *err)
+{
+	const char *checkout[] = { "git", "-C", dir, "checkout", "-q", "-f", "--detach", git_commit(b), NULL };
+	const char *clean[] = { "git", "-C", dir, "clean", "-q", "-f", "-d", "-x", NULL };
+
+	return proc_run_logged("git checkout", checkout, NULL, NULL, b->log, err) ||
+	       proc_run_logged("git clean", clean, NULL, NULL, b->log, err) ? -1 : 0;
+}
+
 static int extract_source(struct build *b, const char *into, struct error *err)
 {
 	struct recipe *r = &b->r;
@@ -252,19 +286,43 @@ static int extract_source(struct build *b, const char *into, struct error *err)
 	case RECIPE_SOURCE_TARBALL:
 		return untar(b, r->source_ref, into, 1, err);
 	case RECIPE_SOURCE_GIT: {
-		char *tar = xprintf("%s/source.tar", b->work);
-		const char *commit = strrchr(b->source_id, '@') + 1;
-		const char *argv[] = { "git", "-C", r->source_ref, "archive", "--format=tar", "-o", tar,
-				       commit, NULL };
+		/* A clone sharing the tree's objects: later commits of it need no fetch. */
+		const char *argv[] = { "git", "clone", "-q", "--shared", "--no-checkout", r->source_ref,
+				       into, NULL };
 
-		rc = proc_run_logged("git archive", argv, NULL, NULL, b->log, err) ||
-		     untar(b, tar, into, 0, err) ? -1 : 0;
-		unlink(tar);
-		free(tar);
-		return rc;
+		return proc_run_logged("git clone", argv, NULL, NULL, b->log, err) ||
+		       git_checkout(b, into, err) ? -1 : 0;
 	}
 	}
 	return -1;
+}
+
+/*
+ * A git work tree already on another commit of the same tree moves to ours
+ * in place, so make rebuilds only what the commits changed (the bisect case).
+ * The checkout also drops the applied series.  Returns 1 if it is not such a
+ * tree or the move failed: unpack afresh.
+ */
+static int move_git_tree(struct build *b, struct error *err)
+{
+	const char *argv[] = { "git", "-C", b->src, "rev-parse", "-q", "--verify", "HEAD", NULL };
+	char head[128] = "";
+	char *series = xprintf("%s/applied/series", b->work);
+	int rc = 1;
+
+	if (b->r.source != RECIPE_SOURCE_GIT)
+		goto out;
+	if (proc_capture(argv, head, sizeof(head), err) == 0 &&
+	    !strncmp(head, git_commit(b), strlen(git_commit(b)))) {
+		rc = 0;
+		goto out;
+	}
+	fprintf(stderr, "numalab: checking out %s\n", b->source_id);
+	unlink(series);
+	rc = git_checkout(b, b->src, err) ? 1 : 0;
+out:
+	free(series);
+	return rc;
 }
 
 /* src/ holds exactly b->source_id, pristine or with the series recorded in applied/. */
@@ -276,8 +334,8 @@ static int ensure_source(struct build *b, struct error *err)
 	struct error ignored;
 	int rc = 0;
 
-	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->source_id) ||
-	    !file_exists(b->src)) {
+	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) ||
+	    !file_exists(b->src) || move_git_tree(b, &ignored)) {
 		fprintf(stderr, "numalab: unpacking %s\n", b->source_id);
 		remove_tree(b->src);
 		remove_tree(b->obj);
@@ -288,7 +346,7 @@ static int ensure_source(struct build *b, struct error *err)
 		if (!rc && rename(tmp, b->src))
 			rc = error_set(err, "cannot rename %s to %s: %s", tmp, b->src, strerror(errno));
 		if (!rc)
-			rc = write_file_atomic(stamp, b->source_id, strlen(b->source_id), err);
+			rc = write_file_atomic(stamp, b->tree_id, strlen(b->tree_id), err);
 		if (rc)
 			remove_tree(tmp);
 	}
@@ -819,7 +877,10 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
 	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, strrchr(b->a->image, '/') + 1);
 	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
-	snprintf(out->source, sizeof(out->source), "%s", b->source_id);
+	if (b->r.source == RECIPE_SOURCE_GIT)
+		snprintf(out->source, sizeof(out->source), "git:%s@%s", b->r.source_ref, git_commit(b));
+	else
+		snprintf(out->source, sizeof(out->source), "%s", b->source_id);
 	snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
 	snprintf(out->selftests, sizeof(out->selftests), "%s/kselftest", b->done);
 	if (!file_exists(out->selftests))
@@ -839,20 +900,35 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	free(path);
 }
 
-int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
-		  struct error *err)
+static int build_kernel(const char *root, const char *spec, const char *arch, const char *git_dir,
+			const char *rev, struct kernel *out, struct error *err)
 {
 	struct build *b = xmalloc(sizeof(*b));
 	double t0 = now_s();
-	int rc = prepare(b, root, spec, arch, err);
+	int rc = prepare(b, root, spec, arch, git_dir, rev, err), built = 0;
 
-	if (!rc && !file_exists(b->done))
+	if (!rc && !file_exists(b->done)) {
 		rc = build(b, err);
+		built = 1;
+	}
 	if (!rc) {
 		fill_kernel(b, out);
 		out->build_s = now_s() - t0;
+		out->built = built;
 	}
 	build_free(b);
 	free(b);
 	return rc;
+}
+
+int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
+		  struct error *err)
+{
+	return build_kernel(root, spec, arch, NULL, NULL, out, err);
+}
+
+int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
+		     const char *rev, struct kernel *out, struct error *err)
+{
+	return build_kernel(root, spec, arch, git_dir, rev, out, err);
 }

@@ -13,6 +13,11 @@
  *     applied patches, to take them out again), build.log, lock
  *   CACHE/ccache/                            ccache, always on
  *
+ * A git source's work tree is keyed by the tree, not the commit: src/ is a
+ * clone sharing the tree's objects, moved to each new commit with a checkout
+ * that rewrites only the files that differ, so building commit after commit
+ * (git bisect) is incremental.
+ *
  * Builds that differ only in patches share a work tree: the old series is
  * reversed, the new one applied, and make rebuilds what changed.  A patch
  * that does not apply is named with its file and hunk, and leaves the tree
@@ -35,6 +40,14 @@
  */
 int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
 		  struct error *err);
+
+/*
+ * As kbuild_kernel(), but the source is REV of the git tree git_dir (e.g.
+ * HEAD during `git bisect run`); the recipe gives base, fragments and
+ * patches.  Its finished kernel is cached by the commit like any other key.
+ */
+int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
+		     const char *rev, struct kernel *out, struct error *err);
 
 /*
  * The key of spec for arch without building: prints the key's inputs to

@@ -61,6 +61,7 @@ struct kernel {
 	char config_sha256[65];       /* of the final .config */
 	char selftests[PATH_MAX];     /* kselftest/ built from the same source; "" none */
 	double build_s;               /* this call's build or lookup time */
+	int built;                    /* this call built it: it was not in the cache */
 };
 
 /*

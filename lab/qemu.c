@@ -45,8 +45,7 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 		buf_addf(out, " %s", spec->extra_cmdline);
 }
 
-/* Sockets: one per CPU node when they are all alike, else one per CPU. */
-static void add_smp(const struct topology *t, struct strvec *argv)
+int qemu_sockets(const struct topology *t)
 {
 	int cpus = topo_nr_cpus(t), sockets = topo_nr_cpu_nodes(t);
 
@@ -54,6 +53,13 @@ static void add_smp(const struct topology *t, struct strvec *argv)
 		if (topo_node_has_cpus(t, i) &&
 		    (t->nodes[i].cpu_last - t->nodes[i].cpu_first + 1) * sockets != cpus)
 			sockets = cpus;
+	return sockets;
+}
+
+static void add_smp(const struct topology *t, struct strvec *argv)
+{
+	int cpus = topo_nr_cpus(t), sockets = qemu_sockets(t);
+
 	strvec_push(argv, "-smp");
 	if (t->arch == TOPO_ARCH_X86_64)
 		strvec_pushf(argv, "%d,sockets=%d,cores=%d,threads=1", cpus, sockets, cpus / sockets);
@@ -93,21 +99,25 @@ static void add_nodes(const struct topology *t, struct strvec *argv)
 		}
 }
 
+void qemu_hmat_lb_args(const struct topo_hmat_lb *lb, struct strvec *argv)
+{
+	char size[32];
+
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
+		     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
+	qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",
+		     lb->initiator, lb->target, size);
+}
+
 static void add_hmat(const struct topology *t, struct strvec *argv)
 {
 	char size[32];
 
-	for (int i = 0; i < t->nr_hmat_lb; i++) {
-		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
-
-		strvec_push(argv, "-numa");
-		strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
-			     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
-		qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
-		strvec_push(argv, "-numa");
-		strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",
-			     lb->initiator, lb->target, size);
-	}
+	for (int i = 0; i < t->nr_hmat_lb; i++)
+		qemu_hmat_lb_args(&t->hmat_lb[i], argv);
 	for (int i = 0; i < t->nr_hmat_cache; i++) {
 		const struct topo_hmat_cache *c = &t->hmat_cache[i];
 

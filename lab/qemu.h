@@ -37,6 +37,12 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out);
 /* Append the full argv (including argv[0] = spec->qemu) to argv. */
 void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv);
 
+/* The -numa hmat-lb pairs (latency, bandwidth) of one HMAT entry. */
+void qemu_hmat_lb_args(const struct topo_hmat_lb *lb, struct strvec *argv);
+
+/* Sockets: one per CPU node when they are all alike, else one per CPU. */
+int qemu_sockets(const struct topology *t);
+
 /* "20G", "512M", "4K", "3": the largest binary unit that divides n exactly. */
 void qemu_format_size(uint64_t n, char *out, size_t cap);
 

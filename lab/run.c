@@ -5,6 +5,7 @@
 #include "proc.h"
 #include "results.h"
 #include "toolroot.h"
+#include "vm_libvirt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 /* Everything one cell's streams write into. */
 struct cell {
 	const struct run_opts *o;
+	struct vm_libvirt *libvirt;   /* NULL: the direct QEMU backend */
 	struct tap_parser tap;
 	FILE *tap_file;
 	double start;
@@ -206,7 +208,7 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	free(added);
 }
 
-static void write_meta(const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
+static void write_meta(const struct cell *c, const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
 		       const char *qemu_ver, const char *accel_why, const struct strvec *argv,
 		       const struct run_outcome *out, const struct tap_parser *tap, int timeout_s,
 		       const struct strvec *tests)
@@ -227,6 +229,7 @@ static void write_meta(const char *cell_dir, const struct vm_spec *spec, const s
 	}
 	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, "qemu", "%s", qemu_ver);
+	vm_libvirt_meta(c->libvirt, spec->topo, &meta);
 	meta_add(&meta, "accel", "%s", accel_why);
 	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
 	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
@@ -284,7 +287,12 @@ static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_
 	int con = open_in(out->cell_dir, "console.log", O_WRONLY | O_TRUNC);
 	int qlog = open_in(out->cell_dir, "qemu.log", O_WRONLY | O_TRUNC);
 	struct vm_io io = { con, qlog, on_tap_bytes, on_progress, c };
-	int rc = vm_run(spec, timeout_s, &io, &out->vm, argv, err);
+	char xml[4200];
+	int rc;
+
+	snprintf(xml, sizeof(xml), "%s/domain.xml", out->cell_dir);
+	rc = c->libvirt ? vm_libvirt_run(c->libvirt, spec, timeout_s, &io, &out->vm, xml, argv, err)
+			: vm_run(spec, timeout_s, &io, &out->vm, argv, err);
 
 	if (con >= 0)
 		close(con);
@@ -293,20 +301,45 @@ static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_
 	return rc;
 }
 
+int run_backend_libvirt(const struct run_opts *o)
+{
+	return o->backend && !strcmp(o->backend, "libvirt");
+}
+
+/* The libvirt backend: connect, bind host nodes when asked; *lv stays NULL for the direct one. */
+static int libvirt_connect(const struct run_opts *o, const struct topology *t, struct vm_libvirt **lv,
+			   struct error *err)
+{
+	if (!run_backend_libvirt(o))
+		return EXIT_PASS;
+	if (o->progress)
+		fprintf(stderr, "numalab: connecting to libvirt (the first time ~30 s)\n");
+	if (vm_libvirt_open(o->uri, lv, err))
+		return EXIT_HARNESS;
+	if (o->host_nodes && vm_libvirt_bind_host(*lv, t, o->host_nodes, err))
+		return EXIT_USAGE;
+	return EXIT_PASS;
+}
+
 int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
 	char path[4096];
 	struct topo_error terr;
-	int rc;
+	int rc = 0;
 
 	command_topology_path(o->topo, path, sizeof(path));
 	if (topo_load(path, &p->topo, &terr))
 		return error_set(err, "%s", terr.msg), EXIT_USAGE;
+	if (run_backend_libvirt(o) && libvirt_xml_supported(&p->topo, err))
+		return EXIT_USAGE;
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
 	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
-	rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
+	if (o->kernel_built)
+		p->kernel = *o->kernel_built;
+	else
+		rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
 		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
@@ -316,10 +349,10 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	return EXIT_PASS;
 }
 
-static int run_prepared(const struct run_opts *o, struct run_inputs *p, const char *run_dir,
-			struct run_outcome *out, struct error *err)
+static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
+			const char *run_dir, struct run_outcome *out, struct error *err)
 {
-	struct cell c = { .o = o, .start = now_s(), .progress_tty = isatty(2) };
+	struct cell c = { .o = o, .libvirt = lv, .start = now_s(), .progress_tty = isatty(2) };
 	int timeout_s = o->timeout_s ? o->timeout_s : p->topo.timeout_s;
 	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
 				.kernel = p->kernel.path, .initrd = p->initrd,
@@ -372,7 +405,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 	tap_summarise(&c.tap, &out->summary);
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
-	write_meta(out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+	write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
 		   timeout_s, &p->tests);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
@@ -391,6 +424,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, const ch
 int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
 {
 	struct run_inputs *p = xcalloc(1, sizeof(*p));
+	struct vm_libvirt *lv = NULL;
 	char run_dir[4096], out_root[8200], cwd[4096];
 	int rc = run_prepare(o, p, err);
 
@@ -401,12 +435,15 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		rc = (error_set(err, "getcwd: %s", strerror(errno)), EXIT_HARNESS);
 	else
 		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
+	if (rc == EXIT_PASS)
+		rc = libvirt_connect(o, &p->topo, &lv, err);
 	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
 		rc = EXIT_HARNESS;
 	if (rc == EXIT_PASS) {
-		rc = run_prepared(o, p, run_dir, out, err);
+		rc = run_prepared(o, p, lv, run_dir, out, err);
 		results_set_state(run_dir, vm_interrupted() ? "interrupted" : "complete", err);
 	}
+	vm_libvirt_close(lv);
 	run_inputs_free(p);
 	return rc;
 }

@@ -15,12 +15,17 @@
 struct run_opts {
 	const char *topo;        /* NAME or FILE */
 	const char *kernel;      /* NULL: the arch's default pinned kernel */
+	const struct kernel *kernel_built;   /* already resolved (bisect-run): kernel unused */
 	const char *tests;       /* comma-separated; NULL: the topology's default */
 	int timeout_s;           /* 0: the topology's */
 	const char *out;         /* results root; NULL: lab_root()/results */
 	const char *accel;       /* "auto" (probe), "tcg" or "kvm" */
 	const char *append;      /* extra kernel command line; may be NULL */
 	const char *guest_file;  /* copied into the guest as /lab/BASENAME; may be NULL */
+	/* Backend: NULL/"qemu" the direct one (vm.h), "libvirt" (vm_libvirt.h). */
+	const char *backend;
+	const char *uri;         /* libvirt URI; NULL: LIBVIRT_DEFAULT_URI */
+	const char *host_nodes;  /* libvirt host-backed mode: "auto" or "G=H,..."; NULL: off */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
 };
@@ -51,6 +56,8 @@ struct run_inputs {
  * EXIT_HARNESS with err set.
  */
 int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err);
+/* o asks for the libvirt backend. */
+int run_backend_libvirt(const struct run_opts *o);
 /* Free what run_prepare() allocated, and p itself (xcalloc'ed). */
 void run_inputs_free(struct run_inputs *p);
 

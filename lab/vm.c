@@ -96,8 +96,9 @@ static int pump(struct session *s, struct stream *st)
 		return -1;
 	}
 	if (st->is_tap) {
+		s->res->last_tap_s = now_s() - s->start;
 		if (s->res->first_tap_s < 0)
-			s->res->first_tap_s = now_s() - s->start;
+			s->res->first_tap_s = s->res->last_tap_s;
 		s->io->on_tap(s->io->ctx, chunk, (size_t)n);
 	} else {
 		write_all_fd(s->io->console_fd, chunk, (size_t)n);
@@ -222,7 +223,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	struct proc qemu;
 
 	memset(res, 0, sizeof(*res));
-	res->first_tap_s = -1;
+	res->first_tap_s = res->last_tap_s = -1;
 	console_scan_init(&res->scan);
 	if (make_channel(con, err))
 		return -1;

@@ -40,6 +40,7 @@ struct vm_result {
 	enum vm_end end;
 	int qemu_status;       /* exit code, 128+signal, -1 unknown */
 	double first_tap_s;    /* QEMU start → first TAP byte; < 0: none */
+	double last_tap_s;     /* QEMU start → last TAP byte (the guest is done); < 0: none */
 	double total_s;        /* QEMU start → reaped */
 	struct console_scan scan;
 };

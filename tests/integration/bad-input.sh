@@ -17,11 +17,36 @@ expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"
 expect_grep "guest-file .*none.conf: No such file" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --backend xen --out "$SCRATCH/r"
+expect_grep "backend xen: use qemu or libvirt" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --host-nodes auto --out "$SCRATCH/r"
+expect_grep "need --backend libvirt" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --backend libvirt --host-nodes 0=0 --uri test:///default --out "$SCRATCH/r"
+expect_grep "host-nodes 0=0: guest node 1 is not mapped" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build nosuchrecipe
 expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build stock --arch sparc
+# git bisect takes 2 for "bad": a bisect-run request that cannot work aborts (128).
+expect_rc 128 $NUMALAB bisect-run --topo 2node --test mempolicy
+expect_grep 'required; aborting the bisect' "$SCRATCH/err"
+expect_rc 128 $NUMALAB bisect-run --ksrc "$SCRATCH" --topo 2node --test mempolicy --recipe nosuch
+expect_grep 'nosuch.recipe' "$SCRATCH/err"
+expect_rc 128 $NUMALAB bisect-run --ksrc "$SCRATCH" --topo 2node --test mempolicy --metric x
+expect_grep 'needs --baseline' "$SCRATCH/err"
+expect_rc 128 $NUMALAB bisect-run --ksrc "$SCRATCH" --topo 2node --test mempolicy --bogus
+expect_rc 2 $NUMALAB bisect --ksrc "$SCRATCH" --good a --bad b --topo 2node --test mempolicy
+expect_grep 'not a git tree' "$SCRATCH/err"
+git init -q "$SCRATCH/tree" && git -C "$SCRATCH/tree" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
+expect_rc 2 $NUMALAB bisect --ksrc "$SCRATCH/tree" --good HEAD --bad HEAD --topo 2node \
+	--test mempolicy --out "$SCRATCH/r"
+expect_grep 'is not a range of commits' "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel git-tree "$SCRATCH/tree"
+expect_grep 'exists; remove it' "$SCRATCH/err"
+expect_rc 2 $NUMALAB kernel git-tree "$SCRATCH/t2" "$SCRATCH/none.patch"
+expect_grep 'none.patch: no such file' "$SCRATCH/err"
+[ ! -e "$SCRATCH/t2" ] && [ ! -e "$SCRATCH/t2.tmp" ] || fail "git-tree left a half-made tree"
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
-for c in run topo bench setup kernel; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
+for c in run topo bench setup kernel bisect bisect-run; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"

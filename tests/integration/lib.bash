@@ -32,3 +32,37 @@ expect_no_qemu() {
 		fail "a numalab-$1 QEMU is still running"
 	fi
 }
+
+# libvirt_up: libvirtd + virtlogd for the libvirt backend (tests/libvirtd),
+# LIBVIRT_DEFAULT_URI set; the ones started here are stopped when the test
+# exits, a daemon that already ran is left alone.
+LIBVIRT_DIR=/run/numalab-libvirt
+libvirt_up() {
+	local how uri
+	read -r how uri < <(tests/libvirtd start "$LIBVIRT_DIR") || true
+	[ -n "${uri:-}" ] || fail "tests/libvirtd start $LIBVIRT_DIR failed"
+	export LIBVIRT_DEFAULT_URI=$uri
+	if [ "$how" = started ]; then
+		LIBVIRT_STARTED=1
+		trap 'tests/libvirtd stop "$LIBVIRT_DIR"; rm -rf "$SCRATCH"' EXIT
+	fi
+}
+
+# No numalab domain may outlive a run.
+expect_no_domain() {
+	local left
+	left=$(virsh -q list --all --name | grep '^numalab-') && fail "libvirt domains left: $left"
+	return 0
+}
+
+# Stop what libvirt_up started, now, and check it is gone.
+libvirt_down() {
+	[ -n "${LIBVIRT_STARTED:-}" ] || return 0
+	local pids
+	pids=$(cat "$LIBVIRT_DIR"/*.pid 2>/dev/null)
+	tests/libvirtd stop "$LIBVIRT_DIR"
+	for p in $pids; do
+		kill -0 "$p" 2>/dev/null && fail "libvirt daemon $p still runs after stop"
+	done
+	trap 'rm -rf "$SCRATCH"' EXIT
+}
