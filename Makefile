@@ -111,6 +111,15 @@ lab-bisect: numalab
 lab-compare: numalab
 	./numalab compare $(COMPARE_ARGS) $(A) $(B)
 
+# A test matrix (docs/matrix.md): `make lab-matrix MATRIX=nightly JOBS=2 OUT=dir SHARD=0/4`.
+.PHONY: lab-matrix
+MATRIX ?= smoke
+MATRIX_ARGS = $(MATRIX) $(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT)) $(if $(SHARD),--shard $(SHARD))
+lab-matrix: numalab
+	@for a in $$(./numalab matrix $(MATRIX) --arches $(if $(SHARD),--shard $(SHARD))); do \
+		./numalab setup --quiet --arch $$a && $(MAKE) -s guest GUEST_ARCH=$$a || exit; done
+	./numalab matrix $(MATRIX_ARGS)
+
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock
 ARCH ?= x86_64

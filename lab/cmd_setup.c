@@ -32,6 +32,7 @@ static const struct host_package {
 	{ "libvirt-daemon-system", "libvirtd + virtlogd for the libvirt backend (docs/libvirt.md)" },
 	{ "libvirt-clients", "virsh, to look at libvirt domains by hand" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
+	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
 	/* Kernels from source (kernels/recipes, docs/kernels.md). */
 	{ "flex", "kernel build: Kconfig lexer" },
 	{ "bison", "kernel build: Kconfig parser" },

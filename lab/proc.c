@@ -157,8 +157,26 @@ int proc_wait(struct proc *p, struct error *err)
 
 void proc_kill(struct proc *p)
 {
+	proc_signal(p, SIGKILL);
+}
+
+void proc_signal(struct proc *p, int sig)
+{
 	if (p->pid > 0)
-		kill(-p->pid, SIGKILL);
+		kill(-p->pid, sig);
+}
+
+int proc_poll(struct proc *p, int *code)
+{
+	int status;
+
+	if (p->pid <= 0 || waitpid(p->pid, &status, WNOHANG) != p->pid)
+		return 0;
+	live_del(p->pid);
+	kill(-p->pid, SIGKILL);
+	p->pid = 0;
+	*code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	return 1;
 }
 
 /* Wait up to timeout_s (<= 0: forever), killing the child when it expires. */
@@ -167,15 +185,10 @@ static int wait_deadline(struct proc *p, int timeout_s, struct error *err)
 	double deadline = now_s() + timeout_s;
 
 	while (timeout_s > 0) {
-		int status;
-		pid_t r = waitpid(p->pid, &status, WNOHANG);
+		int code;
 
-		if (r == p->pid) {
-			live_del(p->pid);
-			kill(-p->pid, SIGKILL);
-			p->pid = 0;
-			return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-		}
+		if (proc_poll(p, &code))
+			return code;
 		if (now_s() >= deadline) {
 			proc_kill(p);
 			break;

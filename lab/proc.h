@@ -44,6 +44,15 @@ int proc_wait(struct proc *p, struct error *err);
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);
 
+/* Send sig to the child's process group (no-op if already reaped). */
+void proc_signal(struct proc *p, int sig);
+
+/*
+ * Reap the child if it has ended, without blocking: 1 with *code as
+ * proc_wait() returns it, 0 while it runs.
+ */
+int proc_poll(struct proc *p, int *code);
+
 /* SIGKILL every started, not yet reaped child's process group. Async-signal-safe. */
 void proc_kill_all(void);
 
