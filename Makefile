@@ -10,11 +10,15 @@ LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
 # installs; numalab itself (setup) must build before that.  The stamp's name
 # changes with the answer, so vm_libvirt.o is rebuilt once libvirt arrives.
 HAVE_LIBVIRT := $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
-LIBVIRT_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT).stamp
+LIBS_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT)-guestfs-$(HAVE_GUESTFS).stamp
 LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt)
 # lab/stats.c: sqrt, exp, log, lgamma.
 LAB_LIBS += -lm
 LAB_CFLAGS += $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
+# lab/disk.c drives libguestfs (libguestfs-dev), installed by `make setup` too.
+HAVE_GUESTFS := $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes || echo no)
+LAB_LIBS += $(if $(filter yes,$(HAVE_GUESTFS)),-lguestfs)
+LAB_CFLAGS += $(if $(filter no,$(HAVE_GUESTFS)),-DNUMALAB_NO_GUESTFS)
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -53,7 +57,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: all guest setup lab-run lab-bisect lab-compare kernel check check-full bench clean
+.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full bench clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -67,11 +71,11 @@ $(B)/host/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) -c -o $@ $<
 
-$(LIBVIRT_STAMP):
+$(LIBS_STAMP):
 	@mkdir -p $(dir $@)
 	@touch $@
 
-$(B)/host/lab/vm_libvirt.o $(B)/san/lab/vm_libvirt.o: $(LIBVIRT_STAMP)
+$(B)/host/lab/vm_libvirt.o $(B)/san/lab/vm_libvirt.o $(B)/host/lab/disk.o $(B)/san/lab/disk.o: $(LIBS_STAMP)
 
 $(B)/san/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -126,6 +130,13 @@ ARCH ?= x86_64
 kernel: numalab
 	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
 	./numalab kernel build $(K) --arch $(ARCH)
+
+# A guest disk from images/$(IMAGE).image: `make image IMAGE=debian` (docs/images.md).
+IMAGE ?= debian
+image: numalab
+	@./numalab setup --quiet
+	@$(MAKE) -s guest GUEST_ARCH=x86_64
+	./numalab image build $(IMAGE)
 
 $(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB) tests/unit/unit.h
 	@mkdir -p $(dir $@)

@@ -10,6 +10,12 @@
  * output fds are non-blocking with a deadline per write, each test has a
  * timeout, and every failure of init itself ends in "# numalab: init error"
  * and a power-off.
+ *
+ * Booting from a disk (lab/disk.h): with numalab.root=DEV on the command line
+ * the initramfs /init loads /lab/modules.order's modules, mounts DEV as the
+ * new root and execs the disk's /lab/init (ON_DISK_ARG), which runs the plan
+ * with the disk's userland and also writes the TAP to /lab/results/tap,
+ * synced after every test, so results survive a crash of the guest.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -40,6 +47,12 @@
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
 #define TEST_PATH_ENV "PATH=/usr/bin:/bin:/usr/sbin:/sbin"
+#define MODULES_ORDER "/lab/modules.order"
+#define NEW_ROOT "/newroot"
+#define DISK_INIT "/lab/init"
+#define ON_DISK_ARG "numalab-on-disk"
+#define RESULTS_TAP "/lab/results/tap"
+#define ROOT_WAIT_MS 20000        /* for the disk to appear after virtio_blk loads */
 
 #define TAP_WAIT_MS 5000          /* virtio-console may probe after /init starts */
 #define WRITE_TIMEOUT_MS 10000    /* a channel stuck this long is given up */
@@ -64,6 +77,7 @@ struct channel {
 
 static struct channel console = { -1, CONSOLE_PATH };
 static struct channel tap = { -1, TAP_PATH };
+static struct channel tap_copy = { -1, RESULTS_TAP };   /* on a disk root only */
 
 struct plan_entry {
 	char name[MAX_TEST_NAME];
@@ -174,8 +188,22 @@ static void __attribute__((format(printf, 1, 2))) tap_line(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	if (tap_copy.fd >= 0) {
+		va_list copy;
+
+		va_copy(copy, ap);
+		channel_vline(&tap_copy, "", fmt, copy);
+		va_end(copy);
+	}
 	channel_vline(&tap, "", fmt, ap);
 	va_end(ap);
+}
+
+/* What is in the disk's copy of the TAP reaches the disk now: a crash may follow. */
+static void sync_tap_copy(void)
+{
+	if (tap_copy.fd >= 0)
+		fdatasync(tap_copy.fd);
 }
 
 /* Wait (bounded) until the TAP tty has handed everything to the host. */
@@ -192,6 +220,7 @@ static void drain_tap(void)
 static _Noreturn void power_off(void)
 {
 	log_msg("powering off");
+	sync_tap_copy();
 	drain_tap();
 	sync();
 	reboot(RB_POWER_OFF);
@@ -655,6 +684,7 @@ static void run_started_test(int number, const struct plan_entry *t, pid_t pid, 
 	}
 	close(out_fd);
 	report_result(number, t, timed_out, status, r.skip_reason);
+	sync_tap_copy();
 }
 
 static void run_test(int number, const struct plan_entry *t)
@@ -664,6 +694,7 @@ static void run_test(int number, const struct plan_entry *t)
 	pid_t pid;
 
 	tap_line("    # Subtest: %s", t->name);
+	sync_tap_copy();   /* a crash now still shows which test was running */
 	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
 	if (access(path, F_OK)) {
 		tap_line("not ok %d %s # ERROR no such test", number, t->name);
@@ -738,12 +769,74 @@ static void print_kernel_warnings(void)
 	free(log);
 }
 
-int main(void)
+/* The value of KEY=VALUE on the command line into out; 0, or -1 when absent. */
+static int cmdline_value(const char *cmdline, const char *key, char *out, size_t cap)
+{
+	size_t len = strlen(key);
+
+	for (const char *p = cmdline; (p = strstr(p, key)); p += len)
+		if ((p == cmdline || p[-1] == ' ') && p[len] == '=') {
+			p += len + 1;
+			snprintf(out, cap, "%.*s", (int)strcspn(p, " "), p);
+			return 0;
+		}
+	return -1;
+}
+
+/* finit_module() each module of MODULES_ORDER (absent: the kernel has its drivers built in). */
+static void load_modules(void)
+{
+	static char order[8192];
+	char *line, *save = NULL;
+
+	if (read_file(MODULES_ORDER, order, sizeof(order)) < 0)
+		return;
+	for (line = strtok_r(order, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int fd = open(line, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST))
+			log_msg("loading %s: %s", line, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* Mount the disk root and become its /lab/init; returns only by init_error(). */
+static _Noreturn void boot_disk(const char *cmdline, const char *device)
+{
+	char fstype[32] = "ext4";
+	int64_t deadline = now_ms() + ROOT_WAIT_MS;
+
+	cmdline_value(cmdline, "numalab.rootfstype", fstype, sizeof(fstype));
+	load_modules();
+	while (access(device, F_OK) && ms_until(deadline) > 0)
+		sleep_ms(50);
+	mkdir(NEW_ROOT, 0755);
+	if (mount(device, NEW_ROOT, fstype, 0, NULL))
+		init_error("mount %s (%s) on %s: %s; does the kernel have virtio-blk and %s?",
+			   device, fstype, NEW_ROOT, strerror(errno), fstype);
+	log_msg("root %s mounted; starting its %s", device, DISK_INIT);
+	if (chdir(NEW_ROOT) || mount(".", "/", NULL, MS_MOVE, NULL) || chroot(".") || chdir("/"))
+		init_error("switching to the root on %s: %s", device, strerror(errno));
+	execv(DISK_INIT, (char *const[]){ DISK_INIT, ON_DISK_ARG, NULL });
+	init_error("exec %s on %s: %s", DISK_INIT, device, strerror(errno));
+}
+
+/* On a disk root, the TAP also goes to RESULTS_TAP (the host reads it back). */
+static void open_tap_copy(void)
+{
+	tap_copy.fd = open(RESULTS_TAP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (tap_copy.fd < 0)
+		log_msg("cannot write %s: %s; results only on the TAP channel", RESULTS_TAP,
+			strerror(errno));
+}
+
+int main(int argc, char **argv)
 {
 	static struct plan_entry plan[MAX_TESTS];
 	struct timespec boottime;
-	char cmdline[4096];
-	int nr;
+	char cmdline[4096], root[256];
+	int nr, on_disk = argc > 1 && !strcmp(argv[1], ON_DISK_ARG);
 
 	mount_fs("devtmpfs", "/dev", MS_NOSUID, 1);
 	claim_std_fds();
@@ -759,6 +852,10 @@ int main(void)
 		tap_line("# numalab: probe");
 		power_off();
 	}
+	if (!on_disk && !cmdline_value(cmdline, "numalab.root", root, sizeof(root)))
+		boot_disk(cmdline, root);
+	if (on_disk)
+		open_tap_copy();
 	clock_gettime(CLOCK_BOOTTIME, &boottime);
 	tap_line("KTAP version 1");
 	/* The host subtracts this from its first-TAP time: what came before the kernel. */

@@ -29,6 +29,10 @@ static const char help[] =
 	"  --uri URI          libvirt URI (default: $LIBVIRT_DEFAULT_URI)\n"
 	"  --host-nodes auto|G=H,...  libvirt: bind guest node G's memory and vCPUs to\n"
 	"                     host node H (auto: G=G); refused if the host lacks H\n"
+	"  --disk FILE        boot from a copy-on-write overlay of the qcow2 FILE (x86_64;\n"
+	"                     `numalab image build debian` or any image with an ext4 root):\n"
+	"                     tests run with its userland, results are also read back\n"
+	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -46,6 +50,7 @@ static const struct option options[] = {
 	{ "backend", required_argument, NULL, 'b' },
 	{ "uri", required_argument, NULL, 'u' },
 	{ "host-nodes", required_argument, NULL, 'H' },
+	{ "disk", required_argument, NULL, 'd' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -82,6 +87,7 @@ int cmd_run(int argc, char **argv)
 		case 'b': o.backend = optarg; break;
 		case 'u': o.uri = optarg; break;
 		case 'H': o.host_nodes = optarg; break;
+		case 'd': o.disk = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
 		case 'o':
@@ -98,6 +104,8 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--topo is required (e.g. --topo 2node)");
 	if (o.guest_file && access(o.guest_file, R_OK))
 		return command_usage_error("run", "--guest-file %s: %s", o.guest_file, strerror(errno));
+	if (o.disk && access(o.disk, R_OK))
+		return command_usage_error("run", "--disk %s: %s", o.disk, strerror(errno));
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm"))
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
 	if (o.backend && strcmp(o.backend, "qemu") && strcmp(o.backend, "libvirt"))

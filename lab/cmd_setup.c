@@ -33,6 +33,10 @@ static const struct host_package {
 	{ "libvirt-clients", "virsh, to look at libvirt domains by hand" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
 	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
+	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
+	/* Guest disk images (lab/disk.h, docs/images.md). */
+	{ "libguestfs-dev", "writes and reads guest disks without root tricks (linked: -lguestfs)" },
+	{ "linux-image-amd64", "the kernel of libguestfs's appliance" },
 	/* Kernels from source (kernels/recipes, docs/kernels.md). */
 	{ "flex", "kernel build: Kconfig lexer" },
 	{ "bison", "kernel build: Kconfig parser" },

@@ -225,6 +225,12 @@ static int add_guest_file(struct buf *initrd, const char *path, struct error *er
 	return rc;
 }
 
+void image_plan(const struct run_part *run, struct buf *out)
+{
+	for (int i = 0; run->tests[i]; i++)
+		buf_addf(out, "%s %d\n", run->tests[i], run->test_timeout_s);
+}
+
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
 		     struct error *err)
 {
@@ -233,8 +239,7 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 
 	if (read_file(base, &initrd, err) || read_file(run->topo->path, &topo_text, err))
 		goto out;
-	for (int i = 0; run->tests[i]; i++)
-		buf_addf(&plan, "%s %d\n", run->tests[i], run->test_timeout_s);
+	image_plan(run, &plan);
 	cpio_add(&initrd, "lab", 040755, NULL, 0);
 	cpio_add(&initrd, "lab/topology", 0100644, topo_text.data, topo_text.len);
 	cpio_add(&initrd, "lab/plan", 0100644, plan.data, plan.len);

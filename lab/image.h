@@ -34,6 +34,9 @@ struct run_part {
 	const char *guest_file;    /* a file for the tests, as /lab/BASENAME; NULL: none */
 };
 
+/* /lab/plan's text: "NAME TIMEOUT_SECONDS" per test. */
+void image_plan(const struct run_part *run, struct buf *out);
+
 /* Write base + the run part to out_path (atomically). */
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
 		     struct error *err);

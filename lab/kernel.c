@@ -49,6 +49,14 @@ static int is_source(const struct kernel_pin *pin)
 	return !strcmp(pin->arch, KERNEL_SOURCE_ARCH);
 }
 
+/* Lock lines named NAME-modules pin the module tree of kernel NAME. */
+static int is_modules(const struct kernel_pin *pin)
+{
+	size_t len = strlen(pin->name);
+
+	return len > 8 && !strcmp(pin->name + len - 8, "-modules");
+}
+
 static int set_field(const char *path, int line, const struct lock_field *f,
 		     const char *val, struct kernel_pin *pin, struct error *err)
 {
@@ -451,10 +459,11 @@ static int take_image(const struct kernel_pin *pin, const char *tree, const char
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(from, &st) || !S_ISREG(st.st_mode))
-		rc = error_set(err, KERNEL_LOCK_FILE ":%d: %s has no regular file %s; fix the image "
+	/* A directory is a module tree (NAME-modules lines, kernel.h). */
+	if (lstat(from, &st) || !(S_ISREG(st.st_mode) || (is_modules(pin) && S_ISDIR(st.st_mode))))
+		rc = error_set(err, KERNEL_LOCK_FILE ":%d: %s has no %s %s; fix the image "
 			       "field (`dpkg-deb -c` on the .deb lists the files)", pin->line,
-			       pin->package, pin->image);
+			       pin->package, is_modules(pin) ? "directory" : "regular file", pin->image);
 	else if (rename(from, image))
 		rc = error_set(err, "cannot move %s to %s: %s", from, image, strerror(errno));
 	free(from);
@@ -481,7 +490,7 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (!is_source(pin) && check_image(image, pin->arch, err)) {
+	if (!is_source(pin) && !is_modules(pin) && check_image(image, pin->arch, err)) {
 		error_prefix(err, KERNEL_LOCK_FILE ":%d: %s", pin->line, pin->package);
 		goto out;
 	}
@@ -590,7 +599,7 @@ static int unknown_kernel(const struct kernel_lock *lock, const char *name, cons
 		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
 				 "(docs/kernels.md) or give --kernel PATH", name, arch);
 	for (int i = 0; i < lock->nr; i++)
-		if (!strcmp(lock->pins[i].arch, arch))
+		if (!strcmp(lock->pins[i].arch, arch) && !is_modules(&lock->pins[i]))
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 names[0] ? ", " : "", lock->pins[i].name);
 	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
@@ -613,7 +622,7 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin)
+		if (pin && !is_modules(pin))
 			rc = resolve_pin(pin, out, err);
 		else if (!is_default && kbuild_has_recipe(root, spec))
 			rc = kbuild_kernel(root, spec, arch, out, err);
@@ -652,4 +661,21 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err)
 {
 	return kernel_resolve_in(lab_root(), spec, arch, out, err);
+}
+
+int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	char *name = xprintf("%s-modules", k->name);
+	const struct kernel_pin *pin;
+	struct kernel tree;
+	int rc = load_lock(lab_root(), lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	dir[0] = '\0';
+	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
+	    !(rc = resolve_pin(pin, &tree, err)))
+		snprintf(dir, cap, "%s", tree.path);
+	free(name);
+	free(lock);
+	return rc;
 }

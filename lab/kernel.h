@@ -97,6 +97,15 @@ int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struc
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
 			char *source_id, size_t id_cap, struct error *err);
 
+/*
+ * The module tree (the kernel's lib/modules/RELEASE directory) of a pinned
+ * kernel k, from the lock line named "NAME-modules" for its arch, fetched
+ * into the cache like a kernel.  dir is "" when the lock pins none (kernels
+ * from files and recipes: their drivers must be built in).  Returns as
+ * kernel_resolve.
+ */
+int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err);
+
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 		      struct kernel *out, struct error *err);

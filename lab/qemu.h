@@ -24,6 +24,8 @@ struct vm_spec {
 	enum vm_accel accel;
 	int console_fd;            /* fd QEMU inherits for the serial console */
 	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
+	/* A qcow2 on virtio-blk holding the root (disk.h) at disk_root; NULL: initramfs only. */
+	const char *disk, *disk_root;
 	/* Instead of the fds: plain files (a by-hand baseline, debugging). */
 	const char *console_file, *tap_file;
 };

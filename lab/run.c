@@ -1,5 +1,6 @@
 #include "run.h"
 #include "command.h"
+#include "disk.h"
 #include "image.h"
 #include "kernel.h"
 #include "proc.h"
@@ -233,6 +234,10 @@ static void write_meta(const struct cell *c, const char *cell_dir, const struct 
 	meta_add(&meta, "accel", "%s", accel_why);
 	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
 	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
+	if (out->disk[0]) {
+		meta_add(&meta, "disk", "%s", out->disk);
+		meta_add(&meta, "tap.source", "%s", out->tap_source);
+	}
 	argv_to_line(argv->items, argv->nr, &line);
 	meta_add(&meta, "command", "%s", buf_str(&line));
 	line.len = 0;
@@ -321,6 +326,81 @@ static int libvirt_connect(const struct run_opts *o, const struct topology *t, s
 	return EXIT_PASS;
 }
 
+/* --disk: the boot initramfs (/init + the kernel's virtio-blk and ext4 modules) in the cell. */
+static int disk_initrd(struct run_inputs *p, struct error *err)
+{
+	char modules[4096], cached[4096];
+
+	if (kernel_modules(&p->kernel, modules, sizeof(modules), err) ||
+	    disk_boot_initrd(p->guest_dir, modules, "ext4", cached, sizeof(cached), err))
+		return -1;
+	return copy_file(cached, p->initrd, err);
+}
+
+/* --disk: the payload into overlay, a fresh overlay of the user's disk (one libguestfs launch). */
+static int disk_payload(struct cell *c, const char *disk, const char *overlay,
+			const struct run_inputs *p, const struct run_part *part, struct vm_spec *spec,
+			struct disk_root *root, struct run_outcome *out, struct error *err)
+{
+	say_progress(c, "putting the tests into an overlay of the disk (libguestfs)");
+	if (disk_inject(disk, overlay, p->guest_dir, part, spec->accel == VM_ACCEL_TCG, root, err))
+		return -1;
+	snprintf(out->disk, sizeof(out->disk), "%s (overlay disk.qcow2, root %s, in the guest %s)",
+		 disk, root->device, root->guest_device);
+	spec->disk = overlay;
+	spec->disk_root = root->guest_device;
+	return 0;
+}
+
+/*
+ * --disk: the TAP the guest wrote to the disk, read back after it stopped,
+ * kept as tap.disk; when it is more complete than the stream (a lost TAP
+ * channel, a crash), the cell's TAP is parsed from it instead and the
+ * stream is kept as tap.stream.
+ */
+static void keep_disk_tap(struct cell *c, const char *overlay, const struct disk_root *root,
+			  int tcg, struct run_outcome *out)
+{
+	struct buf stream = BUF_INIT, disk = BUF_INIT;
+	char path[4200], keep[4200];
+	struct error err;
+	enum disk_tap_pick pick;
+
+	say_progress(c, "reading the results back from the disk (libguestfs)");
+	fflush(c->tap_file);
+	snprintf(path, sizeof(path), "%s/tap", out->cell_dir);
+	if (read_file(path, &stream, &err) || disk_readback(overlay, root, tcg, &disk, &err)) {
+		snprintf(out->tap_source, sizeof(out->tap_source), "stream (disk not read: %.200s)", err.msg);
+		goto done;
+	}
+	snprintf(keep, sizeof(keep), "%s/tap.disk", out->cell_dir);
+	write_file_atomic(keep, disk.data, disk.len, &err);
+	pick = disk_pick_tap(stream.data, stream.len, disk.data, disk.len);
+	snprintf(out->tap_source, sizeof(out->tap_source), "%s (stream %zu bytes%s, disk %zu bytes%s)",
+		 pick == DISK_TAP_DISK ? "disk" : "stream", stream.len,
+		 disk_tap_complete(stream.data, stream.len) ? " complete" : "", disk.len,
+		 disk_tap_complete(disk.data, disk.len) ? " complete" : "");
+	snprintf(keep, sizeof(keep), "%s/tap.stream", out->cell_dir);
+	if (pick == DISK_TAP_DISK && !rename(path, keep)) {
+		FILE *fresh = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
+
+		if (!fresh) {
+			rename(keep, path);
+			snprintf(out->tap_source, sizeof(out->tap_source), "stream (cannot rewrite tap)");
+			goto done;
+		}
+		fclose(c->tap_file);
+		c->tap_file = fresh;
+		tap_init(&c->tap);
+		c->tap.on_line = on_tap_line;
+		c->tap.ctx = c;
+		tap_feed(&c->tap, disk.data, disk.len);
+	}
+done:
+	buf_free(&stream);
+	buf_free(&disk);
+}
+
 int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
 	char path[4096];
@@ -332,6 +412,12 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		return error_set(err, "%s", terr.msg), EXIT_USAGE;
 	if (run_backend_libvirt(o) && libvirt_xml_supported(&p->topo, err))
 		return EXIT_USAGE;
+	if (o->disk && !disk_is_qcow2(o->disk))
+		return error_set(err, "--disk %s: not a qcow2 image; convert it with "
+				 "`qemu-img convert -O qcow2 FILE NEW.qcow2`", o->disk), EXIT_USAGE;
+	if (o->disk && p->topo.arch != TOPO_ARCH_X86_64)
+		return error_set(err, "--disk boots x86_64 guests only; %s is a %s topology", p->topo.path,
+				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
 	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
@@ -358,19 +444,20 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 				.kernel = p->kernel.path, .initrd = p->initrd,
 				.extra_cmdline = o->append };
 	struct strvec argv = STRVEC_INIT;
-	char qemu_ver[256] = "", accel_why[512], cell[200];
+	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
+	struct disk_root root;
+	struct run_part part = {
+		.topo = &p->topo, .tests = (const char *const *)p->tests.items,
+		.test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
+		.kselftest = p->kernel.selftests, .guest_file = o->guest_file };
 	int rc;
 
 	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
 	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
 		return EXIT_HARNESS;
 	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
-	if (image_run_initrd(p->base, &(struct run_part){
-				     .topo = &p->topo, .tests = (const char *const *)p->tests.items,
-				     .test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S
-										    : timeout_s,
-				     .kselftest = p->kernel.selftests, .guest_file = o->guest_file },
-			     p->initrd, err))
+	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
+	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
 		return EXIT_HARNESS;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = p->tools.qemu;
@@ -381,6 +468,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
 	say_progress(&c, "choosing accelerator");
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
+	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
+		return EXIT_HARNESS;
 	tap_init(&c.tap);
 	c.tap.on_line = on_tap_line;
 	c.tap.ctx = &c;
@@ -396,6 +485,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		strvec_clear(&argv);
 		rc = boot(&c, &spec, timeout_s, out, &argv, err);
 	}
+	if (!rc && o->disk)
+		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
 	tap_end(&c.tap);
 	if (!rc)
 		close_unfinished(&c, &out->vm, timeout_s, &p->tests);

@@ -26,6 +26,7 @@ struct run_opts {
 	const char *backend;
 	const char *uri;         /* libvirt URI; NULL: LIBVIRT_DEFAULT_URI */
 	const char *host_nodes;  /* libvirt host-backed mode: "auto" or "G=H,..."; NULL: off */
+	const char *disk;        /* boot from an overlay of this qcow2 (disk.h); NULL: initramfs */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
 };
@@ -39,6 +40,8 @@ struct run_outcome {
 	int retried;             /* the first boot crashed before /init: booted again */
 	/* QEMU start → the kernel's clock starting (QEMU, firmware, decompression); < 0 unknown */
 	double before_kernel_s;
+	/* --disk: the base and the root, and which TAP was kept (stream or disk) and why */
+	char disk[4400], tap_source[256];
 };
 
 /* A cell's inputs, resolved and validated; the base image built. */

@@ -23,6 +23,16 @@ expect_rc 2 $NUMALAB run --topo 2node --host-nodes auto --out "$SCRATCH/r"
 expect_grep "need --backend libvirt" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --backend libvirt --host-nodes 0=0 --uri test:///default --out "$SCRATCH/r"
 expect_grep "host-nodes 0=0: guest node 1 is not mapped" "$SCRATCH/err"
+echo junk >"$SCRATCH/junk.qcow2"
+expect_rc 2 $NUMALAB run --topo 2node --disk "$SCRATCH/junk.qcow2" --out "$SCRATCH/r"
+expect_grep "disk .*junk.qcow2: not a qcow2 image" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --disk "$SCRATCH/none.qcow2" --out "$SCRATCH/r"
+expect_rc 2 $NUMALAB image build nosuchimage
+expect_grep "unknown image 'nosuchimage'" "$SCRATCH/err"
+printf 'suite bookworm\nsize 1T\n' >"$SCRATCH/bad.image"
+expect_rc 2 $NUMALAB image build "$SCRATCH/bad.image"
+expect_grep "bad.image:2: size '1T'" "$SCRATCH/err"
+expect_rc 2 $NUMALAB image frobnicate
 expect_rc 2 $NUMALAB kernel build nosuchrecipe
 expect_grep "no recipe kernels/recipes/nosuchrecipe.recipe" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel build stock --arch sparc
@@ -49,4 +59,5 @@ expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
 for c in run topo bench setup kernel bisect bisect-run; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
+for c in run topo bench setup kernel image; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"

@@ -155,6 +155,41 @@ UNIT_TEST(golden_argv)
 	globfree(&g);
 }
 
+/*
+ * Booting from a disk (--disk): the overlay on virtio-blk and numalab.root=
+ * on the command line, pinned by tests/unit/golden/qemu-disk.argv (outside
+ * GOLDEN_DIR, whose files are one per topology).
+ */
+UNIT_TEST(golden_argv_disk)
+{
+	const char *update = getenv("UPDATE_GOLDEN");
+	const char *golden = "tests/unit/golden/qemu-disk.argv";
+	struct strvec argv = STRVEC_INIT;
+	struct buf text = BUF_INIT;
+	struct vm_spec spec;
+	struct topology t;
+	struct error err;
+
+	if (load("topologies/2node.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	show_spec(&t, &spec);
+	spec.disk = "CELL/disk.qcow2";
+	spec.disk_root = "/dev/vda1";
+	qemu_build_argv(&spec, &argv);
+	for (size_t a = 0; a < argv.nr; a++)
+		buf_addf(&text, "%s\n", argv.items[a]);
+	if (update && !strcmp(update, "1"))
+		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
+	else
+		compare_golden(golden, buf_str(&text));
+	CHECK_STR(after(&argv, "-drive"), "file=CELL/disk.qcow2,format=qcow2,if=virtio");
+	CHECK(strstr(after(&argv, "-append"), " numalab.root=/dev/vda1") != NULL);
+	buf_free(&text);
+	strvec_clear(&argv);
+}
+
 /* A golden file whose topology is gone (renamed, removed) is stale. */
 UNIT_TEST(golden_no_orphans)
 {
@@ -382,6 +417,6 @@ UNIT_TEST(argv_kvm_files)
 	CHECK_STR(vm_accel_name(VM_ACCEL_KVM), "kvm");
 }
 
-UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
+UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
 	  UNIT_CASE(cmdline), UNIT_CASE(argv_2node), UNIT_CASE(argv_cxl_hmat),
 	  UNIT_CASE(argv_loongarch), UNIT_CASE(argv_shapes), UNIT_CASE(argv_kvm_files))
