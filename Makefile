@@ -12,6 +12,8 @@ LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab
 HAVE_LIBVIRT := $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
 LIBS_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT)-guestfs-$(HAVE_GUESTFS).stamp
 LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt)
+# lab/stats.c: sqrt, exp, log, lgamma.
+LAB_LIBS += -lm
 LAB_CFLAGS += $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
 # lab/disk.c drives libguestfs (libguestfs-dev), installed by `make setup` too.
 HAVE_GUESTFS := $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes || echo no)
@@ -24,10 +26,6 @@ LAB_SRC  = $(wildcard lab/*.c)
 LAB_HDR  = $(wildcard lab/*.h)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
-# lab/stats.c needs libm: among the objects, the library file reaches every host link line.
-LIBM := $(shell $(CC) -print-file-name=libm.so)
-LAB_OBJ += $(LIBM)
-LAB_SAN_OBJ += $(LIBM)
 
 # Guest side: a static /init and one static binary per test directory, for
 # the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).

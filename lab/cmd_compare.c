@@ -26,7 +26,9 @@ static const char help[] =
 	"\n"
 	"  --threshold PCT    smallest change of the mean that counts (default 5)\n"
 	"  --alpha P          significance level, 0 < P < 1 (default 0.05)\n"
-	"  --bootstrap        decide by the bootstrap interval, not Welch's p-value\n"
+	"  --bootstrap        decide by the bootstrap interval, not Welch's test\n"
+	"  --uncorrected      decide by Welch's p, not by q (p adjusted by\n"
+	"                     Benjamini-Hochberg over all metrics tested)\n"
 	"  --iterations N     bootstrap resamples, 100..1000000 (default 10000)\n"
 	"  --seed N           bootstrap PRNG seed (default 1)\n"
 	"  --tap FILE         write TAP: one result per test and per metric\n"
@@ -35,8 +37,10 @@ static const char help[] =
 	"  --all              list every metric on the terminal, not just the flagged\n"
 	"  --quiet            no table on the terminal\n"
 	"  --kernel-a NAME    only A's cells of kernel NAME (meta kernel: NAME VERSION)\n"
-	"  --kernel-b NAME    only B's cells of kernel NAME: two kernels of one matrix\n"
-	"                     directory compare with the same directory as A and B\n"
+	"  --kernel-b NAME    only B's cells of kernel NAME\n"
+	"  --cells-a GLOB     only A's cells whose path below A matches GLOB ('*'\n"
+	"  --cells-b GLOB     spans '/'), e.g. 'cells/2node.madv.*': two kernels or\n"
+	"                     variants of one matrix directory given as both A and B\n"
 	"  --force            compare despite a differing backend, qemu, accel,\n"
 	"                     host_numa or guest shape\n"
 	"\n"
@@ -48,6 +52,7 @@ static const struct option options[] = {
 	{ "threshold", required_argument, NULL, 'T' },
 	{ "alpha", required_argument, NULL, 'a' },
 	{ "bootstrap", no_argument, NULL, 'b' },
+	{ "uncorrected", no_argument, NULL, 'u' },
 	{ "iterations", required_argument, NULL, 'i' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "tap", required_argument, NULL, 't' },
@@ -58,6 +63,8 @@ static const struct option options[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "kernel-a", required_argument, NULL, 'K' },
 	{ "kernel-b", required_argument, NULL, 'k' },
+	{ "cells-a", required_argument, NULL, 'C' },
+	{ "cells-b", required_argument, NULL, 'c' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -128,6 +135,8 @@ int cmd_compare(int argc, char **argv)
 	int ch, rc;
 
 	cmp_options_default(&opts);
+	/* Hundreds of metrics at once: without a correction some are flagged by chance. */
+	opts.correct_bh = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (ch) {
@@ -150,14 +159,17 @@ int cmd_compare(int argc, char **argv)
 			opts.seed = n;
 			break;
 		case 'b': opts.bootstrap = 1; break;
+		case 'u': opts.correct_bh = 0; break;
 		case 't': out.tap = optarg; break;
 		case 'j': out.json = optarg; break;
 		case 'H': out.html = optarg; break;
 		case 'A': out.all = 1; break;
 		case 'q': out.quiet = 1; break;
 		case 'f': opts.force = 1; break;
-		case 'K': opts.kernel_a = optarg; break;
-		case 'k': opts.kernel_b = optarg; break;
+		case 'K': opts.filter_a.kernel = optarg; break;
+		case 'k': opts.filter_b.kernel = optarg; break;
+		case 'C': opts.filter_a.cells = optarg; break;
+		case 'c': opts.filter_b.cells = optarg; break;
 		case 'h': return command_help(help);
 		default:
 			return command_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);

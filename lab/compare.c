@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,7 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 	if (!cell->backend)
 		cell->backend = xstrdup("qemu");
 	cell->shape = meta_shape(buf_str(&meta));
+	cell->cmdline = meta_value(buf_str(&meta), "guest: cmdline");
 	buf_free(&meta);
 	/* A cell of a run directory has the run's state file one level up. */
 	path = xprintf("%s/../state", dir);
@@ -335,6 +337,7 @@ static void free_cell(struct cmp_cell *cell)
 	free(cell->dir);
 	free(cell->topology);
 	free(cell->kernel);
+	free(cell->cmdline);
 	free(cell->backend);
 	free(cell->qemu);
 	free(cell->accel);
@@ -366,7 +369,8 @@ static int load_cell(const char *dir, struct cmp_side *side, struct error *err)
 	if (cell.run_state && strcmp(cell.run_state, "complete"))
 		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
 	if ((cell.run_state && strcmp(cell.run_state, "complete")) ||
-	    (side->kernel && !kernel_is(cell.kernel, side->kernel))) {
+	    (side->only_kernel && !kernel_is(cell.kernel, side->only_kernel)) ||
+	    (side->only_cells && fnmatch(side->only_cells, dir + strlen(side->root) + 1, 0))) {
 		free_cell(&cell);
 		return 0;
 	}
@@ -400,12 +404,14 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	return rc;
 }
 
-int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err)
+int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
+		 struct error *err)
 {
 	struct stat st;
 
 	side->root = xstrdup(root);
-	side->kernel = kernel ? xstrdup(kernel) : NULL;
+	side->only_kernel = filter->kernel ? xstrdup(filter->kernel) : NULL;
+	side->only_cells = filter->cells ? xstrdup(filter->cells) : NULL;
 	/* "DIR/" and "DIR" name the same tree: cell paths read DIR/cell either way. */
 	for (size_t len = strlen(side->root); len > 1 && side->root[len - 1] == '/'; len--)
 		side->root[len - 1] = '\0';
@@ -416,9 +422,10 @@ int compare_load(const char *root, const char *kernel, struct cmp_side *side, st
 	if (walk(side->root, 0, side, err))
 		return -1;
 	if (!side->nr_cells)
-		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s; "
+		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s%s%s; "
 				 "give a run directory (results/RUN-ID) or a matrix output directory", root,
-				 kernel ? " with kernel " : "", kernel ? kernel : "",
+				 filter->kernel ? " with kernel " : "", filter->kernel ? filter->kernel : "",
+				 filter->cells ? " matching " : "", filter->cells ? filter->cells : "",
 				 side->skipped.nr ? ", but for cells of runs that did not complete" : "");
 	return 0;
 }
@@ -578,21 +585,23 @@ static void note_topology(struct comparison *c, const char *topology)
 	if (numa.nr == 1 && !strcmp(numa.items[0], "(none)"))
 		strvec_pushf(&c->notes, "topology %s: EMULATED NUMA (accel %s): QEMU's nodes are not pinned "
 			     "to host NUMA nodes, so local/remote latency and bandwidth differences are "
-			     "not real; placement and kernel counters are", topology, buf_str(&a));
+			     "not real; page placement and kernel counters are real", topology, buf_str(&a));
 	else
 		strvec_pushf(&c->notes, "topology %s: host_numa %s (accel %s)", topology, buf_str(&n),
 			     buf_str(&a));
-	for (int side = 0; side < 2; side++) {
-		struct strvec kernels = STRVEC_INIT;
-		struct buf k = BUF_INIT;
+	for (int side = 0; side < 4; side++) {
+		struct strvec values = STRVEC_INIT;
+		struct buf v = BUF_INIT;
 
-		distinct(c, side, topology, offsetof(struct cmp_cell, kernel), &kernels);
-		join(&kernels, &k);
-		if (kernels.nr > 1)
-			strvec_pushf(&c->notes, "topology %s: side %s pools the kernels %s as repetitions",
-				     topology, side ? "B" : "A", buf_str(&k));
-		strvec_clear(&kernels);
-		buf_free(&k);
+		distinct(c, side % 2, topology, side < 2 ? offsetof(struct cmp_cell, kernel)
+							 : offsetof(struct cmp_cell, cmdline), &values);
+		join(&values, &v);
+		if (values.nr > 1)
+			strvec_pushf(&c->notes, "topology %s: side %s pools the kernel%s %s as repetitions",
+				     topology, side % 2 ? "B" : "A", side < 2 ? "s" : " command lines",
+				     buf_str(&v));
+		strvec_clear(&values);
+		buf_free(&v);
 	}
 	strvec_clear(&accel);
 	strvec_clear(&numa);
@@ -748,7 +757,7 @@ static enum cmp_verdict verdict_of(const struct cmp_options *o, const struct cmp
 	if (o->bootstrap && m->ci_valid)
 		significant = m->ci_lo > 0 || m->ci_hi < 0;
 	else
-		significant = m->p < o->alpha;
+		significant = m->q < o->alpha;
 	if (!significant || !(fabs(m->change_pct) >= o->threshold_pct))
 		return CMP_SAME;
 	if (m->direction == CMP_EITHER)
@@ -795,7 +804,35 @@ static void add_metric(struct comparison *c, const struct obs_ref *group, size_t
 	m->p = w.p;
 	m->ci_valid = !stats_bootstrap_ci(m->a, na, m->b, nb, c->opts.iterations, 1 - c->opts.alpha,
 					  c->opts.seed, &m->ci_lo, &m->ci_hi);
-	m->verdict = verdict_of(&c->opts, m);
+}
+
+/*
+ * q for every metric with a Welch test: hundreds of metrics tested at alpha
+ * 0.05 would otherwise flag a few by chance on every comparison.
+ */
+static void adjust_p(struct comparison *c)
+{
+	double *p = xcalloc(c->nr_metrics ? c->nr_metrics : 1, sizeof(double));
+	double *q = xcalloc(c->nr_metrics ? c->nr_metrics : 1, sizeof(double));
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_metrics; i++)
+		if (c->metrics[i].welch_valid)
+			p[n++] = c->metrics[i].p;
+	if (c->opts.correct_bh)
+		stats_bh_adjust(p, n, q);
+	n = 0;
+	for (size_t i = 0; i < c->nr_metrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+
+		if (m->welch_valid) {
+			m->q = c->opts.correct_bh ? q[n] : m->p;
+			n++;
+		}
+		m->verdict = verdict_of(&c->opts, m);
+	}
+	free(p);
+	free(q);
 }
 
 static int change_rank(enum cmp_change ch)
@@ -845,6 +882,7 @@ static void build_rows(struct comparison *c)
 		c->nr_functional += cmp_change_fails(c->tests[i].change);
 	}
 	qsort(c->tests, c->nr_tests, sizeof(*c->tests), cmp_test_order);
+	adjust_p(c);
 	for (size_t i = 0; i < c->nr_metrics; i++) {
 		enum cmp_verdict v = c->metrics[i].verdict;
 
@@ -860,7 +898,7 @@ int compare_run(struct comparison *c, const char *root_a, const char *root_b,
 {
 	memset(c, 0, sizeof(*c));
 	c->opts = *opts;
-	if (compare_load(root_a, opts->kernel_a, &c->a, err) || compare_load(root_b, opts->kernel_b, &c->b, err) ||
+	if (compare_load(root_a, &opts->filter_a, &c->a, err) || compare_load(root_b, &opts->filter_b, &c->b, err) ||
 	    check_comparable(c, err))
 		return -1;
 	add_notes(c);
@@ -925,7 +963,8 @@ static void free_side(struct cmp_side *s)
 	free(s->cells);
 	free(s->obs);
 	free(s->root);
-	free(s->kernel);
+	free(s->only_kernel);
+	free(s->only_cells);
 	strvec_clear(&s->skipped);
 }
 

@@ -8,8 +8,8 @@
  * Symbolic links are not followed; the walk is sorted, so outputs are stable.
  * A cell whose run's state file (one level up) says anything but
  * "complete" is skipped (a matrix's set-aside attempt, an interrupted run)
- * and noted.  With a kernel filter only cells whose meta `kernel` name
- * matches count: two kernels of one matrix directory compare as A and B.
+ * and noted.  Filters (a meta `kernel` name, a glob of the cell's path)
+ * make two kernels or variants of one matrix directory sides A and B.
  *
  * From each cell's sanitised TAP (lab/tap.h does the sanitising):
  *   - every result at depth 0 (a suite, "ok 1 workloads") and depth 1 (its
@@ -31,12 +31,14 @@
  * error names the key and both values.  With force the differences become
  * notes instead.  Notes (every report prints them) also say, per topology,
  * whether NUMA was emulated (no `host_numa` meta key, or "none": today every
- * direct-backend run), when a side pools kernels, and which cells were
- * skipped.
+ * direct-backend run), when a side pools kernels or kernel command lines,
+ * and which cells were skipped.
  *
- * A metric's verdict: significant when its p-value (Welch, or the bootstrap
- * interval excluding 0 with opts.bootstrap) is below alpha AND the change of
- * the mean is at least threshold_pct.  Its direction comes from its name:
+ * A metric's verdict: significant when its Welch p-value (with
+ * opts.correct_bh: adjusted for the number of metrics tested, Benjamini-
+ * Hochberg q) is below alpha -- or, with opts.bootstrap, when the
+ * bootstrap interval excludes 0 (uncorrected) -- AND the change of the mean
+ * is at least threshold_pct.  Its direction comes from its name:
  * "*_per_s", "score", "ratios.*" higher is better; other "*_s" lower is
  * better; anything else (counters) is CHANGED either way.  Fewer than two
  * samples on a side gives FEW_SAMPLES: no test is possible.
@@ -53,16 +55,23 @@ struct cmp_options {
 	double threshold_pct;      /* minimum |% change| that counts (default 5) */
 	double alpha;              /* significance level (default 0.05) */
 	int bootstrap;             /* decide by the bootstrap interval, not Welch's p */
+	int correct_bh;            /* decide by Benjamini-Hochberg's q, not p itself (default 0:
+				      one metric of interest, as bisect has; the CLI sets it) */
 	unsigned iterations;       /* bootstrap resamples (default 10000) */
 	uint64_t seed;             /* bootstrap PRNG seed (default 1) */
 	int force;                 /* compare despite differing qemu/accel/topology */
-	const char *kernel_a, *kernel_b;   /* only cells of this kernel name; NULL: all */
+	struct cmp_filter {
+		const char *kernel;        /* only cells of this meta kernel name; NULL: all */
+		const char *cells;         /* only cells whose path below the root matches this
+					      fnmatch() glob ('*' spans '/'); NULL: all */
+	} filter_a, filter_b;
 };
 void cmp_options_default(struct cmp_options *o);
 
 struct cmp_cell {
 	char *dir;
 	char *topology, *kernel, *backend, *qemu, *accel;
+	char *cmdline;             /* the guest's kernel command line */
 	char *host_numa;           /* NULL (absent or "none"): emulated NUMA */
 	char *shape;               /* the guest's nodes, CPUs and distances, one line */
 	char *run_state;           /* the run's state file, NULL if none */
@@ -72,7 +81,7 @@ struct cmp_obs;                    /* private: one status or metric value of one
 
 struct cmp_side {
 	char *root;
-	char *kernel;              /* the kernel filter, or NULL */
+	char *only_kernel, *only_cells;   /* the filter (struct cmp_filter), or NULL */
 	struct cmp_cell *cells;
 	size_t nr_cells;
 	struct strvec skipped;     /* cells of runs that did not complete: "DIR (run state 'X')" */
@@ -115,6 +124,7 @@ struct cmp_metric {
 	double change_pct;         /* of the mean; +-INFINITY from 0, NAN when both absent */
 	int welch_valid;
 	double t, df, p;
+	double q;                  /* p adjusted over all metrics tested (BH); = p without correct_bh */
 	int ci_valid;
 	double ci_lo, ci_hi;       /* bootstrap interval of change_pct at 1 - alpha */
 	enum cmp_verdict verdict;
@@ -131,8 +141,9 @@ struct comparison {
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };
 
-/* Load every cell below root (of kernel NAME, if not NULL) into side; -1 with err (bad input). */
-int compare_load(const char *root, const char *kernel, struct cmp_side *side, struct error *err);
+/* Load every cell below root that passes filter into side; -1 with err (bad input). */
+int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
+		 struct error *err);
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on

@@ -96,7 +96,9 @@ static void row_label(struct buf *out, const char *topology, const char *suite, 
 
 static const char *method(const struct comparison *c)
 {
-	return c->opts.bootstrap ? "bootstrap interval" : "Welch's t-test";
+	return c->opts.bootstrap ? "bootstrap interval (uncorrected)"
+	       : !c->opts.correct_bh ? "Welch's t-test, p (uncorrected)"
+	       : "Welch's t-test, q (p adjusted by Benjamini-Hochberg over the metrics tested)";
 }
 
 static void counts(struct buf *out, const unsigned *n)
@@ -138,7 +140,7 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 		 m->sa.n, m->sb.mean, m->sb.stddev, m->sb.n);
 	change_text(out, m->change_pct);
 	if (m->welch_valid)
-		buf_addf(out, "  p %.3g", m->p);
+		buf_addf(out, "  p %.3g q %.3g", m->p, m->q);
 	if (m->ci_valid)
 		buf_addf(out, "  CI [%+.1f%%, %+.1f%%]", m->ci_lo, m->ci_hi);
 	buf_addstr(out, "\n");
@@ -146,9 +148,40 @@ static void text_metric(const struct cmp_metric *m, struct buf *out)
 	buf_free(&cut);
 }
 
+static size_t count_skip_changes(const struct comparison *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_tests; i++)
+		n += c->tests[i].change == CMP_TEST_SKIPS;
+	return n;
+}
+
+/* The functional differences (failing = 1) or the skip changes (0). */
+static void text_tests(const struct comparison *c, int failing, struct buf *out)
+{
+	for (size_t i = 0; i < c->nr_tests; i++) {
+		const struct cmp_test *t = &c->tests[i];
+		struct buf line = BUF_INIT;
+
+		if (t->change == CMP_TEST_SAME || cmp_change_fails(t->change) != failing)
+			continue;
+		buf_addf(&line, "  %-12s ", cmp_change_name(t->change));
+		row_label(&line, t->topology, t->suite, t->test);
+		buf_addstr(&line, "  A: ");
+		counts(&line, t->a);
+		buf_addstr(&line, "  B: ");
+		counts(&line, t->b);
+		if (t->why_b || t->why_a)
+			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
+		compare_report_clean(out, buf_str(&line), 240);
+		buf_addstr(out, "\n");
+		buf_free(&line);
+	}
+}
+
 void compare_report_text(const struct comparison *c, int all, struct buf *out)
 {
-	struct buf line = BUF_INIT;
 	size_t shown = 0;
 
 	buf_addstr(out, "numalab compare: A ");
@@ -164,22 +197,11 @@ void compare_report_text(const struct comparison *c, int all, struct buf *out)
 	buf_addf(out, "significant: %s at alpha %g and a change of at least %g%%\n\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
 	buf_addf(out, "Functional differences: %zu\n", c->nr_functional);
-	for (size_t i = 0; i < c->nr_tests; i++) {
-		const struct cmp_test *t = &c->tests[i];
-
-		if (t->change == CMP_TEST_SAME)
-			continue;
-		buf_addf(&line, "  %-12s ", cmp_change_name(t->change));
-		row_label(&line, t->topology, t->suite, t->test);
-		buf_addstr(&line, "  A: ");
-		counts(&line, t->a);
-		buf_addstr(&line, "  B: ");
-		counts(&line, t->b);
-		if (t->why_b || t->why_a)
-			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
-		compare_report_clean(out, buf_str(&line), 240);
-		buf_addstr(out, "\n");
-		buf_free(&line);
+	text_tests(c, 1, out);
+	if (count_skip_changes(c)) {
+		buf_addf(out, "Skipped on one side, passed on the other (not counted): %zu\n",
+			 count_skip_changes(c));
+		text_tests(c, 0, out);
 	}
 	buf_addf(out, "\nMetrics (%s):\n", all ? "all" : "regressed, changed or improved; --all for every one");
 	for (size_t i = 0; i < c->nr_metrics; i++) {
@@ -238,7 +260,7 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 		buf_addf(&label, " %s: %s ", m->metric, cmp_verdict_name(m->verdict));
 		change_text(&label, m->change_pct);
 		if (m->welch_valid)
-			buf_addf(&label, " p %.3g", m->p);
+			buf_addf(&label, " p %.3g q %.3g", m->p, m->q);
 		tap_text(out, buf_str(&label));
 		if (m->verdict == CMP_FEW_SAMPLES)
 			buf_addf(out, " # SKIP too few samples to test (A n %zu, B n %zu)", m->sa.n, m->sb.n);
@@ -351,6 +373,8 @@ static void json_metric(const struct cmp_metric *m, struct buf *out)
 		json_num(out, m->df);
 		buf_addstr(out, ", \"p\": ");
 		json_num(out, m->p);
+		buf_addstr(out, ", \"q\": ");
+		json_num(out, m->q);
 		buf_addstr(out, "}");
 	} else {
 		buf_addstr(out, "null");
@@ -376,8 +400,9 @@ void compare_report_json(const struct comparison *c, struct buf *out)
 		for (size_t i = 0; i < (side ? c->b.nr_cells : c->a.nr_cells); i++)
 			emulated |= !(side ? c->b.cells : c->a.cells)[i].host_numa;
 	buf_addf(out, "{\n  \"options\": {\"threshold_pct\": %.17g, \"alpha\": %.17g, \"method\": \"%s\", "
-		 "\"iterations\": %u, \"seed\": %llu, \"force\": %s},\n",
+		 "\"correction\": \"%s\", \"iterations\": %u, \"seed\": %llu, \"force\": %s},\n",
 		 c->opts.threshold_pct, c->opts.alpha, c->opts.bootstrap ? "bootstrap" : "welch",
+		 !c->opts.correct_bh || c->opts.bootstrap ? "none" : "benjamini-hochberg",
 		 c->opts.iterations, (unsigned long long)c->opts.seed, c->opts.force ? "true" : "false");
 	buf_addf(out, "  \"emulated_numa\": %s,\n  \"notes\": [", emulated ? "true" : "false");
 	for (size_t i = 0; i < c->notes.nr; i++) {
@@ -504,17 +529,21 @@ static void html_label(struct buf *out, const char *topology, const char *suite,
 	html_cell(out, test);
 }
 
-static void html_tests(const struct comparison *c, struct buf *out)
+/* The functional differences (failing = 1) or the skip changes (0), under a heading. */
+static void html_tests(const struct comparison *c, int failing, const char *heading, size_t n,
+		       struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 
-	buf_addf(out, "<h2>Functional differences (%zu)</h2>\n", c->nr_functional);
+	buf_addf(out, "<h2>%s (%zu)</h2>\n", heading, n);
+	if (!n)
+		return;
 	buf_addstr(out, "<table><tr><th>change</th><th>topology</th><th>suite</th><th>test</th>"
 		   "<th>A</th><th>B</th><th>why</th></tr>\n");
 	for (size_t i = 0; i < c->nr_tests; i++) {
 		const struct cmp_test *t = &c->tests[i];
 
-		if (t->change == CMP_TEST_SAME)
+		if (t->change == CMP_TEST_SAME || cmp_change_fails(t->change) != failing)
 			continue;
 		buf_addf(out, "<tr class=\"%s\"><td>%s</td>", cmp_change_name(t->change),
 			 cmp_change_name(t->change));
@@ -542,7 +571,7 @@ static void html_metric(const struct cmp_metric *m, struct buf *out)
 	change_text(out, m->change_pct);
 	buf_addstr(out, "</td><td class=\"n\">");
 	if (m->welch_valid)
-		buf_addf(out, "%.3g", m->p);
+		buf_addf(out, "%.3g (%.3g)", m->p, m->q);
 	buf_addstr(out, "</td><td class=\"n\">");
 	if (m->ci_valid)
 		buf_addf(out, "%+.1f%% .. %+.1f%%", m->ci_lo, m->ci_hi);
@@ -589,11 +618,13 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 	buf_free(&tmp);
 	buf_addf(out, ". Significant: %s at alpha %g and a change of at least %g%%.</p>\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
-	html_tests(c, out);
+	html_tests(c, 1, "Functional differences", c->nr_functional, out);
+	html_tests(c, 0, "Skipped on one side, passed on the other (not counted)", count_skip_changes(c),
+		   out);
 	buf_addf(out, "<h2>Metrics (%zu)</h2>\n<p>Bars: mean; whiskers: &#177;1 standard deviation; "
 		 "dots: the samples. Flagged metrics first.</p>\n<table><tr><th>verdict</th><th>topology</th>"
 		 "<th>suite</th><th>test</th><th>metric</th><th>A mean &#177; sd (n)</th>"
-		 "<th>B mean &#177; sd (n)</th><th>change</th><th>p</th><th>bootstrap CI</th>"
+		 "<th>B mean &#177; sd (n)</th><th>change</th><th>p (q)</th><th>bootstrap CI</th>"
 		 "<th>A vs B</th></tr>\n", c->nr_metrics);
 	for (int flagged = 1; flagged >= 0; flagged--)
 		for (size_t i = 0; i < c->nr_metrics; i++) {

@@ -115,6 +115,35 @@ void stats_welch(const double *a, size_t na, const double *b, size_t nb, struct 
 	out->p = stats_t_pvalue(out->t, out->df);
 }
 
+struct ranked {
+	double p;
+	size_t index;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	return (a->p > b->p) - (a->p < b->p);
+}
+
+void stats_bh_adjust(const double *p, size_t n, double *q)
+{
+	struct ranked *r = xmalloc((n ? n : 1) * sizeof(*r));
+	double running = 1;
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){ p[i], i };
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (size_t i = n; i-- > 0;) {
+		double adjusted = r[i].p * (double)n / (double)(i + 1);
+
+		running = adjusted < running ? adjusted : running;
+		q[r[i].index] = running;
+	}
+	free(r);
+}
+
 uint64_t stats_rng_next(struct stats_rng *r)
 {
 	uint64_t z = (r->state += UINT64_C(0x9e3779b97f4a7c15));

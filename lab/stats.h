@@ -49,6 +49,13 @@ double stats_t_pvalue(double t, double df);
 /* I_x(a, b) for a, b > 0 and 0 <= x <= 1; NAN outside that domain. */
 double stats_incbeta(double x, double a, double b);
 
+/*
+ * Benjamini-Hochberg adjusted p-values (q) of n tests, in the order given:
+ * q_(i) = min over j >= i of n/j * p_(j) (p sorted ascending), at most 1.
+ * Controls the false discovery rate when many metrics are tested at once.
+ */
+void stats_bh_adjust(const double *p, size_t n, double *q);
+
 /* A seeded pseudo-random sequence (splitmix64). */
 struct stats_rng {
 	uint64_t state;

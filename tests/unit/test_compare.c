@@ -142,6 +142,7 @@ UNIT_TEST(pairs_repetitions_and_lists_functional_differences_first)
 	CHECK(m && m->verdict == CMP_REGRESSED && m->sa.n == 3 && m->sb.n == 3);
 	CHECK(m && fabs(m->change_pct - 100 * (1.30 - 3.01 / 3) / (3.01 / 3)) < 1e-9);
 	CHECK(m && m->welch_valid && m->p < 1e-4 && m->ci_valid && m->ci_lo > 25 && m->ci_hi < 35);
+	CHECK(m && m->q == m->p);    /* no correction unless asked for */
 	CHECK(m && fabs(m->sa.median - 1.00) < 1e-12);
 	m = metric(&c, "mcf local thp", "ops_per_s");
 	CHECK(m && m->verdict == CMP_REGRESSED && m->direction == CMP_HIGHER_BETTER);
@@ -157,6 +158,20 @@ UNIT_TEST(pairs_repetitions_and_lists_functional_differences_first)
 	CHECK(m && m->verdict == CMP_SAME);
 	CHECK_INT(compare_exit_code(&c), EXIT_FAIL);
 	compare_free(&c);
+	/* Benjamini-Hochberg over the six metrics tested raises q above p, not past alpha. */
+	{
+		struct cmp_options o;
+		char *a = xprintf("%s/A", root), *b = xprintf("%s/B", root);
+
+		cmp_options_default(&o);
+		o.correct_bh = 1;
+		CHECK(!compare_run(&c, a, b, &o, &err));
+		m = metric(&c, "mcf local thp", "time_s");
+		CHECK(m && m->q > m->p && m->q < 1e-3 && m->verdict == CMP_REGRESSED);
+		compare_free(&c);
+		free(a);
+		free(b);
+	}
 }
 
 UNIT_TEST(same_results_pass_and_single_runs_cannot_be_tested)
@@ -313,8 +328,8 @@ UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
 	cell("A", 0, meta_2node, 1.0, 1, "");
 	cell("A", 1, stock, 1.0, 0, "");
 	cmp_options_default(&o);
-	o.kernel_a = "debian";
-	o.kernel_b = "stock";
+	o.filter_a.kernel = "debian";
+	o.filter_b.kernel = "stock";
 	a = xprintf("%s/A", root);
 	CHECK(!compare_run(&c, a, a, &o, &err));
 	CHECK_INT(c.a.nr_cells, 1);
@@ -322,9 +337,23 @@ UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
 	CHECK(c.b.cells[0].host_numa == NULL);    /* "none": emulated */
 	CHECK_INT(c.tests[0].change, CMP_TEST_BROKEN);
 	compare_free(&c);
-	o.kernel_b = "stoc";
+	o.filter_b.kernel = "stoc";
 	CHECK_INT(compare_run(&c, a, a, &o, &err), -1);
 	CHECK(strstr(err.msg, "no result cells below it (directories with 'tap' and 'meta') with kernel stoc") != NULL);
+	compare_free(&c);
+	/* By path, as a matrix's cells/TOPO.LABEL.SUITE.rN directories; unfiltered, a note. */
+	o.filter_a.kernel = o.filter_b.kernel = NULL;
+	o.filter_a.cells = "run-0/*";
+	o.filter_b.cells = "*-1/2node.*";
+	CHECK(!compare_run(&c, a, a, &o, &err));
+	CHECK(c.a.nr_cells == 1 && strstr(c.a.cells[0].dir, "/run-0/"));
+	CHECK(c.b.nr_cells == 1 && strstr(c.b.cells[0].dir, "/run-1/"));
+	CHECK_INT(c.tests[0].change, CMP_TEST_BROKEN);
+	compare_free(&c);
+	o.filter_a.cells = o.filter_b.cells = NULL;
+	CHECK(!compare_run(&c, a, a, &o, &err));
+	CHECK(c.notes.nr == 3 && strstr(c.notes.items[1], "side A pools the kernels debian 7.2.13-1, stock 7.2.13"));
+	CHECK(strstr(c.notes.items[2], "side B pools the kernels"));
 	compare_free(&c);
 	free(a);
 	free(state);

@@ -132,6 +132,24 @@ UNIT_TEST(welch_degenerate_samples)
 	CHECK_NEAR(w.p, 0, 0);
 }
 
+/* As R's p.adjust(p, "BH"): sorted 0.005 0.01 0.03 0.04 -> 0.02 0.02 0.04 0.04. */
+UNIT_TEST(benjamini_hochberg)
+{
+	static const double p[] = { 0.01, 0.04, 0.03, 0.005 }, one[] = { 0.3 }, big[] = { 0.9, 0.8 };
+	double q[4];
+
+	stats_bh_adjust(p, 4, q);
+	CHECK_NEAR(q[0], 0.02, 1e-15);
+	CHECK_NEAR(q[1], 0.04, 1e-15);
+	CHECK_NEAR(q[2], 0.04, 1e-15);
+	CHECK_NEAR(q[3], 0.02, 1e-15);
+	stats_bh_adjust(one, 1, q);
+	CHECK_NEAR(q[0], 0.3, 0);
+	stats_bh_adjust(big, 2, q);    /* 2 * 0.8 / 1 caps at the running minimum 0.9 */
+	CHECK_NEAR(q[0], 0.9, 1e-15);
+	CHECK_NEAR(q[1], 0.9, 1e-15);
+}
+
 UNIT_TEST(rng_is_seeded_and_unbiased)
 {
 	struct stats_rng a = { 42 }, b = { 42 }, c = { 43 };
@@ -170,5 +188,6 @@ UNIT_TEST(bootstrap_interval)
 UNIT_MAIN(UNIT_CASE(summary_of_small_samples), UNIT_CASE(large_counters_keep_their_precision),
 	  UNIT_CASE(t_pvalue_matches_closed_forms), UNIT_CASE(t_pvalue_matches_numerical_integration),
 	  UNIT_CASE(incomplete_beta_edges_and_symmetry), UNIT_CASE(welch_wikipedia_examples),
-	  UNIT_CASE(welch_degenerate_samples), UNIT_CASE(rng_is_seeded_and_unbiased),
+	  UNIT_CASE(welch_degenerate_samples), UNIT_CASE(benjamini_hochberg),
+	  UNIT_CASE(rng_is_seeded_and_unbiased),
 	  UNIT_CASE(bootstrap_interval))
