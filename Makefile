@@ -14,11 +14,12 @@ LIBS_STAMP = $(B)/libvirt-$(HAVE_LIBVIRT)-guestfs-$(HAVE_GUESTFS).stamp
 LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt)
 # lab/stats.c: sqrt, exp, log, lgamma.
 LAB_LIBS += -lm
-LAB_CFLAGS += $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
+LAB_DEFS = $(if $(filter no,$(HAVE_LIBVIRT)),-DNUMALAB_NO_LIBVIRT)
 # lab/disk.c drives libguestfs (libguestfs-dev), installed by `make setup` too.
 HAVE_GUESTFS := $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes || echo no)
 LAB_LIBS += $(if $(filter yes,$(HAVE_GUESTFS)),-lguestfs)
-LAB_CFLAGS += $(if $(filter no,$(HAVE_GUESTFS)),-DNUMALAB_NO_GUESTFS)
+LAB_DEFS += $(if $(filter no,$(HAVE_GUESTFS)),-DNUMALAB_NO_GUESTFS)
+LAB_CFLAGS += $(LAB_DEFS)
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B        = build
@@ -75,7 +76,7 @@ $(LIBS_STAMP):
 	@mkdir -p $(dir $@)
 	@touch $@
 
-$(B)/host/lab/vm_libvirt.o $(B)/san/lab/vm_libvirt.o $(B)/host/lab/disk.o $(B)/san/lab/disk.o: $(LIBS_STAMP)
+$(foreach d,host san fuzz-obj,$(B)/$(d)/lab/vm_libvirt.o $(B)/$(d)/lab/disk.o): $(LIBS_STAMP)
 
 $(B)/san/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
@@ -156,11 +157,11 @@ FUZZ_OBJ  = $(LAB_SRC:%.c=$(B)/fuzz-obj/%.o)
 
 $(B)/fuzz-obj/%.o: %.c $(LAB_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Ilab -c -o $@ $<
+	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(LAB_DEFS) -Ilab -c -o $@ $<
 
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Ilab -o $@ $< $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Ilab -o $@ $< $(FUZZ_OBJ) $(LAB_LIBS)
 
 # Each target FUZZ_TIME seconds over its committed seeds; new inputs go to
 # build/fuzz/corpus/, crashes to build/fuzz/crash-*: add them to the seeds.
