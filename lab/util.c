@@ -203,7 +203,7 @@ int read_file(const char *path, struct buf *out, struct error *err)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 

@@ -72,6 +72,8 @@ int copy_file(const char *from, const char *to, struct error *err);
  */
 int lock_file(const char *path, const char *what, struct error *err);
 /* mkdir -p.  0 on success. */
+/* Write all of data to fd, retrying short writes and EINTR; -1 (errno) on failure. */
+int write_all(int fd, const void *data, size_t len);
 int mkdir_p(const char *path, struct error *err);
 /* Remove a file tree (no symlink following). */
 int remove_tree(const char *path);

@@ -67,18 +67,11 @@ struct session {
 	double firmware_deadline;  /* 0: no firmware to watch */
 };
 
+/* A guest's bytes to fd (-1: dropped); a full disk must not stop the guest's streams. */
 static void write_all_fd(int fd, const char *data, size_t len)
 {
-	while (fd >= 0 && len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;   /* a full disk must not stop the guest's streams */
-		data += n;
-		len -= (size_t)n;
-	}
+	if (fd >= 0)
+		(void)write_all(fd, data, len);
 }
 
 /* Read what is there; returns 1 if data came, 0 if nothing, -1 at EOF. */

@@ -247,18 +247,11 @@ static void destroy(struct session *s)
 	s->destroyed = 1;
 }
 
+/* A guest's bytes to fd (-1: dropped); a full disk must not stop the guest's streams. */
 static void write_all_fd(int fd, const char *data, size_t len)
 {
-	while (fd >= 0 && len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;   /* a full disk must not stop the guest's streams */
-		data += n;
-		len -= (size_t)n;
-	}
+	if (fd >= 0)
+		(void)write_all(fd, data, len);
 }
 
 static void channel_close(struct channel *ch)
