@@ -244,7 +244,7 @@ static int start(const struct bisect_opts *bo, struct error *err)
 
 static int bisect(struct bisect_opts *bo)
 {
-	const char *reset_args[] = { "bisect", "reset", "-q", NULL };
+	const char *reset_args[] = { "bisect", "reset", NULL };
 	char reset_out[256], run_dir[4096];
 	struct error err;
 	int nr_commits = count_commits(bo, &err), rc;
