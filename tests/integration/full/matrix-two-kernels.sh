@@ -16,7 +16,7 @@ MATRIX
 expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --out "$out"
 cat "$out/summary.txt"
 [ "$(grep -c '^ok [0-9]* 2node\.' "$out/matrix.tap")" = 8 ] || fail "want 8 passing cells in matrix.tap"
-expect_grep '^    # Subtest: mempolicy' "$out/matrix.tap"
+expect_grep '^ +# Subtest: mempolicy' "$out/matrix.tap"
 xmllint --noout "$out/junit.xml" || fail "junit.xml is not well-formed"
 [ "$(grep -c '<testsuite ' "$out/junit.xml")" = 8 ] || fail "want 8 testsuites in junit.xml"
 expect_grep '2node\.stock\.mempolicy\.r2' "$out/summary.txt"
