@@ -300,28 +300,25 @@ static int extract_source(struct build *b, const char *into, struct error *err)
 /*
  * A git work tree already on another commit of the same tree moves to ours
  * in place, so make rebuilds only what the commits changed (the bisect case).
- * The checkout also drops the applied series.  Returns 1 if it is not such a
- * tree or the move failed: unpack afresh.
+ * The checkout also drops the applied series.  Returns 1 if the move failed
+ * (unpack afresh), 0 when done or nothing to move (not git, or on the commit).
  */
 static int move_git_tree(struct build *b, struct error *err)
 {
 	const char *argv[] = { "git", "-C", b->src, "rev-parse", "-q", "--verify", "HEAD", NULL };
 	char head[128] = "";
-	char *series = xprintf("%s/applied/series", b->work);
-	int rc = 1;
+	char *series;
+	int rc;
 
-	if (b->r.source != RECIPE_SOURCE_GIT)
-		goto out;
-	if (proc_capture(argv, head, sizeof(head), err) == 0 &&
-	    !strncmp(head, git_commit(b), strlen(git_commit(b)))) {
-		rc = 0;
-		goto out;
-	}
+	if (b->r.source != RECIPE_SOURCE_GIT ||
+	    (proc_capture(argv, head, sizeof(head), err) == 0 &&
+	     !strncmp(head, git_commit(b), strlen(git_commit(b)))))
+		return 0;
 	fprintf(stderr, "numalab: checking out %s\n", b->source_id);
+	series = xprintf("%s/applied/series", b->work);
 	unlink(series);
-	rc = git_checkout(b, b->src, err) ? 1 : 0;
-out:
 	free(series);
+	rc = git_checkout(b, b->src, err) ? 1 : 0;
 	return rc;
 }
 
@@ -575,7 +572,8 @@ static int configure(struct build *b, struct error *err)
 	int rc = 0;
 
 	recipe_fragments(&b->r, b->root, b->a->arch, &frags);
-	if (!file_exists(done)) {
+	/* An obj/ removed with the source (unpacked again) takes its configuration along. */
+	if (!file_exists(done) || !file_exists(dotconfig)) {
 		strvec_push(&argv, merge);
 		strvec_push(&argv, "-m");
 		strvec_push(&argv, "-O");
