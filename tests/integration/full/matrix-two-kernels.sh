@@ -26,7 +26,7 @@ $NUMALAB compare "$out" "$out" --kernel-a debian --kernel-b stock \
 rc=$?
 cat "$SCRATCH/out"
 [ $rc -le 1 ] || fail "compare exited $rc"
-expect_grep 'emulated' "$SCRATCH/out"
+expect_grep 'EMULATED NUMA' "$SCRATCH/out"
 python3 -m json.tool "$SCRATCH/c.json" >/dev/null || fail "compare's JSON does not parse"
 expect_grep '<svg' "$SCRATCH/c.html"
 expect_grep '^1\.\.[0-9]+' "$SCRATCH/c.tap"
