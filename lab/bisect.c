@@ -33,24 +33,16 @@ struct subtests {
 
 static void count_subtest(struct subtests *s, const char *line)
 {
-	int bad = !strncmp(line, "not ok ", 7), number, used = 0;
-	const char *name, *directive;
+	struct tap_test t;
 
-	if (sscanf(line + (bad ? 7 : 3), "%d %n", &number, &used) != 1 || !used)
+	if (!tap_parse_result(line, &t) || strncmp(t.name, s->t->prefix, strlen(s->t->prefix)))
 		return;
-	name = line + (bad ? 7 : 3) + used;
-	if (strncmp(name, s->t->prefix, strlen(s->t->prefix)))
-		return;
-	directive = strstr(name, " # ");
-	if (directive && (!strncmp(directive + 3, "SKIP", 4) || !strncmp(directive + 3, "TODO", 4)))
-		s->skip++;
-	else if (bad) {
-		if (!s->bad++)
-			snprintf(s->first_bad, sizeof(s->first_bad), "%.*s",
-				 (int)(directive ? directive - name : (long)strlen(name)), name);
-	} else {
+	if (t.status == TAP_OK)
 		s->ok++;
-	}
+	else if (t.status == TAP_SKIP || t.status == TAP_TODO)
+		s->skip++;
+	else if (!s->bad++)
+		snprintf(s->first_bad, sizeof(s->first_bad), "%s", t.name);
 }
 
 static void on_line(void *ctx, const char *line)
