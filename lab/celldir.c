@@ -87,6 +87,8 @@ static void read_exit(const char *dir, struct celldir *c)
 		c->time_s = *v ? strtod(v, NULL) : -1;
 		key_value(buf_str(&b), "watchdog", v, sizeof(v));
 		c->watchdog = !strcmp(v, "yes");
+		key_value(buf_str(&b), "interrupted", v, sizeof(v));
+		c->interrupted = !strcmp(v, "yes");
 	}
 	buf_free(&b);
 }
@@ -159,11 +161,12 @@ int celldir_set_aside(const char *out, const char *id, char *moved_to, size_t ca
 	return error_set(err, "%s: 999 partial attempts of %s already; remove some", partial, id);
 }
 
-int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, struct error *err)
+int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, int interrupted,
+		       struct error *err)
 {
-	char path[4200], text[128];
-	int len = snprintf(text, sizeof(text), "exit: %d\ntime_s: %.1f\nwatchdog: %s\n", code, time_s,
-			   watchdog ? "yes" : "no");
+	char path[4200], text[160];
+	int len = snprintf(text, sizeof(text), "exit: %d\ntime_s: %.1f\nwatchdog: %s\ninterrupted: %s\n",
+			   code, time_s, watchdog ? "yes" : "no", interrupted ? "yes" : "no");
 
 	snprintf(path, sizeof(path), "%s/exit", dir);
 	return write_file_atomic(path, text, (size_t)len, err);

@@ -2,8 +2,9 @@
  * celldir: one matrix cell's directory, OUT/cells/ID/ (docs/matrix.md):
  *
  *   log        the child's stdout and stderr (`numalab run ... --out OUT/cells/ID`)
- *   exit       `exit: N`, `time_s: S`, `watchdog: yes|no`; written once the
- *              child was reaped
+ *   exit       `exit: N`, `time_s: S`, `watchdog: yes|no` (stopped at its
+ *              deadline), `interrupted: yes|no` (stopped because the matrix
+ *              was); written once the child was reaped
  *   RUN-ID/    the run's directory (docs/results.md): state, TOPO.KERNEL/{tap,meta,...}
  *
  * A cell is finished when its run's state is `complete`; a re-run with the
@@ -21,7 +22,8 @@ struct celldir {
 	char run_cell[4096];    /* RUN-ID/TOPO.KERNEL/ of that run (else of any run); "" none */
 	int exit_code;          /* from `exit`; -1 none */
 	double time_s;          /* from `exit`; -1 unknown */
-	int watchdog;           /* the matrix had to stop it */
+	int watchdog;           /* the matrix had to stop it at its deadline */
+	int interrupted;        /* the matrix stopped it when interrupted */
 	char end[32];           /* the run's meta `end:` ("" unknown) */
 	char last_log[256];     /* the log's last non-empty line */
 	struct buf tap;         /* the run's tap file; empty if none */
@@ -35,6 +37,7 @@ void celldir_free(struct celldir *c);
 int celldir_set_aside(const char *out, const char *id, char *moved_to, size_t cap,
 		      struct error *err);
 
-int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, struct error *err);
+int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, int interrupted,
+		       struct error *err);
 
 #endif

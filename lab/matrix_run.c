@@ -444,6 +444,28 @@ static void print_log(const struct mcell *c, const char *log)
 	buf_free(&b);
 }
 
+/*
+ * A cell's verdict from its directory.  Not run, or stopped because the
+ * matrix was interrupted, is an ERROR that says so (the next run with the
+ * same --out runs it again); otherwise the run's exit code and TAP decide.
+ */
+static enum cell_status judge_cell(const struct mcell *c, const struct celldir *cd, char *reason,
+				   size_t cap)
+{
+	if (c->not_run[0] || (!cd->finished && cd->exit_code < 0)) {
+		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : vm_interrupted() ?
+			 "the matrix was interrupted" : "no result");
+		return CELL_ERROR;
+	}
+	if (!cd->finished && (cd->interrupted || !strcmp(cd->end, "interrupted") || cd->exit_code < 2)) {
+		snprintf(reason, cap, "interrupted: the run did not complete%s",
+			 cd->exit_code > 128 ? " (it did not stop on SIGTERM and was killed)" : "");
+		return CELL_ERROR;
+	}
+	return report_classify(cd->exit_code, cd->watchdog, cd->end, buf_str((struct buf *)&cd->tap),
+			       cd->tap.len, cd->last_log, reason, cap);
+}
+
 static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
 {
 	struct mrun *r = ctx;
@@ -465,11 +487,10 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 		fflush(stdout);
 		return;
 	}
-	if (celldir_write_exit(c->dir, end->code, end->elapsed_s, end->timed_out, &err))
+	if (celldir_write_exit(c->dir, end->code, end->elapsed_s, end->timed_out, end->interrupted, &err))
 		fprintf(stderr, "numalab matrix: %s\n", err.msg);
 	celldir_load(c->dir, &cd);
-	st = report_classify(end->code, end->timed_out, cd.end, buf_str(&cd.tap), cd.tap.len,
-			     cd.last_log, reason, sizeof(reason));
+	st = judge_cell(c, &cd, reason, sizeof(reason));
 	report_count(&(struct report_cell){ .id = c->c.id, .status = st, .reason = reason,
 					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
 	if (!r->quiet)
@@ -565,22 +586,9 @@ static int write_reports(struct mrun *r, const char *title)
 		rc[i].time_s = l->cd.time_s;
 		snprintf(l->dir, sizeof(l->dir), "%s", l->cd.run_cell[0] ? l->cd.run_cell : c->dir);
 		rc[i].dir = l->dir;
-		if (c->not_run[0] || (!l->cd.finished && l->cd.exit_code < 0)) {
-			snprintf(l->reason, sizeof(l->reason), "not run: %s",
-				 c->not_run[0] ? c->not_run : vm_interrupted() ? "the matrix was interrupted"
-									 : "no result");
-			rc[i].status = CELL_ERROR;
-		} else if (!l->cd.finished && l->cd.exit_code < 2) {
-			snprintf(l->reason, sizeof(l->reason), "interrupted: the run did not complete");
-			rc[i].tap = buf_str(&l->cd.tap);
-			rc[i].tap_len = l->cd.tap.len;
-			rc[i].status = CELL_ERROR;
-		} else {
-			rc[i].tap = buf_str(&l->cd.tap);
-			rc[i].tap_len = l->cd.tap.len;
-			rc[i].status = report_classify(l->cd.exit_code, l->cd.watchdog, l->cd.end, rc[i].tap,
-						       rc[i].tap_len, l->cd.last_log, l->reason, sizeof(l->reason));
-		}
+		rc[i].status = judge_cell(c, &l->cd, l->reason, sizeof(l->reason));
+		rc[i].tap = buf_str(&l->cd.tap);
+		rc[i].tap_len = l->cd.tap.len;
 		failed |= rc[i].status == CELL_FAIL;
 		harness |= rc[i].status == CELL_TIMEOUT || rc[i].status == CELL_ERROR;
 	}

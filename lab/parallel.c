@@ -16,12 +16,12 @@ struct slot {
 	struct proc proc;
 	struct parallel_task task;
 	double start, term_at, kill_at;   /* 0: not due */
-	int timed_out;
+	int timed_out, interrupted;
 };
 
 static void finish(const struct parallel *pp, struct slot *s, int code, const struct error *err)
 {
-	struct parallel_end end = { code, s->timed_out, now_s() - s->start, err };
+	struct parallel_end end = { code, s->timed_out, s->interrupted, now_s() - s->start, err };
 
 	pp->finished(pp->ctx, &s->task, &end);
 	strvec_clear(&s->task.argv);
@@ -37,7 +37,7 @@ static void start(const struct parallel *pp, struct slot *s)
 	s->start = now_s();
 	s->term_at = s->task.timeout_s > 0 ? s->start + s->task.timeout_s : 0;
 	s->kill_at = 0;
-	s->timed_out = 0;
+	s->timed_out = s->interrupted = 0;
 	if (fd < 0) {
 		error_set(&err, "cannot write %s: %s", s->task.log, strerror(errno));
 		finish(pp, s, -1, &err);
@@ -45,6 +45,8 @@ static void start(const struct parallel *pp, struct slot *s)
 	}
 	proc_init(&s->proc, strvec_argv(&s->task.argv));
 	s->proc.out = s->proc.err = fd;
+	/* The signal handler's proc_kill_all(): the child records that it was interrupted. */
+	s->proc.interrupt_signal = SIGTERM;
 	if (proc_start(&s->proc, &err)) {
 		close(fd);
 		finish(pp, s, -1, &err);
@@ -81,6 +83,7 @@ static int tend(const struct parallel *pp, struct slot *slots, int interrupted)
 		running++;
 		if (s->term_at && now >= s->term_at)
 			s->timed_out = 1;
+		s->interrupted |= interrupted && !s->timed_out;
 		if (interrupted || s->timed_out)
 			stop(pp, s, now);
 		if (s->kill_at && now >= s->kill_at)

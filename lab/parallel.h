@@ -16,8 +16,10 @@
  *    SIGKILL after grace_s; finished() sees timed_out.
  *  - When interrupted() turns non-zero (a signal arrived), no new task
  *    starts, every running child gets SIGTERM (so it can record that it
- *    was interrupted), then SIGKILL after grace_s.  Every child is reaped
- *    before parallel_run() returns.
+ *    was interrupted; proc_kill_all() from the caller's signal handler
+ *    sends it SIGTERM too, not SIGKILL), then SIGKILL after grace_s;
+ *    finished() sees interrupted.  Every child is reaped before
+ *    parallel_run() returns.
  */
 #ifndef LAB_PARALLEL_H
 #define LAB_PARALLEL_H
@@ -37,6 +39,7 @@ struct parallel_task {
 struct parallel_end {
 	int code;               /* as proc_wait(); -1: could not start (err) */
 	int timed_out;
+	int interrupted;        /* stopped because the run was interrupted */
 	double elapsed_s;
 	const struct error *err;
 };

@@ -13,14 +13,16 @@
 
 extern char **environ;
 
-/* Live children, for proc_kill_all() from a signal handler. */
+/* Live children and what proc_kill_all() sends them, for a signal handler. */
 #define MAX_LIVE 64
 static volatile pid_t live[MAX_LIVE];
+static volatile int live_sig[MAX_LIVE];
 
-static void live_add(pid_t pid)
+static void live_add(pid_t pid, int sig)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (!live[i]) {
+			live_sig[i] = sig;
 			live[i] = pid;
 			return;
 		}
@@ -37,7 +39,7 @@ void proc_kill_all(void)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live[i] > 0)
-			kill(-live[i], SIGKILL);
+			kill(-live[i], live_sig[i]);
 }
 
 void proc_init(struct proc *p, const char **argv)
@@ -121,7 +123,7 @@ int proc_start(struct proc *p, struct error *err)
 		child_exec(p, errpipe[1], parent);
 	/* Also from the parent, so the group exists before we may signal it. */
 	setpgid(p->pid, p->pid);
-	live_add(p->pid);
+	live_add(p->pid, p->interrupt_signal ? p->interrupt_signal : SIGKILL);
 	close(errpipe[1]);
 	do
 		n = read(errpipe[0], &child_errno, sizeof(child_errno));

@@ -11,7 +11,9 @@
  *  - Every started child must be passed to proc_wait() (or proc_kill() then
  *    proc_wait()); proc_wait() reaps it.
  *  - All started children are registered so proc_kill_all() (called from
- *    signal handling) can stop them.
+ *    signal handling) can stop them: SIGKILL, or interrupt_signal for a child
+ *    that records its own interruption (a `numalab run` cell); whoever set
+ *    it SIGKILLs the child later if it does not end.
  */
 #ifndef LAB_PROC_H
 #define LAB_PROC_H
@@ -26,6 +28,7 @@ struct proc {
 	int in, out, err;      /* fds for the child's 0/1/2; -1: /dev/null */
 	const int *keep_fds;   /* further fds passed to the child as they are */
 	int nr_keep_fds;
+	int interrupt_signal;  /* what proc_kill_all() sends; 0: SIGKILL */
 	pid_t pid;             /* set by proc_start */
 };
 
@@ -53,7 +56,10 @@ void proc_signal(struct proc *p, int sig);
  */
 int proc_poll(struct proc *p, int *code);
 
-/* SIGKILL every started, not yet reaped child's process group. Async-signal-safe. */
+/*
+ * Signal every started, not yet reaped child's process group (SIGKILL or its
+ * interrupt_signal).  Async-signal-safe.
+ */
 void proc_kill_all(void);
 
 /*

@@ -55,6 +55,13 @@ finished >"$SCRATCH/done1"
 n1=$(wc -l <"$SCRATCH/done1")
 [ "$n1" -ge 1 ] && [ "$n1" -lt 3 ] || fail "after SIGINT $n1 cells finished, want 1 or 2"
 expect_grep "^not ok [0-9] .* # ERROR (not run|interrupted)" "$out/matrix.tap"
+# Two cells started together: with one finished, the other was running. It
+# got SIGTERM (not SIGKILL), so its own run recorded the interruption.
+if [ "$n1" = 1 ]; then
+	expect_grep "^not ok [0-9] .* # ERROR interrupted: the run did not complete$" "$out/matrix.tap"
+	grep -q '^interrupted$' "$out"/cells/*/*/state || fail "no cell's run recorded that it was interrupted"
+	grep -q '^interrupted: yes$' "$out"/cells/*/exit || fail "no cell's exit file says it was interrupted"
+fi
 
 expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --out "$out"
 expect_grep "resuming $out: $n1 of 3 cells already finished \\(kept\\)" "$SCRATCH/out"

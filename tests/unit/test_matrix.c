@@ -6,6 +6,7 @@
  */
 #include "matrix.h"
 #include "parallel.h"
+#include "proc.h"
 #include "report.h"
 #include "tap.h"
 #include "unit.h"
@@ -547,9 +548,65 @@ UNIT_TEST(parallel_runs_reaps_and_times_out)
 	CHECK_INT(s.codes[4], 7);
 }
 
+/* A signal handler's proc_kill_all() lets a parallel child record its interruption. */
+static const char *interrupt_log;
+static int interrupt_code = -2, interrupt_seen;
+
+static int next_trapping_task(void *ctx, struct parallel_task *t)
+{
+	int *started = ctx;
+
+	if ((*started)++)
+		return PARALLEL_DONE;
+	strvec_push(&t->argv, "/bin/sh");
+	strvec_push(&t->argv, "-c");
+	strvec_push(&t->argv, "trap 'exit 42' TERM; echo ready; while :; do sleep 0.1; done");
+	snprintf(t->log, sizeof(t->log), "%s", interrupt_log);
+	return PARALLEL_START;
+}
+
+static void trapping_done(void *ctx, struct parallel_task *t, const struct parallel_end *e)
+{
+	(void)ctx;
+	(void)t;
+	interrupt_code = e->code;
+	interrupt_seen = e->interrupted;
+}
+
+/* "A signal arrived" once the child's trap is set: what vm.c's handler does. */
+static int interrupt_when_ready(void)
+{
+	static int fired;
+	FILE *f = fired ? NULL : fopen(interrupt_log, "r");
+	char line[16] = "";
+
+	if (f) {
+		if (fgets(line, sizeof(line), f) && !strcmp(line, "ready\n")) {
+			proc_kill_all();
+			fired = 1;
+		}
+		fclose(f);
+	}
+	return fired;
+}
+
+UNIT_TEST(parallel_interrupt_lets_children_record_it)
+{
+	char log[128];
+	int started = 0;
+	struct parallel pp = { 1, 10, next_trapping_task, trapping_done, interrupt_when_ready, &started };
+
+	snprintf(log, sizeof(log), "/tmp/numalab-unit-interrupt.%d", (int)getpid());
+	interrupt_log = log;
+	CHECK_INT(parallel_run(&pp), 1);
+	CHECK_INT(interrupt_code, 42);   /* SIGTERM, trapped; SIGKILL would be 137 */
+	CHECK_INT(interrupt_seen, 1);
+	unlink(log);
+}
+
 UNIT_MAIN(UNIT_CASE(expansion_order_and_ids), UNIT_CASE(exclude_repeat_timeout_last_match_wins),
 	  UNIT_CASE(parse_errors_name_file_and_line), UNIT_CASE(hostile_input_is_rejected_cleanly),
 	  UNIT_CASE(hosts_parse), UNIT_CASE(shards_partition_the_cells), UNIT_CASE(shard_option),
 	  UNIT_CASE(shipped_matrices), UNIT_CASE(cell_verdicts), UNIT_CASE(merged_tap_confines_hostile_cell_tap),
 	  UNIT_CASE(mutated_input_never_crashes), UNIT_CASE(xml_escaping), UNIT_CASE(junit_lists_tests_and_harness_errors), UNIT_CASE(summary_table),
-	  UNIT_CASE(parallel_runs_reaps_and_times_out))
+	  UNIT_CASE(parallel_runs_reaps_and_times_out), UNIT_CASE(parallel_interrupt_lets_children_record_it))
