@@ -18,6 +18,45 @@
 #define DISK_KEY_FORMAT "numalab-disk 1"
 #define DONE_LINE "# numalab: done"
 
+/* Every regular file of dir (not dot files), sorted by name, into names. */
+static int dir_regular_files(const char *dir, struct strvec *names, struct error *err)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+
+	if (n < 0)
+		return error_set(err, "cannot read %s: %s; run `make`", dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		char *path = xprintf("%s/%s", dir, ents[i]->d_name);
+		struct stat st;
+
+		if (ents[i]->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode))
+			strvec_push(names, ents[i]->d_name);
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+/* The sha256 of each regular file of dir, in name order, into h. */
+static int hash_dir(const char *dir, struct sha256 *h, struct error *err)
+{
+	struct strvec names = STRVEC_INIT;
+	int rc = dir_regular_files(dir, &names, err);
+
+	for (size_t i = 0; !rc && i < names.nr; i++) {
+		char *src = xprintf("%s/%s", dir, names.items[i]);
+		char hex[65];
+
+		if (!(rc = sha256_file(src, hex, err)))
+			sha256_update(h, hex, sizeof(hex));
+		free(src);
+	}
+	strvec_clear(&names);
+	return rc;
+}
+
 #ifndef NUMALAB_NO_GUESTFS
 /* ---- libguestfs sessions: one launch each ---- */
 
@@ -79,43 +118,23 @@ static int put_data(guestfs_h *g, const char *dest, const char *data, size_t len
 	return 0;
 }
 
-static int regular_file(const char *dir, const struct dirent *e)
+/* Every regular file of dir, sorted, as dest_dir/NAME with mode. */
+static int put_dir(guestfs_h *g, const char *dir, const char *dest_dir, int mode, struct error *err)
 {
-	char *path = xprintf("%s/%s", dir, e->d_name);
-	struct stat st;
-	int ok = e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode);
+	struct strvec names = STRVEC_INIT;
+	int rc = dir_regular_files(dir, &names, err);
 
-	free(path);
-	return ok;
-}
-
-/* Every regular file of dir, sorted, as dest_dir/NAME with mode; h hashes them when set. */
-static int put_dir(guestfs_h *g, const char *dir, const char *dest_dir, int mode, struct sha256 *h,
-		   struct error *err)
-{
-	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort), rc = 0;
-
-	if (n < 0)
-		return error_set(err, "cannot read %s: %s; run `make`", dir, strerror(errno));
-	if (g && guestfs_mkdir_p(g, dest_dir))
+	if (!rc && guestfs_mkdir_p(g, dest_dir))
 		rc = gfs_error(g, dest_dir, err);
-	for (int i = 0; i < n; i++) {
-		char *src = xprintf("%s/%s", dir, names[i]->d_name);
-		char *dest = xprintf("%s/%s", dest_dir, names[i]->d_name);
-		char hex[65];
+	for (size_t i = 0; !rc && i < names.nr; i++) {
+		char *src = xprintf("%s/%s", dir, names.items[i]);
+		char *dest = xprintf("%s/%s", dest_dir, names.items[i]);
 
-		if (!rc && regular_file(dir, names[i])) {
-			if (h && !(rc = sha256_file(src, hex, err)))
-				sha256_update(h, hex, sizeof(hex));
-			if (!rc && g)
-				rc = put_file(g, src, dest, mode, err);
-		}
+		rc = put_file(g, src, dest, mode, err);
 		free(src);
 		free(dest);
-		free(names[i]);
 	}
-	free(names);
+	strvec_clear(&names);
 	return rc;
 }
 
@@ -130,7 +149,7 @@ static int put_lab(guestfs_h *g, const char *guest_dir, const struct run_part *r
 	if (guestfs_mkdir_p(g, "/lab/results") || guestfs_rm_f(g, DISK_RESULTS_TAP))
 		rc = gfs_error(g, "/lab/results", err);
 	if (!rc)
-		rc = put_file(g, init, "/lab/init", 0755, err) || put_dir(g, tests, "/lab/tests", 0755, NULL, err);
+		rc = put_file(g, init, "/lab/init", 0755, err) || put_dir(g, tests, "/lab/tests", 0755, err);
 	if (!rc && run) {
 		image_plan(run, &plan);
 		rc = put_file(g, run->topo->path, "/lab/topology", 0644, err) ||
@@ -139,7 +158,7 @@ static int put_lab(guestfs_h *g, const char *guest_dir, const struct run_part *r
 	if (!rc && run && run->kselftest && *run->kselftest) {
 		char *mm = xprintf("%s/mm", run->kselftest);
 
-		rc = put_dir(g, mm, "/lab/kselftest/mm", 0755, NULL, err);
+		rc = put_dir(g, mm, "/lab/kselftest/mm", 0755, err);
 		free(mm);
 	}
 	if (!rc && run && run->guest_file) {
@@ -282,7 +301,7 @@ int disk_build(const struct disk_desc *d, const char *guest_dir, int tcg, char *
 	sha256_init(&h);
 	sha256_update(&h, key.data, key.len);
 	sha256_update(&h, &d->size_bytes, sizeof(d->size_bytes));
-	rc = sha256_file(init, hex, err) || put_dir(NULL, tests, "/lab/tests", 0, &h, err);
+	rc = sha256_file(init, hex, err) || hash_dir(tests, &h, err);
 	sha256_update(&h, hex, sizeof(hex));
 	key_hex(&h, hex);
 	snprintf(out, cap, "%s/%s-%.16s.qcow2", dir, d->name, hex);
