@@ -269,6 +269,13 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	return rc;
 }
 
+const char *vm_kvm_device(void)
+{
+	const char *dev = getenv("NUMALAB_KVM_DEVICE");
+
+	return dev && *dev ? dev : "/dev/kvm";
+}
+
 struct probe_ctx {
 	char seen[256];
 	size_t len;
@@ -294,10 +301,11 @@ enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *w
 	struct vm_result res;
 	struct error err;
 	char cmdline[1024];
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	const char *dev = vm_kvm_device();
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(why, cap, "tcg: /dev/kvm: %s", strerror(errno));
+		snprintf(why, cap, "tcg: %s: %s", dev, strerror(errno));
 		return VM_ACCEL_TCG;
 	}
 	close(fd);

@@ -70,6 +70,12 @@ void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap);
 
 /*
+ * The KVM device the probe opens: $NUMALAB_KVM_DEVICE, else /dev/kvm (tests
+ * hide KVM with NUMALAB_KVM_DEVICE=/nonexistent).
+ */
+const char *vm_kvm_device(void);
+
+/*
  * Install SIGINT/SIGTERM/SIGHUP handlers: every child (proc.h) is killed at
  * once, and vm_run() ends its guest as VM_INTERRUPTED.
  */
