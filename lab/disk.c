@@ -1,11 +1,12 @@
 #include "disk.h"
 #include "proc.h"
+#include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
-#ifndef NUMALAB_NO_GUESTFS
+#if NUMALAB_HAVE_GUESTFS
 #include <guestfs.h>
 #endif
 #include <stdio.h>
@@ -57,7 +58,7 @@ static int hash_dir(const char *dir, struct sha256 *h, struct error *err)
 	return rc;
 }
 
-#ifndef NUMALAB_NO_GUESTFS
+#if NUMALAB_HAVE_GUESTFS
 /* ---- libguestfs sessions: one launch each ---- */
 
 static int gfs_error(guestfs_h *g, const char *what, struct error *err)
@@ -247,7 +248,7 @@ static int create_qcow2(const char *path, const char *backing, uint64_t size, co
 	return proc_run_logged("qemu-img create", backing ? overlay : plain, NULL, NULL, log, err);
 }
 
-#ifndef NUMALAB_NO_GUESTFS
+#if NUMALAB_HAVE_GUESTFS
 /* One launch: partition, ext4, the root tar, /lab. */
 static int fill_image(const char *path, const char *rootfs_tar, const char *guest_dir, int tcg,
 		      struct error *err)
@@ -353,7 +354,7 @@ int disk_is_qcow2(const char *path)
 
 /* ---- a run's overlay ---- */
 
-#ifndef NUMALAB_NO_GUESTFS
+#if NUMALAB_HAVE_GUESTFS
 
 /* The only ext2/3/4 filesystem, else what inspection calls the OS root. */
 static int find_root(guestfs_h *g, const char *base, struct disk_root *root, struct error *err)

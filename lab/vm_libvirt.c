@@ -1,7 +1,8 @@
 #include "vm_libvirt.h"
 #include "results.h"
+#include "config.h"
 
-#ifdef NUMALAB_NO_LIBVIRT
+#if !NUMALAB_HAVE_LIBVIRT
 /* Built before `make setup` installed libvirt-dev (setup needs numalab first). */
 static int not_built(struct error *err)
 {
@@ -14,6 +15,28 @@ int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err)
 	(void)uri;
 	*out = NULL;
 	return not_built(err);
+}
+
+/*
+ * The daemon drops a client that answers no keepalive for ~30 s, and nothing
+ * turns our event loop between the connection and the guest (the KVM probe,
+ * a kernel build, libguestfs).  Ask the daemon something; connect again if the
+ * connection is gone.
+ */
+static int reconnect_if_lost(struct vm_libvirt *lv, struct error *err)
+{
+	unsigned long version;
+	virConnectPtr fresh;
+
+	if (virConnectIsAlive(lv->conn) == 1 && !virConnectGetLibVersion(lv->conn, &version))
+		return 0;
+	fresh = virConnectOpen(lv->asked_uri[0] ? lv->asked_uri : NULL);
+	if (!fresh)
+		return error_set(err, "libvirt at %s: the connection was lost and cannot be opened again: %s",
+				 lv->uri, last_error());
+	virConnectClose(lv->conn);
+	lv->conn = fresh;
+	return 0;
 }
 
 void vm_libvirt_close(struct vm_libvirt *lv)
@@ -62,6 +85,7 @@ void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, stru
 
 struct vm_libvirt {
 	virConnectPtr conn;
+	char asked_uri[512];   /* as given ("" = the default), to connect again */
 	char uri[512];
 	char versions[160];
 	struct libvirt_host_map host;
@@ -119,11 +143,34 @@ int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err)
 		free(lv);
 		return -1;
 	}
+	snprintf(lv->asked_uri, sizeof(lv->asked_uri), "%s", uri ? uri : "");
 	got = virConnectGetURI(lv->conn);
 	snprintf(lv->uri, sizeof(lv->uri), "%s", got ? got : uri ? uri : "?");
 	free(got);
 	note_versions(lv);
 	*out = lv;
+	return 0;
+}
+
+/*
+ * The daemon drops a client that answers no keepalive for ~30 s, and nothing
+ * turns our event loop between the connection and the guest (the KVM probe,
+ * a kernel build, libguestfs).  Ask the daemon something; connect again if the
+ * connection is gone.
+ */
+static int reconnect_if_lost(struct vm_libvirt *lv, struct error *err)
+{
+	unsigned long version;
+	virConnectPtr fresh;
+
+	if (virConnectIsAlive(lv->conn) == 1 && !virConnectGetLibVersion(lv->conn, &version))
+		return 0;
+	fresh = virConnectOpen(lv->asked_uri[0] ? lv->asked_uri : NULL);
+	if (!fresh)
+		return error_set(err, "libvirt at %s: the connection was lost and cannot be opened again: %s",
+				 lv->uri, last_error());
+	virConnectClose(lv->conn);
+	lv->conn = fresh;
 	return 0;
 }
 
@@ -457,7 +504,7 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	snprintf(con_path, sizeof(con_path), "%s/console", dir);
 	snprintf(tap_path, sizeof(tap_path), "%s/tap", dir);
 	snprintf(name, sizeof(name), "numalab-%.60s-%ld", spec->topo->name, (long)getpid());
-	rc = libvirt_domain_xml(spec, &d, &xml, err);
+	rc = reconnect_if_lost(lv, err) || libvirt_domain_xml(spec, &d, &xml, err);
 	if (!rc)
 		rc = write_file_atomic(xml_path, xml.data, xml.len, err);
 	if (argv_out) {
