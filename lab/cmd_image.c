@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROBE_DEADLINE_S 60
 
 static const char help[] =
 	"usage: numalab image build NAME|FILE [--out FILE] [--accel auto|tcg|kvm]\n"
@@ -51,7 +50,7 @@ static int appliance_tcg(const char *accel, struct error *err)
 	}
 	spec = (struct vm_spec){ .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
 				 .kernel = p->kernel.path, .initrd = p->base };
-	tcg = vm_probe_accel(&spec, PROBE_DEADLINE_S, why, sizeof(why)) == VM_ACCEL_TCG;
+	tcg = vm_probe_accel(&spec, why, sizeof(why)) == VM_ACCEL_TCG;
 	fprintf(stderr, "numalab image: libguestfs under %s\n", why);
 	run_inputs_free(p);
 	return tcg;

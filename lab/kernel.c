@@ -213,7 +213,11 @@ static int check_image(const char *path, const char *arch, struct error *err)
 	n = read(fd, head, sizeof(head));
 	close(fd);
 	got = image_arch(head, n > 0 ? (size_t)n : 0);
-	if (got && strcmp(got, arch))
+	if (!got)
+		return error_set(err, "%s is not a kernel image: it has no bzImage (HdrS), ELF or PE/EFI "
+				 "header; give a kernel image (arch/x86/boot/bzImage, vmlinuz, vmlinux.efi), "
+				 "a recipe or a name from " KERNEL_LOCK_FILE, path);
+	if (strcmp(got, arch))
 		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
 				 path, got, arch, arch);
 	return 0;

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROBE_DEADLINE_S 60
 #if defined(__loongarch__)
 #define HOST_ARCH TOPO_ARCH_LOONGARCH64
 #else
@@ -136,7 +135,7 @@ static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec
 			 topo_arch_name(HOST_ARCH));
 		return VM_ACCEL_TCG;
 	}
-	return vm_probe_accel(spec, PROBE_DEADLINE_S, why, cap);
+	return vm_probe_accel(spec, why, cap);
 }
 
 /*
@@ -169,10 +168,13 @@ static void firmware_reason(const struct console_scan *scan, char *out, size_t c
 	}
 }
 
-/* "qemu killed by signal 9" / "qemu exited with status 1". */
+/* "qemu killed by signal 9" / "qemu exited with status 1" / KVM's failure. */
 static void qemu_failure(const struct vm_result *vm, char *out, size_t cap)
 {
-	if (vm->qemu_status > 128)
+	if (vm->kvm_error[0])
+		snprintf(out, cap, "KVM cannot run this guest here (qemu: %s); use --accel tcg or auto",
+			 vm->kvm_error);
+	else if (vm->qemu_status > 128)
 		snprintf(out, cap, "qemu killed by signal %d (not by numalab)", vm->qemu_status - 128);
 	else
 		snprintf(out, cap, "qemu exited with status %d", vm->qemu_status);
@@ -309,7 +311,8 @@ static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_
 {
 	int con = open_in(out->cell_dir, "console.log", O_WRONLY | O_TRUNC);
 	int qlog = open_in(out->cell_dir, "qemu.log", O_WRONLY | O_TRUNC);
-	struct vm_io io = { con, qlog, on_tap_bytes, on_progress, c };
+	struct vm_io io = { .console_fd = con, .qemu_log_fd = qlog, .on_tap = on_tap_bytes,
+			   .on_progress = on_progress, .ctx = c };
 	char xml[4200];
 	int rc;
 
@@ -558,7 +561,7 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		snprintf(out_root, sizeof(out_root), "%s", o->out);
 	else if (rc == EXIT_PASS && !getcwd(cwd, sizeof(cwd)))
 		rc = (error_set(err, "getcwd: %s", strerror(errno)), EXIT_HARNESS);
-	else
+	else if (rc == EXIT_PASS)
 		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
 	if (rc == EXIT_PASS)
 		rc = libvirt_connect(o, &p->topo, &lv, err);

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,24 +50,71 @@ int vm_interrupted(void)
 const char *vm_end_name(enum vm_end end)
 {
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed",
+		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed", "stopped",
 	};
 
 	return names[end];
 }
 
+enum stream_kind { STREAM_CONSOLE, STREAM_TAP, STREAM_QEMU_STDERR };
+
 struct stream {
 	int fd;                  /* our end; -1 once closed */
-	int is_tap;
+	enum stream_kind kind;
 };
 
 struct session {
 	const struct vm_io *io;
 	struct vm_result *res;
-	struct stream console, tap;
+	struct stream console, tap, qemu_err;
 	double start;
 	double firmware_deadline;  /* 0: no firmware to watch */
+	int watch_kvm;             /* QEMU runs with -accel kvm: read its stderr for KVM's failure */
+	char err_tail[512];        /* QEMU's stderr not yet matched (a line may span reads) */
+	size_t err_len;
 };
+
+/*
+ * What QEMU prints when KVM cannot run the guest: it then hangs with the vCPU
+ * paused (a paravirtual KVM such as kvm_pvm), so waiting is pointless.
+ */
+static const char *const kvm_fatal[] = {
+	"KVM internal error", "emulation failure", "failed to set MSR", NULL,
+};
+
+/* Look for kvm_fatal in QEMU's stderr; the first match lands in res->kvm_error. */
+static void scan_qemu_stderr(struct session *s, const char *data, size_t len)
+{
+	size_t keep = sizeof(s->err_tail) - 1;
+
+	if (!s->watch_kvm || s->res->kvm_error[0])
+		return;
+	while (len) {
+		size_t room = keep - s->err_len, n = len < room ? len : room;
+
+		memcpy(s->err_tail + s->err_len, data, n);
+		s->err_len += n;
+		s->err_tail[s->err_len] = '\0';
+		data += n;
+		len -= n;
+		for (int i = 0; kvm_fatal[i]; i++) {
+			char *hit = strstr(s->err_tail, kvm_fatal[i]), *line = hit;
+
+			if (!hit)
+				continue;
+			while (line > s->err_tail && line[-1] != '\n')
+				line--;
+			snprintf(s->res->kvm_error, sizeof(s->res->kvm_error), "%.*s",
+				 (int)strcspn(line, "\r\n"), line);
+			return;
+		}
+		/* Keep the last partial line's worth for a match across reads. */
+		if (s->err_len > keep / 2) {
+			memmove(s->err_tail, s->err_tail + s->err_len - keep / 4, keep / 4);
+			s->err_len = keep / 4;
+		}
+	}
+}
 
 /* A guest's bytes to fd (-1: dropped); a full disk must not stop the guest's streams. */
 static void write_all_fd(int fd, const char *data, size_t len)
@@ -90,14 +139,22 @@ static int pump(struct session *s, struct stream *st)
 		st->fd = -1;
 		return -1;
 	}
-	if (st->is_tap) {
-		s->res->last_tap_s = now_s() - s->start;
+	switch (st->kind) {
+	case STREAM_TAP:
+		s->res->last_output_s = s->res->last_tap_s = now_s() - s->start;
 		if (s->res->first_tap_s < 0)
 			s->res->first_tap_s = s->res->last_tap_s;
 		s->io->on_tap(s->io->ctx, chunk, (size_t)n);
-	} else {
+		break;
+	case STREAM_CONSOLE:
+		s->res->last_output_s = now_s() - s->start;
 		write_all_fd(s->io->console_fd, chunk, (size_t)n);
 		console_scan_feed(&s->res->scan, chunk, (size_t)n);
+		break;
+	case STREAM_QEMU_STDERR:
+		write_all_fd(s->io->qemu_log_fd, chunk, (size_t)n);
+		scan_qemu_stderr(s, chunk, (size_t)n);
+		break;
 	}
 	return 1;
 }
@@ -107,6 +164,8 @@ static void drain(struct session *s)
 	while (pump(s, &s->console) > 0)
 		;
 	while (pump(s, &s->tap) > 0)
+		;
+	while (pump(s, &s->qemu_err) > 0)
 		;
 }
 
@@ -145,8 +204,9 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	enum vm_end end = VM_POWEROFF;
 
 	for (;;) {
-		struct pollfd fds[3] = {
-			{ s->console.fd, POLLIN, 0 }, { s->tap.fd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
+		struct pollfd fds[4] = {
+			{ s->console.fd, POLLIN, 0 }, { s->tap.fd, POLLIN, 0 }, { s->qemu_err.fd, POLLIN, 0 },
+			{ pidfd, POLLIN, 0 },
 		};
 		double limit = crash_deadline ? crash_deadline : deadline;
 		int wait_ms = (int)((limit - now_s()) * 1000) + 1;
@@ -157,7 +217,7 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 		}
 		if (wait_ms <= 0 || wait_ms > 1000)
 			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
-		if (poll(fds, pidfd >= 0 ? 3 : 2, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, pidfd >= 0 ? 4 : 3, wait_ms) < 0 && errno != EINTR)
 			break;
 		if (now_s() >= last_tick + 1) {
 			last_tick = now_s();
@@ -167,7 +227,18 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			pump(s, &s->console);
 		if (fds[1].revents)
 			pump(s, &s->tap);
-		if (pidfd >= 0 && fds[2].revents)
+		if (fds[2].revents)
+			pump(s, &s->qemu_err);
+		if (s->res->kvm_error[0]) {
+			end = VM_QEMU_FAILED;
+			progress(s->io, "KVM cannot run this guest");
+			break;
+		}
+		if (s->io->stop && s->io->stop(s->io->ctx, now_s() - s->start, s->res)) {
+			end = VM_STOPPED;
+			break;
+		}
+		if (pidfd >= 0 && fds[3].revents)
 			break;   /* QEMU exited */
 		if (pidfd < 0 && kill(qemu->pid, 0) && errno == ESRCH)
 			break;
@@ -214,11 +285,11 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	struct vm_spec spec = *spec_in;
 	struct strvec argv = STRVEC_INIT;
 	struct session s = { .io = io, .res = res };
-	int con[2], tap[2], keep[2];
+	int con[2], tap[2], qerr[2] = { -1, -1 }, keep[2];
 	struct proc qemu;
 
 	memset(res, 0, sizeof(*res));
-	res->first_tap_s = res->last_tap_s = -1;
+	res->first_tap_s = res->last_tap_s = res->last_output_s = -1;
 	console_scan_init(&res->scan);
 	if (make_channel(con, err))
 		return -1;
@@ -227,15 +298,23 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		close(con[1]);
 		return -1;
 	}
+	/* QEMU's stderr through us (to the log): it says at once when KVM fails. */
+	if (pipe2(qerr, O_CLOEXEC) == 0)
+		fcntl(qerr[0], F_SETFL, O_NONBLOCK);
+	else
+		qerr[0] = qerr[1] = -1;
 	spec.console_fd = keep[0] = con[1];
 	spec.tap_fd = keep[1] = tap[1];
 	vm_build_argv(&spec, &argv);
 	proc_init(&qemu, strvec_argv(&argv));
-	qemu.out = qemu.err = io->qemu_log_fd;
+	qemu.out = io->qemu_log_fd;
+	qemu.err = qerr[1] >= 0 ? qerr[1] : io->qemu_log_fd;
 	qemu.keep_fds = keep;
 	qemu.nr_keep_fds = 2;
-	s.console = (struct stream){ con[0], 0 };
-	s.tap = (struct stream){ tap[0], 1 };
+	s.console = (struct stream){ con[0], STREAM_CONSOLE };
+	s.tap = (struct stream){ tap[0], STREAM_TAP };
+	s.qemu_err = (struct stream){ qerr[0], STREAM_QEMU_STDERR };
+	s.watch_kvm = spec.accel == VM_ACCEL_KVM;
 	s.start = now_s();
 	if (spec.firmware)
 		s.firmware_deadline = s.start + (timeout_s < VM_FIRMWARE_DEADLINE_S ? timeout_s
@@ -245,6 +324,8 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 
 	close(con[1]);
 	close(tap[1]);
+	if (qerr[1] >= 0)
+		close(qerr[1]);
 	if (!rc) {
 		res->end = supervise(&s, &qemu, timeout_s);
 		proc_kill(&qemu);
@@ -262,6 +343,8 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		close(s.console.fd);
 	if (s.tap.fd >= 0)
 		close(s.tap.fd);
+	if (s.qemu_err.fd >= 0)
+		close(s.qemu_err.fd);
 	if (argv_out)
 		for (size_t i = 0; i < argv.nr; i++)
 			strvec_push(argv_out, argv.items[i]);
@@ -275,6 +358,19 @@ const char *vm_kvm_device(void)
 
 	return dev && *dev ? dev : "/dev/kvm";
 }
+
+/*
+ * A KVM guest prints its firmware's banner within milliseconds and reaches
+ * /init in about a second.  A paravirtual KVM (kvm_pvm) that cannot run it
+ * either says so on stderr at once, or crawls: its SeaBIOS banner comes after
+ * 3.5 s, "Booting from ROM" after 10 s.  A hung vCPU prints nothing.
+ */
+#define PROBE_DEADLINE_S 10
+#define PROBE_KERNEL_S 2.5
+#define PROBE_SILENCE_S 3
+#define PROBE_MARK "# numalab: probe"
+/* Bumped when what a cached verdict depends on changes. */
+#define ACCEL_CACHE_FORMAT "numalab-accel 1"
 
 struct probe_ctx {
 	char seen[256];
@@ -293,35 +389,170 @@ static void probe_tap(void *ctx, const char *data, size_t len)
 	p->seen[p->len] = '\0';
 }
 
-enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap)
+/* Done once /init answered, or when the guest is too slow to be under a working KVM. */
+static int probe_stop(void *ctx, double elapsed_s, const struct vm_result *sofar)
+{
+	struct probe_ctx *p = ctx;
+
+	if (strstr(p->seen, PROBE_MARK))
+		return 1;
+	if (!sofar->scan.kernel_started)
+		return elapsed_s >= PROBE_KERNEL_S;
+	return elapsed_s - sofar->last_output_s >= PROBE_SILENCE_S;
+}
+
+/* The file name argv0 runs (PATH lookup as execvp); 0 with out filled, -1 if none. */
+static int which(const char *argv0, char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(argv0, '/'))
+		return snprintf(out, cap, "%s", argv0), access(out, X_OK);
+	for (const char *dir = path ? path : "/usr/bin:/bin"; *dir;) {
+		size_t n = strcspn(dir, ":");
+
+		snprintf(out, cap, "%.*s/%s", (int)n, n ? dir : ".", argv0);
+		if (!access(out, X_OK))
+			return 0;
+		dir += n + (dir[n] == ':');
+	}
+	return -1;
+}
+
+/*
+ * What a verdict holds for: this boot of the host, this QEMU binary, this
+ * kernel image and KVM device.  The file under the cache is named by its
+ * hash; -1 when one of them cannot be read (no caching then).
+ */
+static int accel_cache_path(const struct vm_spec *spec, const char *dev, char *out, size_t cap)
+{
+	struct buf key = BUF_INIT, boot_id = BUF_INIT;
+	char qemu[4096], kernel_hex[65], hex[65];
+	unsigned char digest[32];
+	struct sha256 h;
+	struct stat st;
+	struct error err;
+	int rc = -1;
+
+	if (!read_file("/proc/sys/kernel/random/boot_id", &boot_id, &err) &&
+	    !which(spec->qemu, qemu, sizeof(qemu)) && !stat(qemu, &st) &&
+	    !sha256_file(spec->kernel, kernel_hex, &err)) {
+		buf_addf(&key, "%s\nboot %s\nqemu %s %lld %lld.%09ld %llu\nkernel %s\nkvm %s\n",
+			 ACCEL_CACHE_FORMAT, buf_str(&boot_id), qemu, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino,
+			 kernel_hex, dev);
+		sha256_init(&h);
+		sha256_update(&h, key.data, key.len);
+		sha256_final(&h, digest);
+		sha256_hex(digest, hex);
+		snprintf(out, cap, "%s/accel/%.16s", lab_cache_dir(), hex);
+		rc = 0;
+	}
+	buf_free(&key);
+	buf_free(&boot_id);
+	return rc;
+}
+
+/* A cached verdict ("kvm|tcg EPOCH WHY"): the accelerator and why = "tcg (cached ...: WHY)". */
+static int accel_cache_read(const char *path, enum vm_accel *accel, char *why, size_t cap)
+{
+	struct buf b = BUF_INIT;
+	struct error err;
+	char name[8], when[32];
+	long long epoch;
+	int used = 0, rc = -1;
+
+	if (!read_file(path, &b, &err) && sscanf(buf_str(&b), "%7s %lld %n", name, &epoch, &used) == 2 &&
+	    used && (!strcmp(name, "kvm") || !strcmp(name, "tcg"))) {
+		time_t t = (time_t)epoch;
+		const char *reason = buf_str(&b) + used;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+		*accel = !strcmp(name, "kvm") ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		snprintf(why, cap, "%s (cached, probed %s UTC: %.*s)", name, when,
+			 (int)strcspn(reason, "\n"), reason);
+		rc = 0;
+	}
+	buf_free(&b);
+	return rc;
+}
+
+/* The verdict for later runs; a lost cache write only costs a probe. */
+static void accel_cache_write(const char *path, enum vm_accel accel, const char *why)
+{
+	char *dir = xstrdup(path), *line;
+	struct error err;
+
+	*strrchr(dir, '/') = '\0';
+	line = xprintf("%s %lld %s\n", accel == VM_ACCEL_KVM ? "kvm" : "tcg", (long long)time(NULL), why);
+	if (!mkdir_p(dir, &err))
+		write_file_atomic(path, line, strlen(line), &err);
+	free(line);
+	free(dir);
+}
+
+/* One probe boot: the verdict, and whether it is worth keeping (not if QEMU could not start). */
+static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t cap, int *definite)
 {
 	struct vm_spec probe = *spec;
 	struct probe_ctx ctx = { .len = 0 };
-	struct vm_io io = { -1, -1, probe_tap, NULL, &ctx };
+	struct vm_io io = { .console_fd = -1, .qemu_log_fd = -1, .on_tap = probe_tap, .stop = probe_stop,
+			    .ctx = &ctx };
 	struct vm_result res;
 	struct error err;
 	char cmdline[1024];
+
+	snprintf(cmdline, sizeof(cmdline), "%s%snumalab.probe=1",
+		 spec->extra_cmdline ? spec->extra_cmdline : "", spec->extra_cmdline ? " " : "");
+	probe.extra_cmdline = cmdline;
+	probe.accel = VM_ACCEL_KVM;
+	*definite = 1;
+	if (vm_run(&probe, PROBE_DEADLINE_S, &io, &res, NULL, &err)) {
+		*definite = 0;
+		snprintf(why, cap, "kvm probe could not start: %s", err.msg);
+		return VM_ACCEL_TCG;
+	}
+	if (strstr(ctx.seen, PROBE_MARK)) {
+		snprintf(why, cap, "kvm probe boot reached /init in %.1f s", res.first_tap_s);
+		return VM_ACCEL_KVM;
+	}
+	if (res.kvm_error[0]) {
+		snprintf(why, cap, "kvm probe: qemu said \"%s\" after %.1f s", res.kvm_error, res.total_s);
+		return VM_ACCEL_TCG;
+	}
+	if (res.end == VM_QEMU_FAILED || (res.end == VM_POWEROFF && res.first_tap_s < 0)) {
+		snprintf(why, cap, "kvm probe: qemu exited with status %d after %.1f s", res.qemu_status,
+			 res.total_s);
+		return VM_ACCEL_TCG;
+	}
+	if (res.end == VM_STOPPED && !res.scan.kernel_started)
+		snprintf(why, cap, "kvm probe: the kernel did not start within %.1f s (%s)", PROBE_KERNEL_S,
+			 res.last_output_s < 0 ? "no output at all" : "firmware output only");
+	else
+		snprintf(why, cap, "kvm probe boot did not reach /init (%s after %.1f s%s)",
+			 vm_end_name(res.end), res.total_s,
+			 res.end == VM_STOPPED ? ", silent since its last output" : "");
+	return VM_ACCEL_TCG;
+}
+
+enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap)
+{
 	const char *dev = vm_kvm_device();
-	int fd = open(dev, O_RDWR | O_CLOEXEC);
+	char cache[4200], reason[600];
+	enum vm_accel accel;
+	int fd = open(dev, O_RDWR | O_CLOEXEC), cacheable, definite;
 
 	if (fd < 0) {
 		snprintf(why, cap, "tcg: %s: %s", dev, strerror(errno));
 		return VM_ACCEL_TCG;
 	}
 	close(fd);
-	snprintf(cmdline, sizeof(cmdline), "%s%snumalab.probe=1",
-		 spec->extra_cmdline ? spec->extra_cmdline : "", spec->extra_cmdline ? " " : "");
-	probe.extra_cmdline = cmdline;
-	probe.accel = VM_ACCEL_KVM;
-	if (vm_run(&probe, deadline_s, &io, &res, NULL, &err)) {
-		snprintf(why, cap, "tcg: kvm probe could not start: %s", err.msg);
-		return VM_ACCEL_TCG;
-	}
-	if (strstr(ctx.seen, "# numalab: probe")) {
-		snprintf(why, cap, "kvm: probe boot reached /init in %.1f s", res.first_tap_s);
-		return VM_ACCEL_KVM;
-	}
-	snprintf(why, cap, "tcg: kvm probe boot did not reach /init within %d s (%s, qemu status %d)",
-		 deadline_s, vm_end_name(res.end), res.qemu_status);
-	return VM_ACCEL_TCG;
+	cacheable = !accel_cache_path(spec, dev, cache, sizeof(cache));
+	if (cacheable && !accel_cache_read(cache, &accel, why, cap))
+		return accel;
+	accel = probe_boot(spec, reason, sizeof(reason), &definite);
+	snprintf(why, cap, "%s: %s", accel == VM_ACCEL_KVM ? "kvm" : "tcg", reason);
+	if (cacheable && definite)
+		accel_cache_write(cache, accel, reason);
+	return accel;
 }

@@ -19,22 +19,15 @@
 /* How long UEFI firmware may take to hand over to the kernel (TCG, loaded host). */
 #define VM_FIRMWARE_DEADLINE_S 120
 
-struct vm_io {
-	int console_fd;        /* console bytes are appended here; -1: dropped */
-	int qemu_log_fd;       /* QEMU's own stdout/stderr; -1: /dev/null */
-	void (*on_tap)(void *ctx, const char *data, size_t len);
-	/* A new phase, or NULL once a second while waiting; may be NULL. */
-	void (*on_progress)(void *ctx, const char *phase);
-	void *ctx;
-};
-
 enum vm_end {
 	VM_POWEROFF,           /* the guest powered off (or QEMU exited by itself) */
 	VM_TIMEOUT,            /* killed at the deadline */
 	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
 	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
 	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
-	VM_QEMU_FAILED,        /* QEMU exited non-zero or died on a signal by itself: qemu_status */
+	VM_QEMU_FAILED,        /* QEMU exited non-zero, died on a signal by itself (qemu_status),
+				  or said KVM cannot run the guest (kvm_error) */
+	VM_STOPPED,            /* io->stop asked for it */
 };
 
 struct vm_result {
@@ -42,8 +35,25 @@ struct vm_result {
 	int qemu_status;       /* exit code, 128+signal, -1 unknown */
 	double first_tap_s;    /* QEMU start → first TAP byte; < 0: none */
 	double last_tap_s;     /* QEMU start → last TAP byte (the guest is done); < 0: none */
+	double last_output_s;  /* QEMU start → last console or TAP byte; < 0: none */
 	double total_s;        /* QEMU start → reaped */
+	char kvm_error[200];   /* QEMU's stderr line saying KVM failed (-accel kvm); "": none */
 	struct console_scan scan;
+};
+
+struct vm_io {
+	int console_fd;        /* console bytes are appended here; -1: dropped */
+	int qemu_log_fd;       /* QEMU's own stdout/stderr; -1: /dev/null */
+	void (*on_tap)(void *ctx, const char *data, size_t len);
+	/* A new phase, or NULL once a second while waiting; may be NULL. */
+	void (*on_progress)(void *ctx, const char *phase);
+	/*
+	 * Asked after every wake-up (at least once a second) with the time since
+	 * QEMU started and the result so far; non-zero ends the guest now
+	 * (VM_STOPPED).  May be NULL.
+	 */
+	int (*stop)(void *ctx, double elapsed_s, const struct vm_result *sofar);
+	void *ctx;
 };
 
 /*
@@ -63,11 +73,19 @@ int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
 void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
 
 /*
- * Pick the accelerator: KVM only if /dev/kvm opens and a probe boot of this
- * very guest (kernel command line + numalab.probe=1) reaches /init within
- * deadline_s; else TCG.  why receives the reason, recorded in results.
+ * Pick the accelerator: KVM only if the KVM device opens and a probe boot of
+ * this very guest (kernel command line + numalab.probe=1) reaches /init;
+ * else TCG.  The probe ends at once when QEMU says KVM failed ("KVM internal
+ * error", a paravirtual KVM) or exits, when the kernel has not started within
+ * 2.5 s (firmware alone takes longer under a crawling KVM) or then fell silent
+ * for 3 s, and after 10 s at most (a KVM guest reaches /init in about a
+ * second).  The verdict is cached in the lab cache
+ * (CACHE/accel/) for this host boot, QEMU binary, kernel image and device,
+ * so later runs pay nothing; why then says "tcg (cached, probed WHEN:
+ * REASON)".  Remove CACHE/accel to probe again.  why receives the reason,
+ * recorded in results.
  */
-enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *why, size_t cap);
+enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap);
 
 /*
  * The KVM device the probe opens: $NUMALAB_KVM_DEVICE, else /dev/kvm (tests

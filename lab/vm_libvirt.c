@@ -338,8 +338,9 @@ static void on_data(int watch, int fd, int events, void *opaque)
 		channel_close(ch);
 		return;
 	}
+	s->res->last_output_s = now_s() - s->start;
 	if (ch->is_tap) {
-		s->res->last_tap_s = now_s() - s->start;
+		s->res->last_tap_s = s->res->last_output_s;
 		if (s->res->first_tap_s < 0)
 			s->res->first_tap_s = s->res->last_tap_s;
 		s->io->on_tap(s->io->ctx, chunk, (size_t)n);
@@ -433,6 +434,10 @@ static void on_tick(int timer, void *opaque)
 	}
 	if (s->crash_deadline && now_s() >= s->crash_deadline)
 		destroy(s);
+	if (s->io->stop && !s->stopped && !s->destroyed && s->io->stop(s->io->ctx, now_s() - s->start, s->res)) {
+		s->end = VM_STOPPED;
+		destroy(s);
+	}
 	if (!virConnectIsAlive(s->lv->conn))
 		s->conn_lost = 1;
 }
@@ -495,7 +500,7 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	int callback = -1, rc;
 
 	memset(res, 0, sizeof(*res));
-	res->first_tap_s = res->last_tap_s = -1;
+	res->first_tap_s = res->last_tap_s = res->last_output_s = -1;
 	res->qemu_status = -1;
 	console_scan_init(&res->scan);
 	s.console = s.tap = (struct channel){ .listen_fd = -1, .fd = -1, .listen_watch = -1, .watch = -1 };

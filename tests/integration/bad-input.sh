@@ -13,6 +13,8 @@ expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
 expect_grep "unknown test 'nosuchtest'" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRATCH/r"
 expect_rc 2 $NUMALAB run --topo 2node --timeout 0
+expect_rc 2 $NUMALAB run --topo 2node --kernel /etc/passwd --out "$SCRATCH/r"
+expect_grep "/etc/passwd is not a kernel image" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"

@@ -25,10 +25,20 @@ expect_grep() {  # expect_grep PATTERN FILE
 # The one cell directory of the run under $1.
 cell_dir() { ls -d "$1"/*/*/ | head -n 1; }
 
-# This test's QEMUs (or toolroot wrappers about to become QEMU): their argv
-# names files under $SCRATCH (the initrd), which no other run shares.
+# This test's guest QEMUs (or toolroot wrappers about to become QEMU): their
+# argv names files under $SCRATCH (the initrd), which no other run shares.
+# The KVM probe's QEMU boots the same initrd with numalab.probe=1: not the
+# guest's, so it is left out (killing it would only make the run pick TCG).
 OUR_QEMU="qemu-system.*$SCRATCH/"
-our_qemu_pids() { pgrep -f -- "$OUR_QEMU"; }
+our_qemu_pids() {
+	local pid found=1
+	for pid in $(pgrep -f -- "$OUR_QEMU"); do
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'numalab\.probe=1' && continue
+		echo "$pid"
+		found=0
+	done
+	return $found
+}
 
 # Wait up to $1 seconds for one of our QEMUs to start.
 wait_for_qemu() {
@@ -36,9 +46,10 @@ wait_for_qemu() {
 	fail "no QEMU started within $1 s"
 }
 
-# No QEMU of ours may outlive a run (give a SIGKILLed one a moment to be reaped).
+# No QEMU of ours, the probe's included, may outlive a run (give a SIGKILLed
+# one a moment to be reaped).
 expect_no_qemu() {
-	for _ in $(seq 20); do our_qemu_pids >/dev/null || return 0; sleep 0.1; done
+	for _ in $(seq 20); do pgrep -f -- "$OUR_QEMU" >/dev/null || return 0; sleep 0.1; done
 	pgrep -af -- "$OUR_QEMU" >&2
 	fail "a QEMU of this test is still running"
 }
