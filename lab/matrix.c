@@ -190,6 +190,14 @@ static int parse_rule(struct parse_ctx *c, enum matrix_rule_kind kind, char **to
 			return n < 2 ? error_set(c->err, "%s:%d: timeout takes SECONDS [KEY=GLOB...]", c->path, c->line) : -1;
 		first = 2;
 	}
+	if (kind == MATRIX_ACCEL) {
+		r.value = n < 2 ? -1 : !strcmp(tok[1], "auto") ? MATRIX_ACCEL_AUTO : !strcmp(tok[1], "tcg")
+			? MATRIX_ACCEL_TCG : !strcmp(tok[1], "kvm") ? MATRIX_ACCEL_KVM : -1;
+		if (r.value < 0)
+			return error_set(c->err, "%s:%d: accel takes auto, tcg or kvm [KEY=GLOB...] (e.g. `accel tcg topology=la-*`)",
+					 c->path, c->line);
+		first = 2;
+	}
 	if (parse_patterns(c, tok + first, n - first, &r))
 		return -1;
 	GROW(m->rules, m->nr_rules);
@@ -234,10 +242,12 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		return parse_rule(c, MATRIX_REPEAT, tok, n);
 	if (!strcmp(tok[0], "timeout"))
 		return parse_rule(c, MATRIX_TIMEOUT, tok, n);
+	if (!strcmp(tok[0], "accel"))
+		return parse_rule(c, MATRIX_ACCEL, tok, n);
 	if (!strcmp(tok[0], "host"))
 		return parse_host(c, tok, n);
 	return error_set(c->err, "%s:%d: unknown statement '%s'; use topology, kernel, suite, exclude, "
-			 "repeat, timeout or host (docs/matrix.md)", c->path, c->line, tok[0]);
+			 "repeat, timeout, accel or host (docs/matrix.md)", c->path, c->line, tok[0]);
 }
 
 static const char *axis_name(const struct matrix *m, enum matrix_axis axis, int i)
@@ -383,10 +393,16 @@ void matrix_expand(const struct matrix *m, struct matrix_cell **cells, int *n)
 					c->suite = idx[2];
 					c->rep = rep;
 					c->timeout_s = rule_value(m, MATRIX_TIMEOUT, idx);
+					c->accel = (enum matrix_accel)rule_value(m, MATRIX_ACCEL, idx);
 					snprintf(c->id, sizeof(c->id), "%s.%s.%s.r%d", m->topos[idx[0]],
 						 m->kernels[idx[1]].label, m->suites[idx[2]], rep);
 				}
 			}
+}
+
+const char *matrix_accel_name(enum matrix_accel a)
+{
+	return a == MATRIX_ACCEL_TCG ? "tcg" : a == MATRIX_ACCEL_KVM ? "kvm" : "auto";
 }
 
 int matrix_shard_parse(const char *s, int *i, int *n, struct error *err)

@@ -46,11 +46,14 @@ struct matrix_kernel {
 	int line;
 };
 
-enum matrix_rule_kind { MATRIX_EXCLUDE, MATRIX_REPEAT, MATRIX_TIMEOUT };
+enum matrix_rule_kind { MATRIX_EXCLUDE, MATRIX_REPEAT, MATRIX_TIMEOUT, MATRIX_ACCEL };
+
+/* `accel` values; a later matching rule wins, as for the others. */
+enum matrix_accel { MATRIX_ACCEL_AUTO, MATRIX_ACCEL_TCG, MATRIX_ACCEL_KVM };
 
 struct matrix_rule {
 	enum matrix_rule_kind kind;
-	int value;                               /* repeat count, timeout seconds */
+	int value;                               /* repeat count, timeout seconds, enum matrix_accel */
 	char glob[MATRIX_NR_AXES][MATRIX_NAME_MAX];   /* "" matches anything */
 	int line;
 };
@@ -78,7 +81,11 @@ struct matrix_cell {
 	int topo, kernel, suite;       /* indices into the matrix */
 	int rep;                       /* 1..repeat */
 	int timeout_s;                 /* 0: the topology's */
+	enum matrix_accel accel;       /* run's --accel */
 };
+
+/* "auto", "tcg", "kvm". */
+const char *matrix_accel_name(enum matrix_accel a);
 
 /*
  * Parse text (len bytes, need not be NUL terminated) named file in messages.

@@ -193,6 +193,8 @@ static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec
 	strvec_pushf(argv, "--out=%s", c->dir);
 	if (c->c.timeout_s)
 		strvec_pushf(argv, "--timeout=%d", c->c.timeout_s);
+	if (c->c.accel != MATRIX_ACCEL_AUTO)
+		strvec_pushf(argv, "--accel=%s", matrix_accel_name(c->c.accel));
 	if (k->append[0])
 		strvec_pushf(argv, "--append=%s", k->append);
 	if (c->host >= 0 && strcmp(r->m.hosts[c->host].uri, "local")) {

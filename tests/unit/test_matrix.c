@@ -68,7 +68,9 @@ UNIT_TEST(exclude_repeat_timeout_last_match_wins)
 		 "repeat 3 suite=mempolicy\n"
 		 "repeat 2 suite=mempolicy kernel=madv\n"
 		 "timeout 600\n"
-		 "timeout 900 topology=cxl\n");
+		 "timeout 900 topology=cxl\n"
+		 "accel tcg\n"
+		 "accel auto kernel=stock\n");
 	CHECK_INT(parse(text, &m, &err), 0);
 	matrix_expand(&m, &cells, &n);
 	/* 2node: debian topo + 3 mempolicy, stock topo, madv topo + 2 mempolicy; cxl: debian 1+3, stock 1 */
@@ -80,6 +82,9 @@ UNIT_TEST(exclude_repeat_timeout_last_match_wins)
 	CHECK_STR(cells[12].id, "cxl.stock.topology.r1");
 	CHECK_INT(cells[0].timeout_s, 600);
 	CHECK_INT(cells[12].timeout_s, 900);
+	CHECK_INT(cells[0].accel, MATRIX_ACCEL_TCG);
+	CHECK_INT(cells[4].accel, MATRIX_ACCEL_AUTO);
+	CHECK_STR(matrix_accel_name(cells[0].accel), "tcg");
 	for (int i = 0; i < n; i++)
 		CHECK(!strstr(cells[i].id, "stock.mempolicy") && !strstr(cells[i].id, "cxl.madv"));
 	free(cells);
@@ -105,6 +110,7 @@ UNIT_TEST(parse_errors_name_file_and_line)
 		{ "repeat 0\n", "t.matrix:1: repeat '0' must be a whole number 1..100" },
 		{ "repeat\n", "t.matrix:1: repeat takes N" },
 		{ "timeout 10s\n", "t.matrix:1: timeout '10s' must be a whole number 1..86400" },
+		{ "accel hvf\n", "t.matrix:1: accel takes auto, tcg or kvm" },
 		{ "host qemu+ssh://h/system\n", "t.matrix:1: host takes `URI capacity N`" },
 		{ "host h1 capacity 2\n", "t.matrix:1: host 'h1' is not a libvirt URI" },
 		{ "host local capacity 2\nhost local capacity 1\n", "t.matrix:2: host local is already declared on line 1" },
