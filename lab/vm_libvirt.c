@@ -17,28 +17,6 @@ int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err)
 	return not_built(err);
 }
 
-/*
- * The daemon drops a client that answers no keepalive for ~30 s, and nothing
- * turns our event loop between the connection and the guest (the KVM probe,
- * a kernel build, libguestfs).  Ask the daemon something; connect again if the
- * connection is gone.
- */
-static int reconnect_if_lost(struct vm_libvirt *lv, struct error *err)
-{
-	unsigned long version;
-	virConnectPtr fresh;
-
-	if (virConnectIsAlive(lv->conn) == 1 && !virConnectGetLibVersion(lv->conn, &version))
-		return 0;
-	fresh = virConnectOpen(lv->asked_uri[0] ? lv->asked_uri : NULL);
-	if (!fresh)
-		return error_set(err, "libvirt at %s: the connection was lost and cannot be opened again: %s",
-				 lv->uri, last_error());
-	virConnectClose(lv->conn);
-	lv->conn = fresh;
-	return 0;
-}
-
 void vm_libvirt_close(struct vm_libvirt *lv)
 {
 	(void)lv;
