@@ -1,4 +1,5 @@
 #include "disk.h"
+#include "mirror.h"
 #include "proc.h"
 #include "config.h"
 
@@ -187,11 +188,10 @@ static void key_hex(struct sha256 *h, char hex[65])
 	sha256_hex(digest, hex);
 }
 
-/* What debootstrap is given: the rootfs tar's key. */
+/* What debootstrap is given, but where from (any mirror serves the same suite): the rootfs tar's key. */
 static void rootfs_key_text(const struct disk_desc *d, struct buf *out)
 {
-	buf_addf(out, "%s\nsuite %s\nmirror %s\nvariant %s\npackages", DISK_KEY_FORMAT, d->suite,
-		 d->mirror, d->variant);
+	buf_addf(out, "%s\nsuite %s\nvariant %s\npackages", DISK_KEY_FORMAT, d->suite, d->variant);
 	for (int i = 0; i < d->nr_packages; i++)
 		buf_addf(out, " %s", d->packages[i]);
 	buf_addstr(out, "\n");
@@ -201,10 +201,17 @@ static void rootfs_key_text(const struct disk_desc *d, struct buf *out)
 static int make_rootfs(const struct disk_desc *d, const char *tar, const char *log, struct error *err)
 {
 	char *dir = xprintf("%s.d", tar), *tmp = xprintf("%s.tmp", tar), *variant = NULL;
+	char mirror[sizeof(d->mirror)];
 	struct buf include = BUF_INIT;
 	struct strvec argv = STRVEC_INIT;
 	int rc;
 
+	snprintf(mirror, sizeof(mirror), "%s", d->mirror);
+	if (!mirror[0] && host_debian_mirror(mirror, sizeof(mirror), err)) {
+		free(dir);
+		free(tmp);
+		return -1;
+	}
 	remove_tree(dir);
 	strvec_push(&argv, "debootstrap");
 	if (strcmp(d->variant, "-"))
@@ -215,7 +222,7 @@ static int make_rootfs(const struct disk_desc *d, const char *tar, const char *l
 		strvec_push(&argv, buf_str(&include));
 	strvec_push(&argv, d->suite);
 	strvec_push(&argv, dir);
-	strvec_push(&argv, d->mirror);
+	strvec_push(&argv, mirror);
 	fprintf(stderr, "numalab image: debootstrap %s (%d extra packages; log %s)\n", d->suite,
 		d->nr_packages, log);
 	rc = proc_run_logged("debootstrap", strvec_argv(&argv), NULL, NULL, log, err);

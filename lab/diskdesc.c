@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_MIRROR "http://deb.debian.org/debian"
 
 /* Debian package and suite names: [a-z0-9.+-], starting alphanumeric. */
 static int debian_name(const char *s, size_t cap)
@@ -90,7 +89,6 @@ int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_d
 	snprintf(d->name, sizeof(d->name), "%s", slash ? slash + 1 : path);
 	if ((dot = strrchr(d->name, '.')))
 		d->name[dot - d->name] = '\0';
-	snprintf(d->mirror, sizeof(d->mirror), DEFAULT_MIRROR);
 	snprintf(d->variant, sizeof(d->variant), "minbase");
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -5,7 +5,7 @@
  * Lines of `KEY VALUE...`; '#' starts a comment:
  *
  *   suite SUITE           Debian suite for debootstrap (bookworm, trixie, ...)
- *   mirror URL            archive to bootstrap from (default http://deb.debian.org/debian)
+ *   mirror URL            archive to bootstrap from (default: the host's, mirror.h)
  *   variant minbase|buildd|-   debootstrap --variant (default minbase; - is debootstrap's own)
  *   packages NAME...      extra packages (--include); repeatable
  *   size N[KMG]           the disk's virtual size (qcow2: only used blocks take space)
@@ -27,7 +27,7 @@ struct disk_desc {
 	char name[64];              /* the file's base name without .image */
 	char path[PATH_MAX];
 	char suite[32];
-	char mirror[256];
+	char mirror[256];                 /* "": the host's (mirror.h) */
 	char variant[16];           /* "minbase", "buildd" or "-" */
 	int nr_packages;
 	char packages[DISKDESC_MAX_PACKAGES][64];

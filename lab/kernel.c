@@ -1,4 +1,5 @@
 #include "kernel.h"
+#include "mirror.h"
 #include "kbuild.h"
 #include "proc.h"
 
@@ -286,12 +287,13 @@ static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, stru
 	char *archives = xprintf("%s/cache/archives/partial", apt->dir);
 	char *sources = xprintf("%s/sources.list", apt->dir);
 	struct buf conf = BUF_INIT, line = BUF_INIT;
-	int rc;
+	char mirror[512];
+	int rc = host_debian_mirror(mirror, sizeof(mirror), err);
 
 	buf_addf(&line, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=%s] "
-		 "http://deb.debian.org/debian %s main\n", pin->debarch, pin->suite);
+		 "%s %s main\n", pin->debarch, mirror, pin->suite);
 	apt_config(apt, pin->debarch, &conf);
-	rc = mkdir_p(lists, err) || mkdir_p(archives, err) ||
+	rc = rc || mkdir_p(lists, err) || mkdir_p(archives, err) ||
 	     write_file_atomic(apt->conf, conf.data, conf.len, err) ||
 	     write_file_atomic(sources, line.data, line.len, err) ? -1 : 0;
 	buf_free(&conf);

@@ -1,4 +1,5 @@
 #include "toolroot.h"
+#include "mirror.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,7 +40,6 @@ void toolroot_hash(const char *const *packages, char hex[17])
 	sha256_init(&s);
 	sha256_update(&s, TOOLROOT_RECIPE "\n", strlen(TOOLROOT_RECIPE) + 1);
 	sha256_update(&s, TOOLROOT_SUITE "\n", strlen(TOOLROOT_SUITE) + 1);
-	sha256_update(&s, TOOLROOT_MIRROR "\n", strlen(TOOLROOT_MIRROR) + 1);
 	for (int i = 0; packages[i]; i++) {
 		sha256_update(&s, packages[i], strlen(packages[i]));
 		sha256_update(&s, "\n", 1);
@@ -388,7 +388,7 @@ static int record_versions(const char *root, const char *name, double deb_s, dou
 /* debootstrap + apt-get into tmp; -1 with err. */
 static int build_root(const char *tmp, const char *name, const char *log, struct error *err)
 {
-	char debootstrap[PATH_MAX], self[PATH_MAX];
+	char debootstrap[PATH_MAX], self[PATH_MAX], mirror[512];
 	static const char *const update[] = { "apt-get", "-q", "update", NULL };
 	static const char *const clean[] = { "apt-get", "clean", NULL };
 	struct strvec install = STRVEC_INIT;
@@ -398,12 +398,14 @@ static int build_root(const char *tmp, const char *name, const char *log, struct
 	if (!which("debootstrap", debootstrap, sizeof(debootstrap)))
 		return error_set(err, "debootstrap is not installed; install it (Debian/Ubuntu: "
 				 "apt-get install debootstrap; Fedora: dnf install debootstrap) and retry");
+	if (host_debian_mirror(mirror, sizeof(mirror), err))
+		return -1;
 	self_exe(self, sizeof(self));
 	{
 		/* In a private mount namespace: a killed debootstrap leaves no mounts behind. */
 		const char *argv[] = { self, "toolroot-exec", "--host", "--", debootstrap,
 				       "--variant=minbase", "--include=ca-certificates",
-				       TOOLROOT_SUITE, tmp, TOOLROOT_MIRROR, NULL };
+				       TOOLROOT_SUITE, tmp, mirror, NULL };
 
 		fprintf(stderr, "numalab: toolchain root: debootstrap %s ...\n", TOOLROOT_SUITE);
 		if (run_logged("debootstrap", argv, log, err))

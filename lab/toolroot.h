@@ -28,7 +28,6 @@
 #include "util.h"
 
 #define TOOLROOT_SUITE "trixie"
-#define TOOLROOT_MIRROR "http://deb.debian.org/debian"
 #define TOOLROOT_QEMU "qemu-system-loongarch64"
 #define TOOLROOT_CC "loongarch64-linux-gnu-gcc"
 #define TOOLROOT_FIRMWARE "/usr/share/qemu-efi-loongarch64/QEMU_EFI.fd"
@@ -51,7 +50,7 @@ struct toolroot_tools {
 
 /* ---- pure ---- */
 
-/* First 16 hex digits of sha256 over suite, mirror, variant and packages. */
+/* First 16 hex digits of sha256 over suite, variant and packages (any mirror serves the same). */
 void toolroot_hash(const char *const *packages, char hex[17]);
 
 /* cache/toolroot/trixie-HASH for packages. */
