@@ -175,12 +175,17 @@ fuzz: $(FUZZ_BIN)
 	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 	    $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit; done
 
-check: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
+# Setup first (it installs clang, libvirt-dev, ...), then a sub-make that
+# sees what it installed builds the tests and runs them.
+check check-full: numalab
 	@./numalab setup --quiet --arch loongarch64
+	@$(MAKE) -s $@-run
+
+.PHONY: check-run check-full-run
+check-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@tests/check $(UNIT_BIN) $(UNIT_SAN)
 
-check-full: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
-	@./numalab setup --quiet --arch loongarch64
+check-full-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
 # `make bench` measures these shapes, libvirt's per-VM overhead against the
