@@ -11,16 +11,16 @@ DEPFLAGS = -MMD -MP
 B        = build
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(DEPFLAGS) -Ilab -I$(B)
 # Optional libraries: the libvirt backend (lab/vm_libvirt.c, libvirt-dev) and
-# disk images (lab/disk.c, libguestfs-dev).  `make setup` installs both, but
+# disk images (lab/disk.c, libguestfs-dev): their headers.  `make setup` installs both, but
 # numalab must build without them first (setup is numalab).  Which of them
 # this build has is $(B)/config.h, rewritten only when the answer changes, so
 # exactly the objects that include it are rebuilt once a library arrives.
 # `make HAVE_LIBVIRT=no HAVE_GUESTFS=no` builds without them on any host.
 HAVE_LIBVIRT ?= $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
 HAVE_GUESTFS ?= $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes || echo no)
-LAB_LIBS = $(if $(filter yes,$(HAVE_LIBVIRT)),-lvirt) $(if $(filter yes,$(HAVE_GUESTFS)),-lguestfs)
-# lab/stats.c: sqrt, exp, log, lgamma.
-LAB_LIBS += -lm
+# Both are loaded when first used (lab/dynlib.h), so nothing links them.
+# lab/stats.c: sqrt, exp, log, lgamma; lab/dynlib.c: dlopen.
+LAB_LIBS = -lm -ldl
 CONFIG_H = $(B)/config.h
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

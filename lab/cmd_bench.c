@@ -95,6 +95,8 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 		spec.firmware = in->tools.firmware;
 		spec.firmware_on_host = in->tools.firmware_on_host;
 		spec.toolroot = in->tools.root;
+	} else {
+		spec.firmware = qemu_x86_firmware();
 	}
 	vm_build_argv(&spec, &argv);
 	t0 = now_s();

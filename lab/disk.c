@@ -1,4 +1,5 @@
 #include "disk.h"
+#include "dynlib.h"
 #include "mirror.h"
 #include "proc.h"
 #include "config.h"
@@ -62,9 +63,28 @@ static int hash_dir(const char *dir, struct sha256 *h, struct error *err)
 #if NUMALAB_HAVE_GUESTFS
 /* ---- libguestfs sessions: one launch each ---- */
 
+/* The libguestfs functions used here, loaded at the first launch (dynlib.h). */
+#define GUESTFS_API(X)                                                                        \
+	X(guestfs_add_drive_opts) X(guestfs_chmod) X(guestfs_close) X(guestfs_create)          \
+	X(guestfs_inspect_os) X(guestfs_is_file) X(guestfs_last_error) X(guestfs_launch)       \
+	X(guestfs_list_filesystems) X(guestfs_mkdir_p) X(guestfs_mkfs) X(guestfs_mount)        \
+	X(guestfs_mount_ro) X(guestfs_part_disk) X(guestfs_read_file) X(guestfs_rm_f)          \
+	X(guestfs_set_backend) X(guestfs_set_backend_settings) X(guestfs_set_error_handler)   \
+	X(guestfs_shutdown) X(guestfs_tar_in) X(guestfs_umount_all) X(guestfs_upload)          \
+	X(guestfs_vfs_type) X(guestfs_write)
+static struct { GUESTFS_API(DYNLIB_SLOT) } gfs;
+
+static int gfs_load(struct error *err)
+{
+	static void *lib;
+#define GUESTFS_RESOLVE(f) || dynlib_symbol(lib, #f, (void **)&gfs.f, err)
+	return dynlib_open(&lib, "libguestfs.so.0", "libguestfs0", err) GUESTFS_API(GUESTFS_RESOLVE) ? -1 : 0;
+#undef GUESTFS_RESOLVE
+}
+
 static int gfs_error(guestfs_h *g, const char *what, struct error *err)
 {
-	const char *why = guestfs_last_error(g);
+	const char *why = gfs.guestfs_last_error(g);
 
 	return error_set(err, "libguestfs %s: %s", what, why ? why : "failed");
 }
@@ -73,18 +93,21 @@ static int gfs_error(guestfs_h *g, const char *what, struct error *err)
 static guestfs_h *gfs_launch(const char *drive, int readonly, int tcg, struct error *err)
 {
 	char *settings[] = { "force_tcg", NULL };
-	guestfs_h *g = guestfs_create();
+	guestfs_h *g;
 	int rc = 0;
 
+	if (gfs_load(err))
+		return NULL;
+	g = gfs.guestfs_create();
 	if (!g)
 		return error_set(err, "libguestfs: cannot create a handle (out of memory?)"), NULL;
-	guestfs_set_error_handler(g, NULL, NULL);
-	if (tcg && (guestfs_set_backend(g, "direct") || guestfs_set_backend_settings(g, settings)))
+	gfs.guestfs_set_error_handler(g, NULL, NULL);
+	if (tcg && (gfs.guestfs_set_backend(g, "direct") || gfs.guestfs_set_backend_settings(g, settings)))
 		rc = gfs_error(g, "set backend direct/force_tcg", err);
-	if (!rc && guestfs_add_drive_opts(g, drive, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
+	if (!rc && gfs.guestfs_add_drive_opts(g, drive, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
 					  GUESTFS_ADD_DRIVE_OPTS_READONLY, readonly, -1))
 		rc = gfs_error(g, "add drive", err);
-	if (!rc && guestfs_launch(g))
+	if (!rc && gfs.guestfs_launch(g))
 		rc = gfs_error(g, "launch", err);
 	if (!rc)
 		return g;
@@ -93,29 +116,29 @@ static guestfs_h *gfs_launch(const char *drive, int readonly, int tcg, struct er
 		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
 			 "; `make setup` installs the appliance kernel (linux-image-amd64), "
 			 "LIBGUESTFS_DEBUG=1 shows the appliance's boot");
-	guestfs_close(g);
+	gfs.guestfs_close(g);
 	return NULL;
 }
 
 /* Unmount, stop the appliance (flushing the disk) and close; keeps the first error. */
 static int gfs_finish(guestfs_h *g, int rc, struct error *err)
 {
-	if (!rc && (guestfs_umount_all(g) || guestfs_shutdown(g)))
+	if (!rc && (gfs.guestfs_umount_all(g) || gfs.guestfs_shutdown(g)))
 		rc = gfs_error(g, "shutdown", err);
-	guestfs_close(g);
+	gfs.guestfs_close(g);
 	return rc;
 }
 
 static int put_file(guestfs_h *g, const char *src, const char *dest, int mode, struct error *err)
 {
-	if (guestfs_upload(g, src, dest) || guestfs_chmod(g, mode, dest))
+	if (gfs.guestfs_upload(g, src, dest) || gfs.guestfs_chmod(g, mode, dest))
 		return gfs_error(g, dest, err);
 	return 0;
 }
 
 static int put_data(guestfs_h *g, const char *dest, const char *data, size_t len, struct error *err)
 {
-	if (guestfs_write(g, dest, data, len) || guestfs_chmod(g, 0644, dest))
+	if (gfs.guestfs_write(g, dest, data, len) || gfs.guestfs_chmod(g, 0644, dest))
 		return gfs_error(g, dest, err);
 	return 0;
 }
@@ -126,7 +149,7 @@ static int put_dir(guestfs_h *g, const char *dir, const char *dest_dir, int mode
 	struct strvec names = STRVEC_INIT;
 	int rc = dir_regular_files(dir, &names, err);
 
-	if (!rc && guestfs_mkdir_p(g, dest_dir))
+	if (!rc && gfs.guestfs_mkdir_p(g, dest_dir))
 		rc = gfs_error(g, dest_dir, err);
 	for (size_t i = 0; !rc && i < names.nr; i++) {
 		char *src = xprintf("%s/%s", dir, names.items[i]);
@@ -148,7 +171,7 @@ static int put_lab(guestfs_h *g, const char *guest_dir, const struct run_part *r
 	struct buf plan = BUF_INIT;
 	int rc = 0;
 
-	if (guestfs_mkdir_p(g, "/lab/results") || guestfs_rm_f(g, DISK_RESULTS_TAP))
+	if (gfs.guestfs_mkdir_p(g, "/lab/results") || gfs.guestfs_rm_f(g, DISK_RESULTS_TAP))
 		rc = gfs_error(g, "/lab/results", err);
 	if (!rc)
 		rc = put_file(g, init, "/lab/init", 0755, err) || put_dir(g, tests, "/lab/tests", 0755, err);
@@ -265,10 +288,10 @@ static int fill_image(const char *path, const char *rootfs_tar, const char *gues
 
 	if (!g)
 		return -1;
-	if (guestfs_part_disk(g, "/dev/sda", "mbr") || guestfs_mkfs(g, "ext4", "/dev/sda1") ||
-	    guestfs_mount(g, "/dev/sda1", "/"))
+	if (gfs.guestfs_part_disk(g, "/dev/sda", "mbr") || gfs.guestfs_mkfs(g, "ext4", "/dev/sda1") ||
+	    gfs.guestfs_mount(g, "/dev/sda1", "/"))
 		rc = gfs_error(g, "making the root filesystem", err);
-	else if (guestfs_tar_in(g, rootfs_tar, "/"))
+	else if (gfs.guestfs_tar_in(g, rootfs_tar, "/"))
 		rc = gfs_error(g, "unpacking the root", err);
 	else
 		rc = put_lab(g, guest_dir, NULL, err);
@@ -366,13 +389,13 @@ int disk_is_qcow2(const char *path)
 /* The only ext2/3/4 filesystem, else what inspection calls the OS root. */
 static int find_root(guestfs_h *g, const char *base, struct disk_root *root, struct error *err)
 {
-	char **fs = guestfs_list_filesystems(g), **roots = NULL, *type;
+	char **fs = gfs.guestfs_list_filesystems(g), **roots = NULL, *type;
 	int nr_ext = 0;
 
 	for (size_t i = 0; fs && fs[i] && fs[i + 1]; i += 2)
 		if (!strncmp(fs[i + 1], "ext", 3) && nr_ext++ == 0)
 			snprintf(root->device, sizeof(root->device), "%s", fs[i]);
-	if (nr_ext != 1 && (roots = guestfs_inspect_os(g)) && roots[0])
+	if (nr_ext != 1 && (roots = gfs.guestfs_inspect_os(g)) && roots[0])
 		snprintf(root->device, sizeof(root->device), "%s", roots[0]);
 	else if (nr_ext != 1)
 		root->device[0] = '\0';
@@ -385,7 +408,7 @@ static int find_root(guestfs_h *g, const char *base, struct disk_root *root, str
 	if (!root->device[0])
 		return error_set(err, "%s: no root filesystem found (no single ext2/3/4 filesystem, "
 				 "no OS libguestfs recognises); give an image with an ext4 root", base);
-	type = guestfs_vfs_type(g, root->device);
+	type = gfs.guestfs_vfs_type(g, root->device);
 	if (!type || strncmp(type, "ext", 3) || strncmp(root->device, "/dev/sd", 7)) {
 		error_set(err, "%s: root %s is %s; a disk boot needs an ext2/3/4 root on a plain "
 			  "partition or the whole disk (no LVM, RAID or encryption)", base, root->device,
@@ -416,7 +439,7 @@ int disk_inject(const char *base, const char *overlay, const char *guest_dir,
 	if (!rc && !(g = gfs_launch(overlay, 0, tcg, err)))
 		rc = -1;
 	if (!rc && !(rc = find_root(g, base, root, err))) {
-		if (guestfs_mount(g, root->device, "/"))
+		if (gfs.guestfs_mount(g, root->device, "/"))
 			rc = gfs_error(g, root->device, err);
 		else
 			rc = put_lab(g, guest_dir, run, err);
@@ -437,10 +460,10 @@ int disk_readback(const char *overlay, const struct disk_root *root, int tcg, st
 
 	if (!g)
 		return -1;
-	if (guestfs_mount_ro(g, root->device, "/"))
+	if (gfs.guestfs_mount_ro(g, root->device, "/"))
 		rc = gfs_error(g, root->device, err);
-	else if (guestfs_is_file(g, DISK_RESULTS_TAP) > 0) {
-		if (!(data = guestfs_read_file(g, DISK_RESULTS_TAP, &len)))
+	else if (gfs.guestfs_is_file(g, DISK_RESULTS_TAP) > 0) {
+		if (!(data = gfs.guestfs_read_file(g, DISK_RESULTS_TAP, &len)))
 			rc = gfs_error(g, DISK_RESULTS_TAP, err);
 		else
 			buf_add(out, data, len);

@@ -2,11 +2,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void pad4(struct buf *out)
 {
@@ -30,6 +32,25 @@ void cpio_add(struct buf *out, const char *name, unsigned mode, const void *data
 	pad4(out);
 }
 
+/*
+ * Images stream into their file entry by entry, so the runner holds one
+ * entry at a time, not a whole image (it stays small beside a running
+ * guest).  Entries are 4-byte aligned, so each flush leaves the archive's
+ * alignment as one buffer would.
+ */
+struct cpio_stream {
+	struct buf pending;
+	int fd;
+	int write_errno;   /* the first failed write; 0: none */
+};
+
+static void cpio_flush(struct cpio_stream *s)
+{
+	if (!s->write_errno && write_all(s->fd, s->pending.data, s->pending.len))
+		s->write_errno = errno ? errno : EIO;
+	s->pending.len = 0;
+}
+
 /* Emit each parent directory of path once (dirs remembers them). */
 static void add_parents(struct buf *out, struct strvec *dirs, const char *path)
 {
@@ -49,21 +70,33 @@ static void add_parents(struct buf *out, struct strvec *dirs, const char *path)
 	}
 }
 
-/* One image entry: a file read from the host, going to dest in the image. */
-static int add_file(struct buf *out, struct strvec *dirs, struct sha256 *h,
+/*
+ * One image entry: a file of the host going to dest in the image.  Its
+ * destination, mode and content's sha256 go into h; with out, the entry is
+ * written too (out NULL: only the key is wanted).
+ */
+static int add_file(struct cpio_stream *out, struct strvec *dirs, struct sha256 *h,
 		    const char *src, const char *dest, struct error *err)
 {
 	struct buf data = BUF_INIT;
 	struct stat st;
+	char hex[65];
 
-	if (stat(src, &st) || read_file(src, &data, err))
+	if (stat(src, &st))
 		return error_set(err, "%s: %s", src, strerror(errno));
-	add_parents(out, dirs, dest);
-	cpio_add(out, dest + 1, 0100000 | (st.st_mode & 0777), data.data, data.len);
+	if (sha256_file(src, hex, err))
+		return -1;
 	sha256_update(h, dest, strlen(dest) + 1);
 	sha256_update(h, &st.st_mode, sizeof(st.st_mode));
-	sha256_update(h, buf_str(&data), data.len);
+	sha256_update(h, hex, sizeof(hex));
+	if (!out)
+		return 0;
+	if (read_file(src, &data, err))
+		return -1;
+	add_parents(&out->pending, dirs, dest);
+	cpio_add(&out->pending, dest + 1, 0100000 | (st.st_mode & 0777), data.data, data.len);
 	buf_free(&data);
+	cpio_flush(out);
 	return 0;
 }
 
@@ -85,7 +118,7 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
 }
 
 /* Expand @guest/ and globs; a glob's matches go into dest, a directory. */
-static int add_manifest_entry(struct buf *out, struct strvec *dirs, struct sha256 *h,
+static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, struct sha256 *h,
 			      const struct manifest_line *m, const char *guest_dir,
 			      const char *where, struct error *err)
 {
@@ -120,7 +153,8 @@ static int add_manifest_entry(struct buf *out, struct strvec *dirs, struct sha25
 	return rc;
 }
 
-static int build_from_manifest(const char *manifest, const char *guest_dir, struct buf *out,
+/* The manifest's entries into h, and into out when it is not NULL. */
+static int build_from_manifest(const char *manifest, const char *guest_dir, struct cpio_stream *out,
 			       struct sha256 *h, struct error *err)
 {
 	struct buf text = BUF_INIT;
@@ -153,35 +187,58 @@ static int build_from_manifest(const char *manifest, const char *guest_dir, stru
 	return rc ? -1 : 0;
 }
 
+/* A new file at path (atomically): the manifest's entries and the trailer. */
+static int write_base(const char *path, const char *manifest, const char *guest_dir, struct error *err)
+{
+	struct cpio_stream st = { BUF_INIT, -1, 0 };
+	char *tmp = xprintf("%s.tmp.%d", path, (int)getpid());
+	struct sha256 ignored;
+	int rc = 0;
+
+	sha256_init(&ignored);
+	if ((st.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
+	if (!rc)
+		rc = build_from_manifest(manifest, guest_dir, &st, &ignored, err);
+	if (!rc) {
+		cpio_add(&st.pending, NULL, 0, NULL, 0);
+		cpio_flush(&st);
+		if (st.write_errno)
+			rc = error_set(err, "cannot write %s: %s", path, strerror(st.write_errno));
+	}
+	if (st.fd >= 0 && close(st.fd) && !rc)
+		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
+	if (!rc && rename(tmp, path))
+		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	buf_free(&st.pending);
+	return rc;
+}
+
 int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
 	       struct error *err)
 {
 	char manifest[1024], hex[65], dir[1024];
 	unsigned char digest[32];
-	struct buf cpio = BUF_INIT;
 	struct sha256 h;
-	int rc;
 
 	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", lab_root(), topo_arch_name(arch));
 	sha256_init(&h);
-	if (build_from_manifest(manifest, guest_dir, &cpio, &h, err)) {
-		buf_free(&cpio);
+	if (build_from_manifest(manifest, guest_dir, NULL, &h, err))
 		return -1;
-	}
-	cpio_add(&cpio, NULL, 0, NULL, 0);
 	sha256_final(&h, digest);
 	sha256_hex(digest, hex);
 	snprintf(dir, sizeof(dir), "%s/images", lab_cache_dir());
 	snprintf(out, cap, "%s/%s-%.16s.cpio", dir, topo_arch_name(arch), hex);
-	rc = 0;
-	if (!file_exists(out))
-		rc = mkdir_p(dir, err) || write_file_atomic(out, cpio.data, cpio.len, err) ? -1 : 0;
-	buf_free(&cpio);
-	return rc;
+	if (file_exists(out))
+		return 0;
+	return mkdir_p(dir, err) || write_base(out, manifest, guest_dir, err) ? -1 : 0;
 }
 
 /* Every regular file of dir/mm as lab/kselftest/mm/NAME. */
-static int add_kselftests(struct buf *initrd, const char *dir, struct error *err)
+static int add_kselftests(struct cpio_stream *s, const char *dir, struct error *err)
 {
 	char *mm = xprintf("%s/mm", dir);
 	DIR *d = opendir(mm);
@@ -190,8 +247,8 @@ static int add_kselftests(struct buf *initrd, const char *dir, struct error *err
 
 	if (!d)
 		rc = error_set(err, "cannot read %s: %s", mm, strerror(errno));
-	cpio_add(initrd, "lab/kselftest", 040755, NULL, 0);
-	cpio_add(initrd, "lab/kselftest/mm", 040755, NULL, 0);
+	cpio_add(&s->pending, "lab/kselftest", 040755, NULL, 0);
+	cpio_add(&s->pending, "lab/kselftest/mm", 040755, NULL, 0);
 	while (!rc && (e = readdir(d))) {
 		char *path = xprintf("%s/%s", mm, e->d_name), *name = xprintf("lab/kselftest/mm/%s", e->d_name);
 		struct buf bin = BUF_INIT;
@@ -199,8 +256,9 @@ static int add_kselftests(struct buf *initrd, const char *dir, struct error *err
 
 		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
 		    !(rc = read_file(path, &bin, err)))
-			cpio_add(initrd, name, 0100755, bin.data, bin.len);
+			cpio_add(&s->pending, name, 0100755, bin.data, bin.len);
 		buf_free(&bin);
+		cpio_flush(s);
 		free(path);
 		free(name);
 	}
@@ -211,7 +269,7 @@ static int add_kselftests(struct buf *initrd, const char *dir, struct error *err
 }
 
 /* The user's file as /lab/BASENAME. */
-static int add_guest_file(struct buf *initrd, const char *path, struct error *err)
+static int add_guest_file(struct cpio_stream *s, const char *path, struct error *err)
 {
 	const char *slash = strrchr(path, '/');
 	char *name = xprintf("lab/%s", slash ? slash + 1 : path);
@@ -219,9 +277,33 @@ static int add_guest_file(struct buf *initrd, const char *path, struct error *er
 	int rc = read_file(path, &data, err);
 
 	if (!rc)
-		cpio_add(initrd, name, 0100644, data.data, data.len);
+		cpio_add(&s->pending, name, 0100644, data.data, data.len);
 	buf_free(&data);
+	cpio_flush(s);
 	free(name);
+	return rc;
+}
+
+/* The base image's bytes, copied in chunks. */
+static int copy_base(const char *base, int fd, struct error *err)
+{
+	char chunk[65536];
+	struct stat st;
+	ssize_t n = 0;
+	int in = open(base, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (in < 0 || fstat(in, &st))
+		rc = error_set(err, "cannot read %s: %s", base, strerror(errno));
+	else if (st.st_size % 4)
+		rc = error_set(err, "%s is not a newc archive (size %lld is not a multiple of 4); remove it "
+			       "and run again", base, (long long)st.st_size);
+	while (!rc && (n = read(in, chunk, sizeof(chunk))) > 0)
+		if (write_all(fd, chunk, (size_t)n))
+			rc = error_set(err, "cannot write the initrd: %s", strerror(errno));
+	if (!rc && n < 0)
+		rc = error_set(err, "cannot read %s: %s", base, strerror(errno));
+	if (in >= 0)
+		close(in);
 	return rc;
 }
 
@@ -234,23 +316,40 @@ void image_plan(const struct run_part *run, struct buf *out)
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
 		     struct error *err)
 {
-	struct buf initrd = BUF_INIT, topo_text = BUF_INIT, plan = BUF_INIT;
-	int rc = -1;
+	struct buf topo_text = BUF_INIT, plan = BUF_INIT;
+	struct cpio_stream st = { BUF_INIT, -1, 0 };
+	char *tmp = xprintf("%s.tmp.%d", out_path, (int)getpid());
+	int rc = read_file(run->topo->path, &topo_text, err);
 
-	if (read_file(base, &initrd, err) || read_file(run->topo->path, &topo_text, err))
-		goto out;
-	image_plan(run, &plan);
-	cpio_add(&initrd, "lab", 040755, NULL, 0);
-	cpio_add(&initrd, "lab/topology", 0100644, topo_text.data, topo_text.len);
-	cpio_add(&initrd, "lab/plan", 0100644, plan.data, plan.len);
-	if (run->kselftest && *run->kselftest && add_kselftests(&initrd, run->kselftest, err))
-		goto out;
-	if (run->guest_file && add_guest_file(&initrd, run->guest_file, err))
-		goto out;
-	cpio_add(&initrd, NULL, 0, NULL, 0);
-	rc = write_file_atomic(out_path, initrd.data, initrd.len, err);
-out:
-	buf_free(&initrd);
+	if (!rc && (st.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
+	if (!rc)
+		rc = copy_base(base, st.fd, err);
+	if (!rc) {
+		image_plan(run, &plan);
+		cpio_add(&st.pending, "lab", 040755, NULL, 0);
+		cpio_add(&st.pending, "lab/topology", 0100644, topo_text.data, topo_text.len);
+		cpio_add(&st.pending, "lab/plan", 0100644, plan.data, plan.len);
+		cpio_flush(&st);
+	}
+	if (!rc && run->kselftest && *run->kselftest)
+		rc = add_kselftests(&st, run->kselftest, err);
+	if (!rc && run->guest_file)
+		rc = add_guest_file(&st, run->guest_file, err);
+	if (!rc) {
+		cpio_add(&st.pending, NULL, 0, NULL, 0);
+		cpio_flush(&st);
+		if (st.write_errno)
+			rc = error_set(err, "cannot write %s: %s", out_path, strerror(st.write_errno));
+	}
+	if (st.fd >= 0 && close(st.fd) && !rc)
+		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
+	if (!rc && rename(tmp, out_path))
+		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	buf_free(&st.pending);
 	buf_free(&topo_text);
 	buf_free(&plan);
 	return rc;

@@ -37,7 +37,8 @@ struct run_part {
 /* /lab/plan's text: "NAME TIMEOUT_SECONDS" per test. */
 void image_plan(const struct run_part *run, struct buf *out);
 
-/* Write base + the run part to out_path (atomically). */
+/* Write base + the run part to out_path (atomically), streaming: the caller holds
+ * one entry at a time in memory, not the image. */
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
 		     struct error *err);
 

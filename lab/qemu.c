@@ -2,6 +2,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+const char *qemu_x86_firmware(void)
+{
+	return access(QEMU_X86_QBOOT, R_OK) ? NULL : QEMU_X86_QBOOT;
+}
 
 const char *qemu_binary(enum topo_arch arch)
 {

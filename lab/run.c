@@ -486,6 +486,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		spec.firmware = p->tools.firmware;
 		spec.firmware_on_host = p->tools.firmware_on_host;
 		spec.toolroot = p->tools.root;
+	} else {
+		spec.firmware = qemu_x86_firmware();
 	}
 	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
 	say_progress(&c, "choosing accelerator");

@@ -56,6 +56,27 @@ void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, stru
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dynlib.h"
+
+/* The libvirt functions used here, loaded on the first connection (dynlib.h). */
+#define LIBVIRT_API(X)                                                                            \
+	X(virConnectClose) X(virConnectDomainEventDeregisterAny) X(virConnectDomainEventRegisterAny) \
+	X(virConnectGetCapabilities) X(virConnectGetLibVersion) X(virConnectGetURI)              \
+	X(virConnectGetVersion) X(virConnectIsAlive) X(virConnectOpen) X(virDomainCreateXML)     \
+	X(virDomainDestroy) X(virDomainFree) X(virDomainGetName) X(virEventAddHandle)            \
+	X(virEventAddTimeout) X(virEventRegisterDefaultImpl) X(virEventRemoveHandle)             \
+	X(virEventRemoveTimeout) X(virEventRunDefaultImpl) X(virEventUpdateTimeout)              \
+	X(virGetLastErrorMessage) X(virGetVersion) X(virSetErrorFunc)
+static struct { LIBVIRT_API(DYNLIB_SLOT) } lv_api;
+
+static int libvirt_load(struct error *err)
+{
+	static void *lib;
+#define LIBVIRT_RESOLVE(f) || dynlib_symbol(lib, #f, (void **)&lv_api.f, err)
+	return dynlib_open(&lib, "libvirt.so.0", "libvirt0", err) LIBVIRT_API(LIBVIRT_RESOLVE) ? -1 : 0;
+#undef LIBVIRT_RESOLVE
+}
+
 /* After a crash is seen, how long the guest gets to end by itself (panic=-1), as vm.c. */
 #define CRASH_GRACE_S 10
 /* After the domain stopped, how long the sockets get to deliver their last bytes. */
@@ -77,7 +98,7 @@ static void quiet_errors(void *opaque, virErrorPtr e)
 
 static const char *last_error(void)
 {
-	const char *msg = virGetLastErrorMessage();
+	const char *msg = lv_api.virGetLastErrorMessage();
 
 	return msg ? msg : "unknown libvirt error";
 }
@@ -92,11 +113,11 @@ static void note_versions(struct vm_libvirt *lv)
 	unsigned long lib = 0, daemon = 0, hv = 0;
 	char a[32] = "?", b[32] = "?", c[32] = "?";
 
-	if (!virGetVersion(&lib, NULL, NULL))
+	if (!lv_api.virGetVersion(&lib, NULL, NULL))
 		version_string(lib, a, sizeof(a));
-	if (!virConnectGetLibVersion(lv->conn, &daemon))
+	if (!lv_api.virConnectGetLibVersion(lv->conn, &daemon))
 		version_string(daemon, b, sizeof(b));
-	if (!virConnectGetVersion(lv->conn, &hv))
+	if (!lv_api.virConnectGetVersion(lv->conn, &hv))
 		version_string(hv, c, sizeof(c));
 	snprintf(lv->versions, sizeof(lv->versions), "%s (daemon %s, qemu %s)", a, b, c);
 }
@@ -107,13 +128,15 @@ int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err)
 	struct vm_libvirt *lv;
 	char *got;
 
-	virSetErrorFunc(NULL, quiet_errors);
+	if (libvirt_load(err))
+		return -1;
+	lv_api.virSetErrorFunc(NULL, quiet_errors);
 	/* Events need the loop registered before the connection opens. */
-	if (!event_loop && virEventRegisterDefaultImpl())
+	if (!event_loop && lv_api.virEventRegisterDefaultImpl())
 		return error_set(err, "libvirt event loop: %s", last_error());
 	event_loop = 1;
 	lv = xcalloc(1, sizeof(*lv));
-	lv->conn = virConnectOpen(uri);
+	lv->conn = lv_api.virConnectOpen(uri);
 	if (!lv->conn) {
 		error_set(err, "cannot connect to libvirt at %s: %s; start libvirtd (docs/libvirt.md) or give --uri",
 			  uri ? uri : getenv("LIBVIRT_DEFAULT_URI") ? getenv("LIBVIRT_DEFAULT_URI") : "the default URI",
@@ -122,7 +145,7 @@ int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err)
 		return -1;
 	}
 	snprintf(lv->asked_uri, sizeof(lv->asked_uri), "%s", uri ? uri : "");
-	got = virConnectGetURI(lv->conn);
+	got = lv_api.virConnectGetURI(lv->conn);
 	snprintf(lv->uri, sizeof(lv->uri), "%s", got ? got : uri ? uri : "?");
 	free(got);
 	note_versions(lv);
@@ -141,13 +164,13 @@ static int reconnect_if_lost(struct vm_libvirt *lv, struct error *err)
 	unsigned long version;
 	virConnectPtr fresh;
 
-	if (virConnectIsAlive(lv->conn) == 1 && !virConnectGetLibVersion(lv->conn, &version))
+	if (lv_api.virConnectIsAlive(lv->conn) == 1 && !lv_api.virConnectGetLibVersion(lv->conn, &version))
 		return 0;
-	fresh = virConnectOpen(lv->asked_uri[0] ? lv->asked_uri : NULL);
+	fresh = lv_api.virConnectOpen(lv->asked_uri[0] ? lv->asked_uri : NULL);
 	if (!fresh)
 		return error_set(err, "libvirt at %s: the connection was lost and cannot be opened again: %s",
 				 lv->uri, last_error());
-	virConnectClose(lv->conn);
+	lv_api.virConnectClose(lv->conn);
 	lv->conn = fresh;
 	return 0;
 }
@@ -156,7 +179,7 @@ void vm_libvirt_close(struct vm_libvirt *lv)
 {
 	if (!lv)
 		return;
-	virConnectClose(lv->conn);
+	lv_api.virConnectClose(lv->conn);
 	free(lv);
 }
 
@@ -199,7 +222,7 @@ int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const 
 
 	if (libvirt_parse_host_nodes(map_arg, t, &lv->host, err))
 		return -1;
-	caps = virConnectGetCapabilities(lv->conn);
+	caps = lv_api.virConnectGetCapabilities(lv->conn);
 	if (!caps)
 		return error_set(err, "libvirt capabilities of %s: %s", lv->uri, last_error());
 	for (int i = 0; i < t->nr_nodes && !rc; i++) {
@@ -268,7 +291,7 @@ static void progress(const struct session *s, const char *phase)
 static void destroy(struct session *s)
 {
 	if (s->dom && !s->destroyed && !s->stopped)
-		virDomainDestroy(s->dom);
+		lv_api.virDomainDestroy(s->dom);
 	s->destroyed = 1;
 }
 
@@ -282,9 +305,9 @@ static void write_all_fd(int fd, const char *data, size_t len)
 static void channel_close(struct channel *ch)
 {
 	if (ch->watch >= 0)
-		virEventRemoveHandle(ch->watch);
+		lv_api.virEventRemoveHandle(ch->watch);
 	if (ch->listen_watch >= 0)
-		virEventRemoveHandle(ch->listen_watch);
+		lv_api.virEventRemoveHandle(ch->listen_watch);
 	if (ch->fd >= 0)
 		close(ch->fd);
 	if (ch->listen_fd >= 0)
@@ -339,12 +362,12 @@ static void on_accept(int watch, int fd, int events, void *opaque)
 	(void)events;
 	if (conn < 0)
 		return;
-	virEventRemoveHandle(watch);
+	lv_api.virEventRemoveHandle(watch);
 	ch->listen_watch = -1;
 	close(ch->listen_fd);
 	ch->listen_fd = -1;
 	ch->fd = conn;
-	ch->watch = virEventAddHandle(conn, VIR_EVENT_HANDLE_READABLE, on_data, ch, NULL);
+	ch->watch = lv_api.virEventAddHandle(conn, VIR_EVENT_HANDLE_READABLE, on_data, ch, NULL);
 }
 
 static int channel_listen(struct session *s, struct channel *ch, const char *path, int is_tap,
@@ -361,7 +384,7 @@ static int channel_listen(struct session *s, struct channel *ch, const char *pat
 	if (ch->listen_fd < 0 || bind(ch->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    listen(ch->listen_fd, 1))
 		return error_set(err, "listen on %s: %s", path, strerror(errno));
-	ch->listen_watch = virEventAddHandle(ch->listen_fd, VIR_EVENT_HANDLE_READABLE, on_accept, ch, NULL);
+	ch->listen_watch = lv_api.virEventAddHandle(ch->listen_fd, VIR_EVENT_HANDLE_READABLE, on_accept, ch, NULL);
 	if (ch->listen_watch < 0)
 		return error_set(err, "libvirt event handle: %s", last_error());
 	return 0;
@@ -370,7 +393,7 @@ static int channel_listen(struct session *s, struct channel *ch, const char *pat
 static int lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
 	struct session *s = opaque;
-	const char *name = virDomainGetName(dom);
+	const char *name = lv_api.virDomainGetName(dom);
 
 	(void)conn;
 	if (!name || strcmp(name, s->name))
@@ -392,7 +415,7 @@ static void on_deadline(int timer, void *opaque)
 {
 	struct session *s = opaque;
 
-	virEventUpdateTimeout(timer, -1);
+	lv_api.virEventUpdateTimeout(timer, -1);
 	if (s->stopped || s->destroyed)
 		return;
 	if (!s->crash_deadline)
@@ -416,7 +439,7 @@ static void on_tick(int timer, void *opaque)
 		s->end = VM_STOPPED;
 		destroy(s);
 	}
-	if (!virConnectIsAlive(s->lv->conn))
+	if (!lv_api.virConnectIsAlive(s->lv->conn))
 		s->conn_lost = 1;
 }
 
@@ -447,7 +470,7 @@ static void copy_domain_log(const char *name, int to_fd)
 static void supervise(struct session *s)
 {
 	while (!finished(s))
-		if (virEventRunDefaultImpl() < 0)
+		if (lv_api.virEventRunDefaultImpl() < 0)
 			break;
 }
 
@@ -457,7 +480,7 @@ static int create(struct session *s, const char *xml, struct error *err)
 
 	s->start = now_s();
 	progress(s, "booting (libvirt)");
-	s->dom = virDomainCreateXML(s->lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	s->dom = lv_api.virDomainCreateXML(s->lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	if (!s->dom)
 		return error_set(err, "libvirt could not create domain %s at %s: %s", s->name, s->lv->uri,
 				 last_error());
@@ -501,7 +524,7 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	if (!rc)
 		rc = channel_listen(&s, &s.tap, tap_path, 1, err);
 	if (!rc) {
-		callback = virConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		callback = lv_api.virConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 							    VIR_DOMAIN_EVENT_CALLBACK(lifecycle), &s, NULL);
 		if (callback < 0)
 			rc = error_set(err, "libvirt lifecycle events: %s", last_error());
@@ -509,8 +532,8 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	if (!rc)
 		rc = create(&s, buf_str(&xml), err);
 	if (!rc) {
-		s.deadline_timer = virEventAddTimeout(timeout_s * 1000, on_deadline, &s, NULL);
-		s.tick_timer = virEventAddTimeout(1000, on_tick, &s, NULL);
+		s.deadline_timer = lv_api.virEventAddTimeout(timeout_s * 1000, on_deadline, &s, NULL);
+		s.tick_timer = lv_api.virEventAddTimeout(1000, on_tick, &s, NULL);
 		supervise(&s);
 		res->end = s.end;
 		if (s.conn_lost)
@@ -519,14 +542,14 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 		copy_domain_log(name, io->qemu_log_fd);
 	}
 	if (s.deadline_timer >= 0)
-		virEventRemoveTimeout(s.deadline_timer);
+		lv_api.virEventRemoveTimeout(s.deadline_timer);
 	if (s.tick_timer >= 0)
-		virEventRemoveTimeout(s.tick_timer);
+		lv_api.virEventRemoveTimeout(s.tick_timer);
 	if (callback >= 0)
-		virConnectDomainEventDeregisterAny(lv->conn, callback);
+		lv_api.virConnectDomainEventDeregisterAny(lv->conn, callback);
 	if (s.dom) {
 		destroy(&s);   /* a lost connection: AUTODESTROY would, but say so */
-		virDomainFree(s.dom);
+		lv_api.virDomainFree(s.dom);
 	}
 	channel_close(&s.console);
 	channel_close(&s.tap);

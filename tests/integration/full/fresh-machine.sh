@@ -37,7 +37,10 @@ t0=$SECONDS
 debootstrap --variant=minbase --include=make,gcc,libc6-dev,git,ca-certificates bookworm "$root" \
 	"$mirror" >"$SCRATCH/debootstrap.log" 2>&1 || { tail -n 30 "$SCRATCH/debootstrap.log" >&2; fail "debootstrap"; }
 echo "# debootstrap: $((SECONDS - t0)) s"
+# The host's apt configuration, as a fresh machine of this kind has it
+# (sources, and settings such as a snapshot mirror's Check-Valid-Until).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp -a /etc/apt/apt.conf.d/. "$root/etc/apt/apt.conf.d/"
 rm -f "$root/etc/apt/sources.list"
 mkdir -p "$root/etc/apt/sources.list.d"
 cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
