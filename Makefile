@@ -188,7 +188,8 @@ check-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 check-full-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
 
-# `make bench` measures these shapes, libvirt's per-VM overhead against the
+# `make bench` measures these shapes, --accel auto against tcg, the lab's
+# kernel against Debian's (first TAP), libvirt's per-VM overhead against the
 # direct backend (2node; docs/libvirt.md), then kernel builds (cold,
 # incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
@@ -197,6 +198,8 @@ bench: all
 	@./numalab setup --quiet --arch loongarch64
 	@$(MAKE) -s numalab guest GUEST_ARCH=loongarch64
 	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
+	$(if $(filter command line,$(origin TOPO)),,./numalab bench --topo 2node --accel-choice)
+	$(if $(filter command line,$(origin TOPO)),,./numalab kernel build stock && ./numalab bench --topo 2node --kernel stock --against debian)
 	$(if $(filter command line,$(origin TOPO)),,tests/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 

@@ -18,17 +18,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char help[] =
 	"usage: numalab bench --topo NAME|FILE [--kernel K] [--reps N] [--out DIR]\n"
+	"       numalab bench --topo NAME|FILE --kernel K --against K2 [--reps N]\n"
+	"       numalab bench --topo NAME|FILE --accel-choice [--reps N]\n"
 	"       numalab bench --topo NAME|FILE --backend libvirt [--uri URI] [--reps N]\n"
 	"       numalab bench --kernel-build RECIPE --patched RECIPE [--arch ARCH]\n"
 	"\n"
 	"Measure boot-to-first-TAP (and the share of it before the kernel's clock\n"
 	"started: QEMU and firmware), total wall time of a run, and the runner's\n"
 	"overhead as a ratio against the same QEMU argv run by hand (TCG here,\n"
-	"whatever the probe picks elsewhere).  Default 3 repetitions.\n"
+	"whatever the probe picks elsewhere), and the runner's peak RSS.  Default 3\n"
+	"repetitions.\n"
+	"\n"
+	"--against K2: boot-to-first-TAP of --kernel K against K2, alternately, and\n"
+	"K2/K as the speed-up (the lab's kernel against Debian's).\n"
+	"\n"
+	"--accel-choice: what --accel auto costs: a run with --accel tcg, one with\n"
+	"auto after the cached verdicts are removed (the probe runs), and one with\n"
+	"the verdict cached; the cached run's ratio to the tcg one, and the first\n"
+	"probe's cost.\n"
 	"\n"
 	"--backend libvirt: each repetition runs the cell through both backends and\n"
 	"reports libvirt's per-VM overhead as ratios to the direct one: start to\n"
@@ -50,9 +62,19 @@ static const struct option options[] = {
 	{ "arch", required_argument, NULL, 'a' },
 	{ "backend", required_argument, NULL, 'B' },
 	{ "uri", required_argument, NULL, 'u' },
+	{ "against", required_argument, NULL, 'A' },
+	{ "accel-choice", no_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* This process's peak resident set (the runner runs in it; QEMU is a child). */
+static double peak_rss_mib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss / 1024.0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -161,7 +183,95 @@ static int bench(const struct run_opts *o, int reps)
 	printf("  QEMU by hand        %6.2f s\n", median(hand, reps));
 	printf("  runner overhead     %6.3fx  (runner total / by hand)\n",
 	       median(total, reps) / median(hand, reps));
+	printf("  runner peak RSS     %6.1f MiB (its own, not QEMU's)\n", peak_rss_mib());
 	run_inputs_free(in);
+	return EXIT_PASS;
+}
+
+/* One run as the runner makes it: its wall time, first TAP and before-kernel share. */
+static int timed_run(const struct run_opts *o, double *total, double *first_tap, double *before,
+		     struct error *err)
+{
+	struct run_outcome out;
+	double t0 = now_s();
+	int rc = run_cell(o, &out, err);
+
+	*total = now_s() - t0;
+	if (first_tap)
+		*first_tap = out.vm.first_tap_s;
+	if (before)
+		*before = out.before_kernel_s;
+	if (rc == EXIT_FAIL)
+		return error_set(err, "the run failed (%s); bench needs a passing run", out.cell_dir), EXIT_HARNESS;
+	return rc;
+}
+
+/* Kernel o->kernel against `against`, alternately: boot-to-first-TAP and the speed-up. */
+static int bench_against(const struct run_opts *o, const char *against, int reps)
+{
+	double a_first[64], a_before[64], a_total[64], b_first[64], b_before[64], b_total[64];
+	struct run_opts other = *o;
+	struct error err;
+	int rc = EXIT_PASS;
+
+	other.kernel = against;
+	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
+		rc = timed_run(o, &a_total[i], &a_first[i], &a_before[i], &err);
+		if (rc == EXIT_PASS)
+			rc = timed_run(&other, &b_total[i], &b_first[i], &b_before[i], &err);
+		if (rc == EXIT_PASS)
+			printf("rep %d: first TAP %.2f s (%s) / %.2f s (%s)\n", i + 1, a_first[i], o->kernel,
+			       b_first[i], against);
+		fflush(stdout);
+	}
+	if (rc != EXIT_PASS) {
+		fprintf(stderr, "numalab bench: %s\n", err.msg);
+		return rc;
+	}
+	printf("bench %s, kernel %s against %s (%d reps, medians)\n", o->topo, o->kernel, against, reps);
+	printf("  %-12s first TAP %6.2f s  (before the kernel %5.2f s)  run %6.2f s\n", o->kernel,
+	       median(a_first, reps), median(a_before, reps), median(a_total, reps));
+	printf("  %-12s first TAP %6.2f s  (before the kernel %5.2f s)  run %6.2f s\n", against,
+	       median(b_first, reps), median(b_before, reps), median(b_total, reps));
+	printf("  speed-up     %6.2fx  (%s first TAP / %s first TAP)\n",
+	       median(b_first, reps) / median(a_first, reps), against, o->kernel);
+	return EXIT_PASS;
+}
+
+/* --accel auto against --accel tcg: the cached verdict's cost, and the first probe's. */
+static int bench_accel_choice(const struct run_opts *o, int reps)
+{
+	double tcg[64], first[64], cached[64];
+	struct run_opts t = *o, a = *o;
+	char *verdicts = xprintf("%s/accel", lab_cache_dir());
+	struct error err;
+	int rc = EXIT_PASS;
+
+	t.accel = "tcg";
+	a.accel = "auto";
+	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
+		rc = timed_run(&t, &tcg[i], NULL, NULL, &err);
+		remove_tree(verdicts);
+		if (rc == EXIT_PASS)
+			rc = timed_run(&a, &first[i], NULL, NULL, &err);
+		if (rc == EXIT_PASS)
+			rc = timed_run(&a, &cached[i], NULL, NULL, &err);
+		if (rc == EXIT_PASS)
+			printf("rep %d: tcg %.2f s, auto probing %.2f s, auto cached %.2f s\n", i + 1, tcg[i],
+			       first[i], cached[i]);
+		fflush(stdout);
+	}
+	free(verdicts);
+	if (rc != EXIT_PASS) {
+		fprintf(stderr, "numalab bench: %s\n", err.msg);
+		return rc;
+	}
+	printf("bench %s, --accel auto against --accel tcg (%d reps, medians)\n", o->topo, reps);
+	printf("  --accel tcg          %6.2f s\n", median(tcg, reps));
+	printf("  --accel auto cached  %6.2f s  ratio %5.3fx to tcg\n", median(cached, reps),
+	       median(cached, reps) / median(tcg, reps));
+	printf("  --accel auto probing %6.2f s  first probe costs %+.2f s over the cached run\n",
+	       median(first, reps), median(first, reps) - median(cached, reps));
 	return EXIT_PASS;
 }
 
@@ -361,8 +471,8 @@ static int kernel_bench(const char *recipe, const char *patched, const char *arc
 int cmd_bench(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .out = "results/bench" };
-	const char *build = NULL, *patched = NULL, *arch = "x86_64";
-	int c, reps = 3;
+	const char *build = NULL, *patched = NULL, *arch = "x86_64", *against = NULL;
+	int c, reps = 3, accel_choice = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -376,6 +486,8 @@ int cmd_bench(int argc, char **argv)
 		case 'a': arch = !strcmp(optarg, "loongarch") ? "loongarch64" : optarg; break;
 		case 'B': o.backend = optarg; break;
 		case 'u': o.uri = optarg; break;
+		case 'A': against = optarg; break;
+		case 'C': accel_choice = 1; break;
 		case 'r':
 			reps = atoi(optarg);
 			if (reps < 1 || reps > 64)
@@ -396,5 +508,11 @@ int cmd_bench(int argc, char **argv)
 		return command_usage_error("bench", "--backend %s: use qemu or libvirt", o.backend);
 	if (o.uri)
 		return command_usage_error("bench", "--uri needs --backend libvirt");
+	if (against && !o.kernel)
+		return command_usage_error("bench", "--against %s needs --kernel K to compare with", against);
+	if (against)
+		return bench_against(&o, against, reps);
+	if (accel_choice)
+		return bench_accel_choice(&o, reps);
 	return bench(&o, reps);
 }
