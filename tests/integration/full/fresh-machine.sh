@@ -23,8 +23,8 @@ cleanup() {
 		[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ] && kill -9 "$pid" 2>/dev/null
 	done
 	sleep 1
-	for m in $(findmnt -rn -o TARGET | grep -F "$root/" | sort -r); do umount -l "$m"; done
-	if findmnt -rn -o TARGET | grep -qF "$root/"; then
+	for m in $(findmnt -rn -o TARGET | grep -E "^$root(/|$)" | sort -r); do umount -l "$m"; done
+	if findmnt -rn -o TARGET | grep -qE "^$root(/|$)"; then
 		echo "fresh-machine: $root still has mounts; left in place" >&2
 		return
 	fi
@@ -45,6 +45,8 @@ rm -f "$root/etc/apt/sources.list"
 mkdir -p "$root/etc/apt/sources.list.d"
 cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
 [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+# / of a machine is a mount point (the toolroot's namespace makes it private).
+mount --bind "$root" "$root"
 for d in dev dev/pts proc sys; do
 	mkdir -p "$root/$d"
 	mount --bind "/$d" "$root/$d"
