@@ -46,6 +46,7 @@ static const struct host_package {
 	{ "libssl-dev", "kernel build: certificate tools" },
 	{ "ccache", "kernel builds are cached per object and rebuild in seconds" },
 	{ "patch", "applies recipe patch series" },
+	{ "lz4", "kernel build: the x86 lab kernel is LZ4-compressed (it unpacks fast under TCG)" },
 	{ "xz-utils", "unpacks Debian's linux-source tarball" },
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
