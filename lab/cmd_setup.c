@@ -26,6 +26,7 @@ static const struct host_package {
 	{ "cpio", "to inspect a run's initrd.cpio by hand (numalab writes it itself)" },
 	{ "gcc", "builds numalab and the static guest binaries" },
 	{ "make", "the build" },
+	{ "pkg-config", "the build asks it which optional libraries (libvirt, libguestfs) are there" },
 	{ "clang", "the code must also build clean under clang" },
 	{ "libclang-rt-dev", "libFuzzer and the sanitizer runtimes for clang (tests/fuzz, make fuzz)" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },

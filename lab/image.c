@@ -284,8 +284,8 @@ static int add_guest_file(struct cpio_stream *s, const char *path, struct error 
 	return rc;
 }
 
-/* The base image's bytes, copied in chunks. */
-static int copy_base(const char *base, int fd, struct error *err)
+/* The base image's bytes, copied in chunks into fd, the file out (for messages). */
+static int copy_base(const char *base, int fd, const char *out, struct error *err)
 {
 	char chunk[65536];
 	struct stat st;
@@ -299,7 +299,7 @@ static int copy_base(const char *base, int fd, struct error *err)
 			       "and run again", base, (long long)st.st_size);
 	while (!rc && (n = read(in, chunk, sizeof(chunk))) > 0)
 		if (write_all(fd, chunk, (size_t)n))
-			rc = error_set(err, "cannot write the initrd: %s", strerror(errno));
+			rc = error_set(err, "cannot write %s: %s", out, strerror(errno));
 	if (!rc && n < 0)
 		rc = error_set(err, "cannot read %s: %s", base, strerror(errno));
 	if (in >= 0)
@@ -324,7 +324,7 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 	if (!rc && (st.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
 	if (!rc)
-		rc = copy_base(base, st.fd, err);
+		rc = copy_base(base, st.fd, out_path, err);
 	if (!rc) {
 		image_plan(run, &plan);
 		cpio_add(&st.pending, "lab", 040755, NULL, 0);

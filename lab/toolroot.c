@@ -577,6 +577,12 @@ static int enter_namespaces(struct error *err)
 	gid_t gid = getegid();
 	char map[64];
 
+	/*
+	 * Read our own path first (lab_root() keeps it): /proc/self/exe names a
+	 * mount of the namespace we leave, and inside a chroot that path reads
+	 * back from the host's root ("/CHROOT/work/numalab"), not ours.
+	 */
+	(void)lab_root();
 	if (uid == 0) {
 		if (unshare(CLONE_NEWNS))
 			return error_set(err, "unshare(CLONE_NEWNS): %s", strerror(errno));

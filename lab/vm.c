@@ -316,7 +316,8 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	s.qemu_err = (struct stream){ qerr[0], STREAM_QEMU_STDERR };
 	s.watch_kvm = spec.accel == VM_ACCEL_KVM;
 	s.start = now_s();
-	if (spec.firmware)
+	/* UEFI firmware may hang or drop to its shell; qboot (x86) hands over at once. */
+	if (spec.firmware && spec.topo->arch != TOPO_ARCH_X86_64)
 		s.firmware_deadline = s.start + (timeout_s < VM_FIRMWARE_DEADLINE_S ? timeout_s
 										: VM_FIRMWARE_DEADLINE_S);
 	progress(io, "booting");

@@ -4,8 +4,8 @@
  * vm_run() creates two socket pairs (console, TAP), starts QEMU with the
  * argv from qemu.c (its own process group, killed if numalab dies), streams
  * both channels until QEMU exits, the timeout expires, a kernel crash is
- * seen on the console, UEFI firmware fails to start the kernel (its shell,
- * or no kernel output within VM_FIRMWARE_DEADLINE_S), or the runner is
+ * seen on the console, UEFI firmware (LoongArch) fails to start the kernel
+ * (its shell, or no kernel output within VM_FIRMWARE_DEADLINE_S), or the runner is
  * interrupted, and always reaps QEMU
  * before returning.  Nothing from the guest is lost: every byte read is
  * handed to io before vm_run() returns.

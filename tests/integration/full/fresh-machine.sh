@@ -70,7 +70,7 @@ expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
 expect_grep '^numalab run: 2node: [1-9][0-9]* passed, 0 failed' "$SCRATCH/lab-run.log"
 t2=$SECONDS
 inside 'make check' >"$SCRATCH/check.log" 2>&1 ||
-	{ grep -E '^(not ok|FAIL)' "$SCRATCH/check.log" >&2; tail -n 40 "$SCRATCH/check.log" >&2; fail "make check failed on a fresh machine"; }
+	{ grep -E -A 15 '^not ok' "$SCRATCH/check.log" >&2; tail -n 5 "$SCRATCH/check.log" >&2; fail "make check failed on a fresh machine"; }
 echo "# make check: $((SECONDS - t2)) s"
 expect_grep '^[0-9]+ passed, 0 failed' "$SCRATCH/check.log"
 echo "# fresh machine in all: $((SECONDS - t0)) s"
