@@ -76,6 +76,8 @@ static int tend(const struct parallel *pp, struct slot *slots, int interrupted)
 
 		if (!s->busy)
 			continue;
+		/* Before the reap: a child that ended at the signal was interrupted too. */
+		s->interrupted |= interrupted && !s->timed_out;
 		if (proc_poll(&s->proc, &code)) {
 			finish(pp, s, code, NULL);
 			continue;
@@ -83,7 +85,6 @@ static int tend(const struct parallel *pp, struct slot *slots, int interrupted)
 		running++;
 		if (s->term_at && now >= s->term_at)
 			s->timed_out = 1;
-		s->interrupted |= interrupted && !s->timed_out;
 		if (interrupted || s->timed_out)
 			stop(pp, s, now);
 		if (s->kill_at && now >= s->kill_at)
