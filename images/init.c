@@ -1190,10 +1190,15 @@ static void furnish_guest(void)
 		symlink("/lab/kernel.config", link);
 	}
 	if (!access("/bin/busybox", X_OK) && access("/bin/sh", F_OK)) {
-		pid_t pid = fork();
+		pid_t pid;
 
+		make_dirs("/usr/bin", 0755);
+		make_dirs("/usr/sbin", 0755);
+		mkdir("/sbin", 0755);
+		pid = fork();
 		if (pid == 0) {
 			move_fd(open("/dev/null", O_WRONLY), STDOUT_FILENO);
+			move_fd(open("/dev/null", O_WRONLY), STDERR_FILENO);
 			execv("/bin/busybox", (char *const[]){ "/bin/busybox", "--install", "-s", NULL });
 			_exit(127);
 		}
@@ -1299,14 +1304,19 @@ static int run_as_applet(const char *argv0)
 	exit(0);
 }
 
-/* /lab/shell: "TERM ROWS COLS". */
-static void read_shell_conf(char *term_var, size_t cap, struct winsize *ws)
+/* /lab/shell: "TERM ROWS COLS\nCWD\n"; the cwd into cwd ("" if none). */
+static void read_shell_conf(char *term_var, size_t cap, struct winsize *ws, char *cwd, size_t cwd_cap)
 {
-	char text[256], term[128] = "linux";
+	char text[4400], term[128] = "linux";
 	unsigned rows = 0, cols = 0;
+	const char *nl;
 
-	if (read_file(SHELL_PATH, text, sizeof(text)) >= 0)
+	cwd[0] = '\0';
+	if (read_file(SHELL_PATH, text, sizeof(text)) >= 0) {
 		sscanf(text, "%127s %u %u", term, &rows, &cols);
+		if ((nl = strchr(text, '\n')))
+			snprintf(cwd, cwd_cap, "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+	}
 	snprintf(term_var, cap, "TERM=%s", term);
 	ws->ws_row = (unsigned short)rows;
 	ws->ws_col = (unsigned short)cols;
@@ -1346,21 +1356,16 @@ static _Noreturn void exec_shell(const char *tty, const char *cwd, char *term_va
 /* The interactive shell on the serial console, until it exits or someone runs `poweroff`. */
 static void run_shell(void)
 {
-	static char term_var[160];
-	struct launch l = { .skip_code = -1 };
-	char name[256];
+	static char term_var[160], cwd[4096];
 	struct winsize ws;
 	pid_t pid, w;
 
-	read_shell_conf(term_var, sizeof(term_var), &ws);
-	/* The exec file names the host's cwd; without a command there is none. */
-	if (read_exec(name, sizeof(name), &l))
-		l.cwd = NULL;
+	read_shell_conf(term_var, sizeof(term_var), &ws, cwd, sizeof(cwd));
 	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 4);   /* warnings and worse only, while typing */
 	log_msg("starting the shell on %s", SHELL_TTY);
 	pid = fork();
 	if (pid == 0)
-		exec_shell(SHELL_TTY, l.cwd, term_var, &ws);
+		exec_shell(SHELL_TTY, cwd[0] ? cwd : NULL, term_var, &ws);
 	while (pid > 0 && !poweroff_requested) {
 		w = waitpid(-1, NULL, 0);
 		if (w == pid)

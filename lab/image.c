@@ -321,7 +321,7 @@ static int add_suites(struct buf *initrd, const struct run_part *run, struct err
 /*
  * lab/shares: "TAG ro|rw host|lab PATH" per share; lab/exec: the TAP name,
  * the working directory, then the argv, each NUL-terminated; lab/shell:
- * "TERM ROWS COLS".
+ * "TERM ROWS COLS" and the working directory, a line each.
  */
 static void add_host_parts(struct buf *initrd, const struct run_part *run)
 {
@@ -346,8 +346,8 @@ static void add_host_parts(struct buf *initrd, const struct run_part *run)
 	}
 	if (run->shell) {
 		text.len = 0;
-		buf_addf(&text, "%s %d %d\n", run->shell_term && *run->shell_term ? run->shell_term : "linux",
-			 run->shell_rows, run->shell_cols);
+		buf_addf(&text, "%s %d %d\n%s\n", run->shell_term && *run->shell_term ? run->shell_term : "linux",
+			 run->shell_rows, run->shell_cols, run->exec_cwd ? run->exec_cwd : "");
 		cpio_add(initrd, "lab/shell", 0100644, text.data, text.len);
 	}
 	buf_free(&text);

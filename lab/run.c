@@ -148,6 +148,13 @@ static int add_share(struct run_inputs *p, const char *path, int writable, enum 
 	return 0;
 }
 
+static int shorter_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return (x > y) - (x < y);
+}
+
 /* dir is sub or below it. */
 static int path_within(const char *sub, const char *dir)
 {
@@ -164,7 +171,8 @@ static int path_within(const char *sub, const char *dir)
  */
 static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
-	int cwd_covered = 0;
+	struct strvec rw = STRVEC_INIT;
+	int cwd_covered = 0, rc = 0;
 	struct stat st;
 
 	if (!o->exec_argv && !o->shell && !o->rw_dirs)
@@ -192,13 +200,46 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 			return error_set(err, "--rw /: the host's root stays read-only; give the directories "
 					 "the guest may write");
 		cwd_covered |= path_within(p->cwd, real);
-		if (add_share(p, real, 1, SHARE_IN_HOST_VIEW, real, err))
-			return -1;
+		strvec_push(&rw, real);
 	}
 	/* Its own share: the guest's tmpfs on /tmp, /run would hide it otherwise. */
 	if (!cwd_covered && strcmp(p->cwd, "/") && add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err))
-		return -1;
-	return 0;
+		rc = -1;
+	/* Mounted in this order: a directory before those inside it. */
+	if (rw.nr)
+		qsort(rw.items, rw.nr, sizeof(rw.items[0]), shorter_first);
+	for (size_t i = 0; i < rw.nr && !rc; i++)
+		rc = add_share(p, rw.items[i], 1, SHARE_IN_HOST_VIEW, rw.items[i], err);
+	strvec_clear(&rw);
+	return rc;
+}
+
+/*
+ * modules.dep and the other indexes modprobe reads: Debian's package leaves
+ * them to its postinst, so depmod writes them into the cached tree once
+ * (through a base directory whose lib/modules/RELEASE links to the tree;
+ * depmod renames each file into place, so runs racing here agree).
+ */
+static int module_index(const char *modules, const char *release, struct error *err)
+{
+	char *dep = xprintf("%s/modules.dep", modules), *base = xprintf("%s.depmod-%d", modules, (int)getpid());
+	char *libdir = xprintf("%s/lib/modules", base), *link = xprintf("%s/%s", libdir, release);
+	const char *argv[] = { "depmod", "-b", base, release, NULL };
+	int rc = 0;
+
+	if (!file_exists(dep)) {
+		rc = mkdir_p(libdir, err);
+		if (!rc && symlink(modules, link))
+			rc = error_set(err, "symlink %s: %s", link, strerror(errno));
+		if (!rc && proc_run(argv, NULL, 300, err))
+			rc = error_set(err, "depmod -b %s %s failed; install kmod (numalab setup)", base, release);
+		remove_tree(base);
+	}
+	free(dep);
+	free(base);
+	free(libdir);
+	free(link);
+	return rc;
 }
 
 /*
@@ -223,10 +264,10 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 		return -1;
 	release = strrchr(modules, '/') ? strrchr(modules, '/') + 1 : modules;
 	char *guest = xprintf("/lib/modules/%s", release);
-	int rc = add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
+	int rc = module_index(modules, release, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
 
 	free(guest);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 static int qemu_version(const struct vm_spec *spec, char *out, size_t cap)
@@ -599,6 +640,15 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	return EXIT_PASS;
 }
 
+/* $TERM for the guest's shell if it is a plain terminal name, else NULL (the guest's default). */
+static const char *plain_term(const char *term)
+{
+	if (!term || !*term || strlen(term) > 64 ||
+	    term[strspn(term, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")])
+		return NULL;
+	return term;
+}
+
 static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
 			const char *run_dir, struct run_outcome *out, struct error *err)
 {
@@ -620,7 +670,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		.suites = p->suites.items, .nr_suites = p->suites.nr,
 		.shares = p->shares, .nr_shares = p->nr_shares,
 		.exec_argv = o->exec_argv, .exec_cwd = p->cwd, .exec_name = p->exec_name,
-		.shell = o->shell, .shell_term = getenv("TERM"),
+		.shell = o->shell, .shell_term = plain_term(getenv("TERM")),
 		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL };
 	struct error meta_err;
 	int rc, meta_rc, tap_bad;
