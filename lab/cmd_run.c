@@ -158,6 +158,30 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 	return 0;
 }
 
+static struct termios saved_tio;
+static int tio_saved;
+
+static void restore_terminal(void)
+{
+	if (tio_saved)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	tio_saved = 0;
+}
+
+/* Raw: every key (Ctrl-C, Ctrl-Z included) goes to the guest; restored at exit. */
+static void raw_terminal(void)
+{
+	struct termios raw;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
+		return;
+	raw = saved_tio;
+	cfmakeraw(&raw);
+	tio_saved = 1;
+	atexit(restore_terminal);
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
 static int run_and_report(const char *cmd, struct run_opts *o)
 {
 	struct run_outcome out;
@@ -170,6 +194,10 @@ static int run_and_report(const char *cmd, struct run_opts *o)
 	}
 	vm_catch_signals();
 	rc = run_cell(o, &out, &err);
+	if (o->shell) {   /* cooked again, on a line of its own, before anything is said */
+		restore_terminal();
+		fputc('\n', stderr);
+	}
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
 		if (vm_interrupted())
@@ -207,30 +235,6 @@ int cmd_run(int argc, char **argv)
 	return rc < 0 ? EXIT_PASS : rc;
 }
 
-static struct termios saved_tio;
-static int tio_saved;
-
-static void restore_terminal(void)
-{
-	if (tio_saved)
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
-	tio_saved = 0;
-}
-
-/* Raw: every key (Ctrl-C, Ctrl-Z included) goes to the guest; restored at exit. */
-static void raw_terminal(void)
-{
-	struct termios raw;
-
-	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
-		return;
-	raw = saved_tio;
-	cfmakeraw(&raw);
-	tio_saved = 1;
-	atexit(restore_terminal);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-}
-
 int cmd_shell(int argc, char **argv)
 {
 	/* TAP only to the cell: the terminal is the guest's console. */
@@ -242,7 +246,6 @@ int cmd_shell(int argc, char **argv)
 		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", o.topo);
 		raw_terminal();
 		rc = run_and_report("shell", &o);
-		restore_terminal();
 	}
 	strvec_clear(&rw);
 	strvec_clear(&dirs);

@@ -435,6 +435,9 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
 	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
 		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
+	/* What the tests reported inside: one suite may stand for dozens of results. */
+	meta_add(&meta, "result.nested", "%d passed, %d failed, %d skipped", out->summary.subtests_passed,
+		 out->summary.subtests_failed, out->summary.subtests_skipped);
 	for (int i = 0; i < tap->nr_info; i++)
 		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
 	snprintf(path, sizeof(path), "%s/meta", cell_dir);
