@@ -605,8 +605,8 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
-	if (plan_tests(o->tests ? o->tests : o->shell || o->exec_argv || o->tests_dirs ? "none" : p->topo.tests,
-		       p->guest_dir, &p->tests, err))
+	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
+	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
 	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
 		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
