@@ -155,7 +155,7 @@ static int shorter_first(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* dir is sub or below it. */
+/* sub is dir or below it. */
 static int path_within(const char *sub, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -189,22 +189,24 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 		return error_set(err, "getcwd: %s", strerror(errno));
 	if (add_share(p, "/", 0, SHARE_IN_HOST_VIEW, "/", err))
 		return -1;
-	for (int i = 0; o->rw_dirs && o->rw_dirs[i]; i++) {
+	for (int i = 0; o->rw_dirs && o->rw_dirs[i] && !rc; i++) {
 		char real[4096];
 
 		if (!realpath(o->rw_dirs[i], real))
-			return error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
-		if (stat(real, &st) || !S_ISDIR(st.st_mode))
-			return error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
-		if (!strcmp(real, "/"))
-			return error_set(err, "--rw /: the host's root stays read-only; give the directories "
-					 "the guest may write");
+			rc = error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
+		else if (stat(real, &st) || !S_ISDIR(st.st_mode))
+			rc = error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
+		else if (!strcmp(real, "/"))
+			rc = error_set(err, "--rw /: the host's root stays read-only; give the directories "
+				       "the guest may write");
+		if (rc)
+			break;
 		cwd_covered |= path_within(p->cwd, real);
 		strvec_push(&rw, real);
 	}
 	/* Its own share: the guest's tmpfs on /tmp, /run would hide it otherwise. */
-	if (!cwd_covered && strcmp(p->cwd, "/") && add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err))
-		rc = -1;
+	if (!rc && !cwd_covered && strcmp(p->cwd, "/"))
+		rc = add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err);
 	/* Mounted in this order: a directory before those inside it. */
 	if (rw.nr)
 		qsort(rw.items, rw.nr, sizeof(rw.items[0]), shorter_first);
