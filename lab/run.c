@@ -246,7 +246,8 @@ static int module_index(const char *modules, const char *release, struct error *
 
 /*
  * A modular kernel (Debian's): its 9p stack into the initramfs, and its
- * whole module tree shared at /lib/modules/RELEASE for modprobe.
+ * whole module tree shared at /lib/modules/RELEASE for modprobe; its
+ * pinned .config for /boot/config-RELEASE.
  */
 static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
@@ -258,7 +259,8 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 		return 0;
 	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
 		return 0;
-	if (kernel_modules(&p->kernel, modules, sizeof(modules), err))
+	if (kernel_config(&p->kernel, p->kernel_config, sizeof(p->kernel_config), err) ||
+	    kernel_modules(&p->kernel, modules, sizeof(modules), err))
 		return -1;
 	if (!modules[0])
 		return 0;
@@ -676,7 +678,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		.shares = p->shares, .nr_shares = p->nr_shares,
 		.exec_argv = o->exec_argv, .exec_cwd = p->cwd, .exec_name = p->exec_name,
 		.shell = o->shell, .shell_term = plain_term(getenv("TERM")),
-		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL };
+		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL,
+		.kernel_config = p->kernel_config[0] ? p->kernel_config : NULL };
 	struct error meta_err;
 	int rc, meta_rc, tap_bad;
 
