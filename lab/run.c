@@ -612,6 +612,8 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
 	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
+	if (o->disk && o->tests_dirs)
+		return error_set(err, "--tests-dir suites go into the initramfs guest; leave out --disk"), EXIT_USAGE;
 	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
 		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
 			return EXIT_USAGE;
