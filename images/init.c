@@ -142,6 +142,7 @@ struct relay {
 	size_t len;
 	char skip_reason[256];    /* of the last "# SKIP" line */
 	int own_failed;           /* "not ok" results at the program's own top level */
+	int yaml_indent;          /* inside a result's YAML block ("  ---" ... "  ..."): its indent; else -1 */
 };
 
 enum relay_state { RELAY_DATA, RELAY_IDLE, RELAY_EOF };
@@ -636,6 +637,27 @@ static int is_tap_line(const char *line)
 	return 0;
 }
 
+/*
+ * TAP's YAML diagnostics: "---" two spaces deeper than a result opens a
+ * block, "..." at the same indent closes it; what is between is TAP too.
+ */
+static int in_yaml_block(struct relay *r)
+{
+	int indent = (int)strspn(r->line, " ");
+	const char *text = r->line + indent;
+
+	if (r->yaml_indent >= 0) {
+		if (indent == r->yaml_indent && !strcmp(text, "..."))
+			r->yaml_indent = -1;
+		return 1;
+	}
+	if (indent % 4 == 2 && !strcmp(text, "---")) {
+		r->yaml_indent = indent;
+		return 1;
+	}
+	return 0;
+}
+
 /* A failure the program reported at its own top level (not SKIP, not TODO). */
 static int own_failure(const char *line)
 {
@@ -662,6 +684,10 @@ static void relay_line(struct relay *r)
 		r->len--;
 	r->line[r->len] = '\0';
 	r->len = 0;
+	if (in_yaml_block(r)) {
+		tap_line("    %s", r->line);
+		return;
+	}
 	if (!is_tap_line(r->line)) {
 		tap_line("    # %s", r->line);
 		return;
@@ -851,7 +877,7 @@ static void report_result(int number, const char *name, const struct plan_entry 
 static void run_started_test(int number, const char *name, const struct plan_entry *t,
 			     const struct launch *l, pid_t pid, int out_fd)
 {
-	struct relay r = { .fd = out_fd };
+	struct relay r = { .fd = out_fd, .yaml_indent = -1 };
 	int status = 0, timed_out;
 
 	timed_out = relay_until_exit(pid, &r, now_ms() + t->timeout_s * INT64_C(1000), &status);
