@@ -359,6 +359,8 @@ static void set_reason(struct tap_test *t, const char *reason)
 {
 	copy_text(t->reason, sizeof(t->reason), reason, strlen(reason));
 	sanitise(t->reason, strlen(t->reason));
+	for (char *tab = t->reason; (tab = strchr(tab, '\t')); )
+		*tab = ' ';   /* a stored field, like a parsed line's */
 }
 
 /* /init numbers its tests in order: a cut test is the one after the last. */
