@@ -40,15 +40,46 @@ void cpio_add(struct buf *out, const char *name, unsigned mode, const void *data
  */
 struct cpio_stream {
 	struct buf pending;
-	int fd;
+	int fd;            /* the temporary file beside the archive's path */
+	char *tmp;
 	int write_errno;   /* the first failed write; 0: none */
 };
+#define CPIO_STREAM_INIT { BUF_INIT, -1, NULL, 0 }
 
 static void cpio_flush(struct cpio_stream *s)
 {
 	if (!s->write_errno && write_all(s->fd, s->pending.data, s->pending.len))
 		s->write_errno = errno ? errno : EIO;
 	s->pending.len = 0;
+}
+
+/* A temporary file beside path for s to fill: 0, or -1 with err. */
+static int cpio_stream_open(struct cpio_stream *s, const char *path, struct error *err)
+{
+	s->tmp = xprintf("%s.tmp.%d", path, (int)getpid());
+	if ((s->fd = open(s->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return error_set(err, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * The end of a stream: with rc 0 and every write done, the file becomes path
+ * (atomically); otherwise it is removed.  Returns rc, or -1 with err.
+ */
+static int cpio_stream_close(struct cpio_stream *s, const char *path, int rc, struct error *err)
+{
+	cpio_flush(s);
+	if (!rc && s->write_errno)
+		rc = error_set(err, "cannot write %s: %s", path, strerror(s->write_errno));
+	if (s->fd >= 0 && close(s->fd) && !rc)
+		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
+	if (!rc && rename(s->tmp, path))
+		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
+	if (rc && s->tmp)
+		unlink(s->tmp);
+	free(s->tmp);
+	buf_free(&s->pending);
+	return rc;
 }
 
 /* Emit each parent directory of path once (dirs remembers them). */
@@ -190,31 +221,16 @@ static int build_from_manifest(const char *manifest, const char *guest_dir, stru
 /* A new file at path (atomically): the manifest's entries and the trailer. */
 static int write_base(const char *path, const char *manifest, const char *guest_dir, struct error *err)
 {
-	struct cpio_stream st = { BUF_INIT, -1, 0 };
-	char *tmp = xprintf("%s.tmp.%d", path, (int)getpid());
+	struct cpio_stream st = CPIO_STREAM_INIT;
 	struct sha256 ignored;
-	int rc = 0;
+	int rc = cpio_stream_open(&st, path, err);
 
 	sha256_init(&ignored);
-	if ((st.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
 	if (!rc)
 		rc = build_from_manifest(manifest, guest_dir, &st, &ignored, err);
-	if (!rc) {
+	if (!rc)
 		cpio_add(&st.pending, NULL, 0, NULL, 0);
-		cpio_flush(&st);
-		if (st.write_errno)
-			rc = error_set(err, "cannot write %s: %s", path, strerror(st.write_errno));
-	}
-	if (st.fd >= 0 && close(st.fd) && !rc)
-		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = error_set(err, "cannot write %s: %s", path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	buf_free(&st.pending);
-	return rc;
+	return cpio_stream_close(&st, path, rc, err);
 }
 
 int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
@@ -284,8 +300,8 @@ static int add_guest_file(struct cpio_stream *s, const char *path, struct error 
 	return rc;
 }
 
-/* The base image's bytes, copied in chunks into fd, the file out (for messages). */
-static int copy_base(const char *base, int fd, const char *out, struct error *err)
+/* An archive's bytes (the base image, a modules archive) copied in chunks into fd, the file out. */
+static int copy_archive(const char *base, int fd, const char *out, struct error *err)
 {
 	char chunk[65536];
 	struct stat st;
@@ -311,20 +327,141 @@ void image_plan(const struct run_part *run, struct buf *out)
 {
 	for (int i = 0; run->tests[i]; i++)
 		buf_addf(out, "%s %d\n", run->tests[i], run->test_timeout_s);
+	for (size_t i = 0; i < run->nr_suites; i++)
+		buf_addf(out, "%s %d\n", run->suites[i].name,
+			 run->suites[i].timeout_s ? run->suites[i].timeout_s : run->test_timeout_s);
+	if (run->exec_argv)
+		buf_addf(out, "@exec %d\n", run->test_timeout_s);
+}
+
+/* One host file or directory tree as dest (a cpio path without the leading '/'). */
+static int add_tree(struct buf *initrd, const char *src, const char *dest, struct error *err)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (stat(src, &st))
+		return error_set(err, "%s: %s", src, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		struct buf data = BUF_INIT;
+
+		if (!(rc = read_file(src, &data, err)))
+			cpio_add(initrd, dest, 0100000 | (st.st_mode & 0777), data.data, data.len);
+		buf_free(&data);
+		return rc;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return error_set(err, "%s: neither a file nor a directory", src);
+	DIR *d = opendir(src);
+	struct dirent *e;
+
+	if (!d)
+		return error_set(err, "%s: %s", src, strerror(errno));
+	cpio_add(initrd, dest, 040755, NULL, 0);
+	while (!rc && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			char *from = xprintf("%s/%s", src, e->d_name), *to = xprintf("%s/%s", dest, e->d_name);
+
+			rc = add_tree(initrd, from, to, err);
+			free(from);
+			free(to);
+		}
+	closedir(d);
+	return rc;
+}
+
+/* Each parent directory of rel (a path under base/) as a cpio directory. */
+static void add_rel_parents(struct buf *initrd, const char *base, const char *rel)
+{
+	for (const char *p = strchr(rel, '/'); p; p = strchr(p + 1, '/')) {
+		char *dir = xprintf("%s/%.*s", base, (int)(p - rel), rel);
+
+		cpio_add(initrd, dir, 040755, NULL, 0);
+		free(dir);
+	}
+}
+
+/* --tests-dir suites: lab/suites/NAME/{NAME,files...} and lab/suites/NAME.conf. */
+static int add_suites(struct buf *initrd, const struct run_part *run, struct error *err)
+{
+	int rc = 0;
+
+	if (run->nr_suites)
+		cpio_add(initrd, "lab/suites", 040755, NULL, 0);
+	for (size_t i = 0; i < run->nr_suites && !rc; i++) {
+		const struct suite *s = &run->suites[i];
+		char *dir = xprintf("lab/suites/%s", s->name), *bin = xprintf("%s/%s", dir, s->name);
+		char *src = xprintf("%s/%s", s->dir, s->name), *conf = xprintf("%s.conf", dir);
+		struct buf text = BUF_INIT;
+
+		cpio_add(initrd, dir, 040755, NULL, 0);
+		rc = add_tree(initrd, src, bin, err);
+		for (size_t f = 0; f < s->files.nr && !rc; f++) {
+			char *from = xprintf("%s/%s", s->dir, s->files.items[f]);
+			char *to = xprintf("%s/%s", dir, s->files.items[f]);
+
+			add_rel_parents(initrd, dir, s->files.items[f]);
+			rc = add_tree(initrd, from, to, err);
+			free(from);
+			free(to);
+		}
+		suite_guest_conf(s, &text);
+		cpio_add(initrd, conf, 0100644, text.data, text.len);
+		buf_free(&text);
+		free(dir);
+		free(bin);
+		free(src);
+		free(conf);
+	}
+	return rc;
+}
+
+/*
+ * lab/shares: "TAG ro|rw host|lab PATH" per share; lab/exec: the TAP name,
+ * the working directory, then the argv, each NUL-terminated; lab/shell:
+ * "TERM ROWS COLS" and the working directory, a line each.
+ */
+static void add_host_parts(struct buf *initrd, const struct run_part *run)
+{
+	struct buf text = BUF_INIT;
+
+	if (run->nr_shares) {
+		for (int i = 0; i < run->nr_shares; i++) {
+			const struct guest_share *sh = &run->shares[i];
+
+			buf_addf(&text, "%s %s %s %s\n", sh->vm.tag, sh->vm.writable ? "rw" : "ro",
+				 sh->view == SHARE_IN_LAB ? "lab" : "host", sh->guest_path);
+		}
+		cpio_add(initrd, "lab/shares", 0100644, text.data, text.len);
+	}
+	if (run->exec_argv) {
+		text.len = 0;
+		buf_add(&text, run->exec_name, strlen(run->exec_name) + 1);
+		buf_add(&text, run->exec_cwd, strlen(run->exec_cwd) + 1);
+		for (int i = 0; run->exec_argv[i]; i++)
+			buf_add(&text, run->exec_argv[i], strlen(run->exec_argv[i]) + 1);
+		cpio_add(initrd, "lab/exec", 0100644, text.data, text.len);
+	}
+	if (run->shell) {
+		text.len = 0;
+		buf_addf(&text, "%s %d %d\n%s\n", run->shell_term && *run->shell_term ? run->shell_term : "linux",
+			 run->shell_rows, run->shell_cols, run->exec_cwd ? run->exec_cwd : "");
+		cpio_add(initrd, "lab/shell", 0100644, text.data, text.len);
+	}
+	buf_free(&text);
 }
 
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
 		     struct error *err)
 {
 	struct buf topo_text = BUF_INIT, plan = BUF_INIT;
-	struct cpio_stream st = { BUF_INIT, -1, 0 };
-	char *tmp = xprintf("%s.tmp.%d", out_path, (int)getpid());
+	struct cpio_stream st = CPIO_STREAM_INIT;
 	int rc = read_file(run->topo->path, &topo_text, err);
 
-	if (!rc && (st.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
 	if (!rc)
-		rc = copy_base(base, st.fd, out_path, err);
+		rc = cpio_stream_open(&st, out_path, err);
+	if (!rc)
+		rc = copy_archive(base, st.fd, out_path, err);
 	if (!rc) {
 		image_plan(run, &plan);
 		cpio_add(&st.pending, "lab", 040755, NULL, 0);
@@ -336,20 +473,21 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 		rc = add_kselftests(&st, run->kselftest, err);
 	if (!rc && run->guest_file)
 		rc = add_guest_file(&st, run->guest_file, err);
+	/* The user's suites and the kernel's config are small: one flush each. */
+	if (!rc)
+		rc = add_suites(&st.pending, run, err);
+	cpio_flush(&st);
+	if (!rc && run->kernel_config)
+		rc = add_tree(&st.pending, run->kernel_config, "lab/kernel.config", err);
 	if (!rc) {
+		add_host_parts(&st.pending, run);
 		cpio_add(&st.pending, NULL, 0, NULL, 0);
-		cpio_flush(&st);
-		if (st.write_errno)
-			rc = error_set(err, "cannot write %s: %s", out_path, strerror(st.write_errno));
 	}
-	if (st.fd >= 0 && close(st.fd) && !rc)
-		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
-	if (!rc && rename(tmp, out_path))
-		rc = error_set(err, "cannot write %s: %s", out_path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	buf_free(&st.pending);
+	cpio_flush(&st);
+	/* The kernel's modules: an archive of its own after ours. */
+	if (!rc && run->modules_cpio)
+		rc = copy_archive(run->modules_cpio, st.fd, out_path, err);
+	rc = cpio_stream_close(&st, out_path, rc, err);
 	buf_free(&topo_text);
 	buf_free(&plan);
 	return rc;

@@ -41,8 +41,10 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 }
 
 /*
- * The stored line reaches terminals, logs and reports: every ASCII control and
- * every byte of bad UTF-8 becomes '?', which also defuses escape sequences.
+ * The stored line reaches terminals, logs and reports: every ASCII control
+ * but tab and every byte of bad UTF-8 becomes '?', which also defuses escape
+ * sequences.  Tabs are plain text (a program's columns); the parsed copy
+ * turns them into spaces (end_line()).
  */
 static void sanitise(char *line, size_t len)
 {
@@ -50,7 +52,7 @@ static void sanitise(char *line, size_t len)
 
 	for (size_t i = 0, n; i < len; i += n) {
 		n = s[i] >= 0x80 ? utf8_len(s + i, len - i) : 1;
-		if (!n || s[i] < 0x20 || s[i] == 0x7f) {
+		if (!n || (s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f) {
 			s[i] = '?';
 			n = 1;
 		}
@@ -302,6 +304,8 @@ static void end_line(struct tap_parser *p)
 	sanitise(p->line, len);
 	if (p->on_line)
 		p->on_line(p->ctx, p->line);
+	for (char *tab = p->line; (tab = strchr(tab, '\t')); )
+		*tab = ' ';
 	while (len && p->line[len - 1] == ' ')	/* trailing blanks mean nothing */
 		p->line[--len] = '\0';
 	parse_line(p, p->line);
@@ -355,6 +359,8 @@ static void set_reason(struct tap_test *t, const char *reason)
 {
 	copy_text(t->reason, sizeof(t->reason), reason, strlen(reason));
 	sanitise(t->reason, strlen(t->reason));
+	for (char *tab = t->reason; (tab = strchr(tab, '\t')); )
+		*tab = ' ';   /* a stored field, like a parsed line's */
 }
 
 /* /init numbers its tests in order: a cut test is the one after the last. */

@@ -51,6 +51,7 @@ const char *vm_end_name(enum vm_end end)
 {
 	static const char *const names[] = {
 		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed", "stopped",
+		"escaped",
 	};
 
 	return names[end];
@@ -149,6 +150,8 @@ static int pump(struct session *s, struct stream *st)
 	case STREAM_CONSOLE:
 		s->res->last_output_s = now_s() - s->start;
 		write_all_fd(s->io->console_fd, chunk, (size_t)n);
+		if (s->io->interactive)
+			write_all_fd(STDOUT_FILENO, chunk, (size_t)n);
 		console_scan_feed(&s->res->scan, chunk, (size_t)n);
 		break;
 	case STREAM_QEMU_STDERR:
@@ -157,6 +160,29 @@ static int pump(struct session *s, struct stream *st)
 		break;
 	}
 	return 1;
+}
+
+/*
+ * Interactive: the terminal's bytes to the guest's console, up to an escape
+ * byte.  Returns 1 when the user escaped, 0 otherwise (stdin's end included:
+ * the guest goes on until it powers off).
+ */
+static int forward_input(struct session *s, int *stdin_open)
+{
+	char chunk[4096];
+	ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+	char *esc;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		*stdin_open = 0;
+		return 0;
+	}
+	esc = memchr(chunk, VM_ESCAPE_BYTE, (size_t)n);
+	if (s->console.fd >= 0)
+		(void)write_all(s->console.fd, chunk, esc ? (size_t)(esc - chunk) : (size_t)n);
+	return esc != NULL;
 }
 
 static void drain(struct session *s)
@@ -202,11 +228,12 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	int pidfd = (int)syscall(SYS_pidfd_open, qemu->pid, 0);
 	double deadline = s->start + timeout_s, crash_deadline = 0, last_tick = s->start;
 	enum vm_end end = VM_POWEROFF;
+	int stdin_open = s->io->interactive;
 
 	for (;;) {
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{ s->console.fd, POLLIN, 0 }, { s->tap.fd, POLLIN, 0 }, { s->qemu_err.fd, POLLIN, 0 },
-			{ pidfd, POLLIN, 0 },
+			{ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 }, { pidfd, POLLIN, 0 },
 		};
 		double limit = crash_deadline ? crash_deadline : deadline;
 		int wait_ms = (int)((limit - now_s()) * 1000) + 1;
@@ -217,7 +244,7 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 		}
 		if (wait_ms <= 0 || wait_ms > 1000)
 			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
-		if (poll(fds, pidfd >= 0 ? 4 : 3, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, pidfd >= 0 ? 5 : 4, wait_ms) < 0 && errno != EINTR)
 			break;
 		if (now_s() >= last_tick + 1) {
 			last_tick = now_s();
@@ -238,7 +265,11 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			end = VM_STOPPED;
 			break;
 		}
-		if (pidfd >= 0 && fds[3].revents)
+		if (fds[3].revents && forward_input(s, &stdin_open)) {
+			end = VM_ESCAPED;
+			break;
+		}
+		if (pidfd >= 0 && fds[4].revents)
 			break;   /* QEMU exited */
 		if (pidfd < 0 && kill(qemu->pid, 0) && errno == ESRCH)
 			break;

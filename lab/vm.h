@@ -28,6 +28,7 @@ enum vm_end {
 	VM_QEMU_FAILED,        /* QEMU exited non-zero, died on a signal by itself (qemu_status),
 				  or said KVM cannot run the guest (kvm_error) */
 	VM_STOPPED,            /* io->stop asked for it */
+	VM_ESCAPED,            /* interactive: the user typed VM_ESCAPE_BYTE */
 };
 
 struct vm_result {
@@ -54,7 +55,17 @@ struct vm_io {
 	 */
 	int (*stop)(void *ctx, double elapsed_s, const struct vm_result *sofar);
 	void *ctx;
+	/*
+	 * The console is this process's terminal (numalab shell): stdin's bytes
+	 * go to the guest's serial console, its bytes also to stdout, and
+	 * VM_ESCAPE_BYTE on stdin ends the guest (VM_ESCAPED).  The caller puts
+	 * the terminal in raw mode.
+	 */
+	int interactive;
 };
+
+/* Ctrl-] (as telnet's and virsh console's escape) ends an interactive guest. */
+#define VM_ESCAPE_BYTE 0x1d
 
 /*
  * Run one guest.  spec's fds are filled in here; argv_out (may be NULL)

@@ -33,6 +33,15 @@ static inline int fuzz_printable(const char *s)
 	return 1;
 }
 
+/* Printable text for a terminal or file: also tabs (lab/tap.h passes them on). */
+static inline int fuzz_text(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* The first byte picks where the stream is cut into two feed() calls. */
 static inline size_t fuzz_split(const uint8_t **data, size_t *size)
 {
