@@ -1,5 +1,6 @@
 /* numalab run: boot one topology with one kernel and run the guest tests. */
 #include "command.h"
+#include "report.h"
 #include "run.h"
 
 #include <errno.h>
@@ -33,6 +34,9 @@ static const char help[] =
 	"                     `numalab image build debian` or any image with an ext4 root):\n"
 	"                     tests run with its userland, results are also read back\n"
 	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
+	"  --tap-flat FILE    also write the results as flat TAP 13 (one line per\n"
+	"                     leaf result, named by its path: docs/results.md)\n"
+	"  --junit FILE       also write them as JUnit XML\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -51,6 +55,8 @@ static const struct option options[] = {
 	{ "uri", required_argument, NULL, 'u' },
 	{ "host-nodes", required_argument, NULL, 'H' },
 	{ "disk", required_argument, NULL, 'd' },
+	{ "tap-flat", required_argument, NULL, 'F' },
+	{ "junit", required_argument, NULL, 'J' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -67,10 +73,63 @@ static int parse_timeout(const char *s, int *out)
 	return 0;
 }
 
+/*
+ * The run as one cell (report.h), from the TAP it saved, with the verdict a
+ * matrix would give it; a run that never got a cell is one ERROR testcase.
+ */
+struct run_report {
+	struct report_cell cell;
+	struct buf tap;
+	char reason[512];
+	const char *id;
+};
+
+static void run_report_load(const char *topo, int rc, const struct run_outcome *out,
+			    const char *why, struct run_report *r)
+{
+	char *path = xprintf("%s/tap", out->cell_dir);
+	struct error ignored;
+	const char *slash = strrchr(out->cell_dir, '/');
+	int have_tap = out->cell_dir[0] && !read_file(path, &r->tap, &ignored);
+
+	free(path);
+	r->id = out->cell_dir[0] ? (slash ? slash + 1 : out->cell_dir) : topo;
+	r->cell.id = r->id;
+	r->cell.tap = have_tap ? buf_str(&r->tap) : NULL;
+	r->cell.tap_len = r->tap.len;
+	r->cell.status = report_classify(rc, 0, vm_end_name(out->vm.end), r->cell.tap,
+					 r->cell.tap_len, why, r->reason, sizeof(r->reason));
+	r->cell.reason = r->reason;
+	r->cell.time_s = out->vm.total_s > 0 ? out->vm.total_s : -1;
+}
+
+/* --tap-flat and --junit; 0, or -1 with err. */
+static int write_reports(const struct run_report *r, const char *flat, const char *junit,
+			 struct error *err)
+{
+	struct buf b = BUF_INIT;
+	int rc = 0;
+
+	if (flat) {
+		report_flat_tap(&r->cell, 1, &b);
+		rc = write_file_atomic(flat, buf_str(&b), b.len, err);
+		b.len = 0;
+	}
+	if (!rc && junit) {
+		report_junit(&r->cell, 1, r->id, &b);
+		rc = write_file_atomic(junit, buf_str(&b), b.len, err);
+	}
+	buf_free(&b);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .echo_tap = 1, .progress = 1 };
 	struct run_outcome out;
+	struct run_report report = { .tap = BUF_INIT };
+	struct report_counts leaves;
+	const char *flat = NULL, *junit = NULL;
 	struct error err;
 	int c, rc;
 
@@ -89,6 +148,8 @@ int cmd_run(int argc, char **argv)
 		case 'H': o.host_nodes = optarg; break;
 		case 'd': o.disk = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
+		case 'F': flat = optarg; break;
+		case 'J': junit = optarg; break;
 		case 'h': return command_help(help);
 		case 'o':
 			if (parse_timeout(optarg, &o.timeout_s))
@@ -117,18 +178,28 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	vm_catch_signals();
+	memset(&out, 0, sizeof(out));
 	rc = run_cell(&o, &out, &err);
+	run_report_load(o.topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
 		if (vm_interrupted())
 			fprintf(stderr, "numalab run: interrupted by signal %d: %s\n", vm_interrupted(), err.msg);
 		else
 			fprintf(stderr, "numalab run: %s\n", err.msg);
-		return rc;
+	} else {
+		report_count(&report.cell, &leaves);
+		fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped; %d results: %d passed, "
+			"%d failed, %d skipped (%s, %s, %.1f s) -> %s\n",
+			o.topo, out.summary.passed, out.summary.failed + out.summary.timeout + out.summary.errors,
+			out.summary.skipped, leaves.tests, leaves.passed, leaves.failed + leaves.errors,
+			leaves.skipped, vm_end_name(out.vm.end), vm_accel_name(out.accel),
+			out.vm.total_s, out.cell_dir);
 	}
-	fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped (%s, %s, %.1f s) -> %s\n",
-		o.topo, out.summary.passed, out.summary.failed + out.summary.timeout + out.summary.errors,
-		out.summary.skipped, vm_end_name(out.vm.end), vm_accel_name(out.accel),
-		out.vm.total_s, out.cell_dir);
+	if (write_reports(&report, flat, junit, &err)) {
+		fprintf(stderr, "numalab run: %s\n", err.msg);
+		rc = EXIT_HARNESS;
+	}
+	buf_free(&report.tap);
 	return rc;
 }
