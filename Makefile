@@ -58,7 +58,7 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tes
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full bench fuzz clean
+.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -171,6 +171,8 @@ fuzz: $(FUZZ_BIN)
 	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 	    $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit; done
 
+# Every test under automake's tap-driver.sh, logs in build/check/ (tests/check);
+# `make recheck` runs again only what failed (or never finished) last time.
 check: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check $(UNIT_BIN) $(UNIT_SAN)
@@ -178,6 +180,9 @@ check: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 check-full: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@./numalab setup --quiet --arch loongarch64
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
+
+recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
+	@tests/check --recheck
 
 # `make bench` measures these shapes, libvirt's per-VM overhead against the
 # direct backend (2node; docs/libvirt.md), then kernel builds (cold,
