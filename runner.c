@@ -12,6 +12,7 @@
 static const struct command commands[] = {
 	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },
 	{ "run", "boot a topology with a kernel, run guest tests, print TAP", cmd_run },
+	{ "shell", "boot a topology and put its console with a shell on this terminal", cmd_shell },
 	{ "topo", "check a topology file or show its QEMU command line", cmd_topo },
 	{ "bench", "measure boot-to-first-TAP, wall time and runner overhead", cmd_bench },
 	{ "kernel", "build a kernel from a recipe, or show its build key", cmd_kernel },

@@ -16,6 +16,14 @@
  * new root and execs the disk's /lab/init (ON_DISK_ARG), which runs the plan
  * with the disk's userland and also writes the TAP to /lab/results/tap,
  * synced after every test, so results survive a crash of the guest.
+ *
+ * Bring your own (docs/byo.md, docs/guest.md): /lab/shares lists 9p shares
+ * of the host (its root, read-only, becomes the "host view" at HOST_VIEW:
+ * the host's programs with the guest's /proc, /sys, /dev and fresh tmpfs on
+ * /tmp and /run); /lab/suites/NAME/ holds --tests-dir suites; "@exec" in the
+ * plan runs /lab/exec's command in the host view; /lab/shell asks for an
+ * interactive shell on the serial console after the plan, which `poweroff`
+ * (this binary under that name: it signals PID 1) or exit ends.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +37,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/sysmacros.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -43,6 +52,17 @@
 #define TAP_PATH "/dev/hvc0"
 #define PLAN_PATH "/lab/plan"
 #define TESTS_DIR "/lab/tests"
+#define SUITES_DIR "/lab/suites"
+#define SHARES_PATH "/lab/shares"
+#define EXEC_PATH "/lab/exec"
+#define SHELL_PATH "/lab/shell"
+#define EXEC_PLAN_NAME "@exec"
+#define HOST_VIEW "/host"
+/* In the host view: tmpfs, holding `poweroff` (this binary) first in PATH. */
+#define VIEW_BIN "/run/numalab/bin"
+#define VIEW_PATH_ENV "PATH=" VIEW_BIN ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define SHELL_TTY "/dev/ttyS0"
+#define SHARE_MAX 16
 #define NODE_DIR "/sys/devices/system/node"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
@@ -64,10 +84,13 @@
 #define MAX_NODES 64
 #define MAX_TIERS 64
 #define DMESG_MAX_LINES 40
+#define EXEC_MAX_ARGS 256
+#define ENV_MAX 32
 
 /* klogctl() actions (<sys/klog.h> leaves them to the caller). */
 #define SYSLOG_ACTION_READ_ALL 3
 #define SYSLOG_ACTION_SIZE_BUFFER 10
+#define SYSLOG_ACTION_CONSOLE_LEVEL 8
 
 /* An output channel; fd < 0 once it failed, so a dead channel costs nothing. */
 struct channel {
@@ -83,6 +106,22 @@ struct plan_entry {
 	char name[MAX_TEST_NAME];
 	unsigned timeout_s;
 };
+
+/* How one plan entry runs: what, where, with which environment and skip code. */
+struct launch {
+	char path[512];               /* the program */
+	char *const *argv;            /* NULL: { path } */
+	const char *root;             /* chroot here first; NULL: the lab's root */
+	const char *cwd;              /* NULL: "/" */
+	char *env[ENV_MAX + 1];
+	int skip_code;                /* exit status meaning skip; -1: none */
+	int search_path;              /* argv[0] is looked up in PATH (execvpe) */
+};
+
+/* Mount errors of the shares, for the results that need them ("" none). */
+static char host_view_error[256] = "no host root share (/lab/shares)";
+static int host_view_ready;
+static volatile sig_atomic_t poweroff_requested;
 
 /*
  * Faults the lab injects to test its own reporting (docs/reliability.md),
@@ -104,6 +143,7 @@ struct relay {
 	char line[LINE_MAX_LEN + 1];
 	size_t len;
 	char skip_reason[256];    /* of the last "# SKIP" line */
+	int own_failed;           /* "not ok" results at the program's own top level */
 };
 
 enum relay_state { RELAY_DATA, RELAY_IDLE, RELAY_EOF };
@@ -546,7 +586,8 @@ static int parse_plan_line(const char *line, struct plan_entry *t, int lineno)
 	if (!*line || *line == '#')
 		return 0;
 	if (sscanf(line, "%63s %u %c", t->name, &t->timeout_s, &extra) != 2 ||
-	    !valid_test_name(t->name) || t->timeout_s == 0 || t->timeout_s > 86400)
+	    !(valid_test_name(t->name) || !strcmp(t->name, EXEC_PLAN_NAME)) || t->timeout_s == 0 ||
+	    t->timeout_s > 86400)
 		init_error("%s:%d: expected 'NAME TIMEOUT_SECONDS', got '%s'", PLAN_PATH, lineno, line);
 	return 1;
 }
@@ -575,7 +616,46 @@ static int read_plan(struct plan_entry *plan, int max)
 	return nr;
 }
 
-/* Relay one line of the test's KTAP one level deeper; remember its "# SKIP" reason. */
+/*
+ * A line of (K)TAP: after an indentation of whole levels (4 spaces), a
+ * version, plan, result, diagnostic or bail out.  Anything else a program
+ * prints is its plain output.
+ */
+static int is_tap_line(const char *line)
+{
+	static const char *const starts[] = { "ok ", "not ok", "1..", "KTAP version", "TAP version",
+					      "#", "Bail out!" };
+	size_t indent = strspn(line, " ");
+
+	if (indent % 4)
+		return 0;
+	line += indent;
+	if (!strcmp(line, "ok"))
+		return 1;
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strncmp(line, starts[i], strlen(starts[i])))
+			return 1;
+	return 0;
+}
+
+/* A failure the program reported at its own top level (not SKIP, not TODO). */
+static int own_failure(const char *line)
+{
+	const char *hash = strchr(line, '#');
+
+	if (strncmp(line, "not ok", 6))
+		return 0;
+	if (!hash)
+		return 1;
+	hash += 1 + strspn(hash + 1, " ");
+	return strncasecmp(hash, "SKIP", 4) && strncasecmp(hash, "TODO", 4);
+}
+
+/*
+ * Relay one line of the program's output one level deeper: its (K)TAP as
+ * is, plain output as a diagnostic ("# ..."), so it stays readable in the
+ * TAP and cannot pass for results; remember its "# SKIP" reason.
+ */
 static void relay_line(struct relay *r)
 {
 	const char *skip;
@@ -584,7 +664,12 @@ static void relay_line(struct relay *r)
 		r->len--;
 	r->line[r->len] = '\0';
 	r->len = 0;
+	if (!is_tap_line(r->line)) {
+		tap_line("    # %s", r->line);
+		return;
+	}
 	tap_line("    %s", r->line);
+	r->own_failed += own_failure(r->line);
 	skip = strstr(r->line, "# SKIP");
 	if (!skip)
 		return;
@@ -696,56 +781,77 @@ static _Noreturn void print_garbage(void)
 		"Bail out!\n";
 	static char overlong[10000];
 
+	int console_fd = open(CONSOLE_PATH, O_WRONLY | O_NOCTTY);
+
 	write(STDOUT_FILENO, text, sizeof(text) - 1);
-	write(STDERR_FILENO, text, sizeof(text) - 1);   /* the console: scanned, kept raw */
+	write(console_fd, text, sizeof(text) - 1);   /* the console: scanned, kept raw */
 	memset(overlong, 'A', sizeof(overlong));
 	write(STDOUT_FILENO, overlong, sizeof(overlong));
 	write(STDOUT_FILENO, "\n", 1);
 	_exit(0);
 }
 
-/* In the child: own process group, stdout to the relay pipe, stderr to the console. */
-static _Noreturn void exec_test(const char *path, int out_fd)
+/*
+ * In the child: own process group, stdout and stderr to the relay pipe (a
+ * suite's report on stderr is its output too), stdin from /dev/null.
+ */
+static _Noreturn void exec_test(const struct launch *l, int out_fd)
 {
-	char *const argv[] = { (char *)path, NULL };
-	char *const envp[] = { TEST_PATH_ENV, "HOME=/", NULL };
+	char *const default_argv[] = { (char *)l->path, NULL };
+	char *const *argv = l->argv ? l->argv : default_argv;
 
 	setpgid(0, 0);
 	dup2(out_fd, STDOUT_FILENO);
-	/* Blocking, unlike init's own console fd: the test's timeout covers a slow console. */
-	move_fd(open(CONSOLE_PATH, O_WRONLY | O_NOCTTY), STDERR_FILENO);
+	dup2(out_fd, STDERR_FILENO);
 	move_fd(open("/dev/null", O_RDONLY), STDIN_FILENO);
 	if (fault == FAULT_HANG)
 		for (;;)
 			pause();
 	if (fault == FAULT_GARBAGE)
 		print_garbage();
-	execve(path, argv, envp);
-	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", path, strerror(errno));
+	if (l->root && (chroot(l->root) || chdir("/"))) {
+		dprintf(STDERR_FILENO, "numalab-init: chroot %s: %s\n", l->root, strerror(errno));
+		_exit(127);
+	}
+	if (chdir(l->cwd ? l->cwd : "/")) {
+		dprintf(STDERR_FILENO, "numalab-init: chdir %s: %s\n", l->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (l->search_path)
+		execvpe(argv[0], argv, l->env);
+	else
+		execve(l->path, argv, l->env);
+	dprintf(STDERR_FILENO, "numalab-init: exec %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
-static void report_result(int number, const struct plan_entry *t, int timed_out, int status,
-			  const char *skip_reason)
+static void report_result(int number, const char *name, const struct plan_entry *t,
+			  const struct launch *l, int timed_out, int status, const struct relay *r)
 {
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
 	if (timed_out) {
-		tap_line("not ok %d %s # TIMEOUT %us", number, t->name, t->timeout_s);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		tap_line("ok %d %s", number, t->name);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
-		tap_line("ok %d %s # SKIP %s", number, t->name, *skip_reason ? skip_reason : "skipped");
+		tap_line("not ok %d %s # TIMEOUT %us", number, name, t->timeout_s);
+	} else if (code == 0 && r->own_failed) {
+		tap_line("    # %s exited 0 but reported %d failure%s", name, r->own_failed,
+			 r->own_failed == 1 ? "" : "s");
+		tap_line("not ok %d %s", number, name);
+	} else if (code == 0) {
+		tap_line("ok %d %s", number, name);
+	} else if (code >= 0 && code == l->skip_code) {
+		tap_line("ok %d %s # SKIP %s", number, name, *r->skip_reason ? r->skip_reason : "skipped");
+	} else if (WIFSIGNALED(status)) {
+		tap_line("    # %s killed by signal %d (%s)", name, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		tap_line("not ok %d %s # signal %d", number, name, WTERMSIG(status));
 	} else {
-		if (WIFSIGNALED(status))
-			tap_line("    # %s killed by signal %d (%s)", t->name, WTERMSIG(status),
-				 strsignal(WTERMSIG(status)));
-		else
-			tap_line("    # %s exited with status %d", t->name, WEXITSTATUS(status));
-		tap_line("not ok %d %s", number, t->name);
+		tap_line("    # %s exited with status %d", name, code);
+		tap_line("not ok %d %s # exit %d", number, name, code);
 	}
 }
 
 /* Relay the running test's KTAP, enforce its timeout, and report its result. */
-static void run_started_test(int number, const struct plan_entry *t, pid_t pid, int out_fd)
+static void run_started_test(int number, const char *name, const struct plan_entry *t,
+			     const struct launch *l, pid_t pid, int out_fd)
 {
 	struct relay r = { .fd = out_fd };
 	int status = 0, timed_out;
@@ -755,48 +861,163 @@ static void run_started_test(int number, const struct plan_entry *t, pid_t pid, 
 		relay_line(&r);
 	if (timed_out) {
 		if (kill_and_reap(pid, &status))
-			log_msg("%s (pid %d) did not die after SIGKILL", t->name, (int)pid);
+			log_msg("%s (pid %d) did not die after SIGKILL", name, (int)pid);
 	} else {
 		killpg(pid, SIGKILL);   /* leftovers of the test's process group */
 	}
 	close(out_fd);
-	report_result(number, t, timed_out, status, r.skip_reason);
+	report_result(number, name, t, l, timed_out, status, &r);
 	sync_tap_copy();
+}
+
+static void env_init(struct launch *l, const char *path_env)
+{
+	l->env[0] = (char *)path_env;
+	l->env[1] = "HOME=/";
+	l->env[2] = NULL;
+}
+
+static void env_add(struct launch *l, char *var)
+{
+	int n = 0;
+
+	while (l->env[n])
+		n++;
+	if (n < ENV_MAX) {
+		l->env[n] = var;
+		l->env[n + 1] = NULL;
+	}
+}
+
+/*
+ * A suite's settings (/lab/suites/NAME.conf, written by the host from its
+ * sidecar, lab/suite.h): "skip-code N", "tmpdir", "env NAME=VALUE".
+ */
+static void read_suite_conf(const char *name, struct launch *l)
+{
+	static char text[8192], tmpdir[96];
+	char path[256], *line, *save = NULL;
+
+	snprintf(path, sizeof(path), SUITES_DIR "/%.63s.conf", name);
+	if (read_file(path, text, sizeof(text)) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "skip-code ", 10)) {
+			l->skip_code = atoi(line + 10);
+		} else if (!strncmp(line, "env ", 4)) {
+			env_add(l, line + 4);
+		} else if (!strcmp(line, "tmpdir")) {
+			snprintf(tmpdir, sizeof(tmpdir), "/tmp/%.40s.XXXXXX", name);
+			if (mkdtemp(tmpdir)) {
+				static char var[128];
+
+				snprintf(var, sizeof(var), "TMPDIR=%s", tmpdir);
+				env_add(l, var);
+			}
+		}
+	}
+}
+
+/* /lab/exec: TAP name, cwd, argv, each NUL-terminated; 0, or -1 (unreadable, malformed). */
+static int read_exec(char *name, size_t cap, struct launch *l)
+{
+	static char text[65536];
+	static char *argv[EXEC_MAX_ARGS + 1];
+	ssize_t len = read_file(EXEC_PATH, text, sizeof(text));
+	char *p, *end;
+	int n = 0;
+
+	if (len < 0)
+		return -1;
+	end = text + len;
+	snprintf(name, cap, "%.*s", (int)cap - 1, text);
+	p = text + strlen(text) + 1;
+	if (p >= end)
+		return -1;
+	l->cwd = p;
+	for (p += strlen(p) + 1; p < end && n < EXEC_MAX_ARGS; p += strlen(p) + 1)
+		argv[n++] = p;
+	argv[n] = NULL;
+	if (!n)
+		return -1;
+	l->argv = argv;
+	snprintf(l->path, sizeof(l->path), "%s", argv[0]);
+	return 0;
+}
+
+/* The user's command ("@exec"): in the host view at the host's cwd, its argv[0] looked up in PATH. */
+static int exec_launch(char *name, size_t cap, struct launch *l)
+{
+	if (read_exec(name, cap, l)) {
+		snprintf(name, cap, "exec");
+		return -1;
+	}
+	env_init(l, VIEW_PATH_ENV);
+	l->env[1] = "HOME=/root";
+	env_add(l, "TERM=dumb");
+	env_add(l, "LANG=C.UTF-8");
+	l->root = HOST_VIEW;
+	l->skip_code = -1;
+	l->search_path = 1;
+	return 0;
 }
 
 static void run_test(int number, const struct plan_entry *t)
 {
-	char path[sizeof(TESTS_DIR) + MAX_TEST_NAME + 1];
-	int pipefd[2];
+	static char name[256];
+	struct launch l = { .skip_code = 4 };
+	int pipefd[2], is_exec = !strcmp(t->name, EXEC_PLAN_NAME);
 	pid_t pid;
 
-	tap_line("    # Subtest: %s", t->name);
+	snprintf(name, sizeof(name), "%.63s", t->name);
+	if (is_exec && exec_launch(name, sizeof(name), &l)) {
+		tap_line("    # Subtest: %s", name);
+		tap_line("not ok %d %s # ERROR cannot read %s", number, name, EXEC_PATH);
+		return;
+	}
+	tap_line("    # Subtest: %s", name);
 	sync_tap_copy();   /* a crash now still shows which test was running */
 	if (fault == FAULT_POWEROFF) {
 		log_msg("numalab.fault=poweroff: powering off in the middle of the TAP stream");
 		power_off();
 	}
-	snprintf(path, sizeof(path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
-	if (access(path, F_OK)) {
-		tap_line("not ok %d %s # ERROR no such test", number, t->name);
+	if (is_exec && !host_view_ready) {
+		tap_line("not ok %d %s # ERROR %s", number, name, host_view_error);
 		return;
 	}
-	log_msg("running %s (timeout %us)", t->name, t->timeout_s);
+	if (!is_exec) {
+		env_init(&l, TEST_PATH_ENV);
+		snprintf(l.path, sizeof(l.path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
+		if (access(l.path, F_OK)) {
+			static char cwd[256];
+
+			/* A --tests-dir suite runs in its own directory, next to its files. */
+			snprintf(cwd, sizeof(cwd), SUITES_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
+			snprintf(l.path, sizeof(l.path), "%s/%.*s", cwd, MAX_TEST_NAME - 1, t->name);
+			l.cwd = cwd;
+			read_suite_conf(t->name, &l);
+		}
+		if (access(l.path, F_OK)) {
+			tap_line("not ok %d %s # ERROR no such test", number, t->name);
+			return;
+		}
+	}
+	log_msg("running %s (timeout %us)", name, t->timeout_s);
 	if (pipe2(pipefd, O_CLOEXEC)) {
-		tap_line("not ok %d %s # ERROR pipe: %s", number, t->name, strerror(errno));
+		tap_line("not ok %d %s # ERROR pipe: %s", number, name, strerror(errno));
 		return;
 	}
 	pid = fork();
 	if (pid == 0)
-		exec_test(path, pipefd[1]);
+		exec_test(&l, pipefd[1]);
 	close(pipefd[1]);
 	if (pid < 0) {
 		close(pipefd[0]);
-		tap_line("not ok %d %s # ERROR fork: %s", number, t->name, strerror(errno));
+		tap_line("not ok %d %s # ERROR fork: %s", number, name, strerror(errno));
 		return;
 	}
 	setpgid(pid, pid);   /* also here, so killpg() works before the child runs */
-	run_started_test(number, t, pid, pipefd[0]);
+	run_started_test(number, name, t, &l, pid, pipefd[0]);
 }
 
 /* As PID 1, init inherits every orphan; reap them between tests. */
@@ -903,6 +1124,260 @@ static _Noreturn void boot_disk(const char *cmdline, const char *device)
 	init_error("exec %s on %s: %s", DISK_INIT, device, strerror(errno));
 }
 
+/* mkdir -p; errors show up in the mount that follows. */
+static void make_dirs(const char *path, mode_t mode)
+{
+	char dir[1024];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+	mkdir(dir, mode);
+}
+
+static int mount_at(const char *source, const char *target, const char *type, unsigned long flags,
+		    const char *data)
+{
+	make_dirs(target, 0755);
+	if (mount(source, target, type, flags, data) == 0)
+		return 0;
+	log_msg("mount %s (%s) on %s: %s", source, type ? type : "bind", target, strerror(errno));
+	return -1;
+}
+
+static void write_if_absent(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		write(fd, text, strlen(text));
+		close(fd);
+	}
+}
+
+/*
+ * What third-party suites expect of a Linux system (docs/guest.md): users
+ * root and nobody, writable /tmp and /run, /dev/shm, /dev/pts, cgroup2,
+ * /bin/sh and busybox's other applets, and the kernel's config (at
+ * /boot/config-RELEASE when the host sent /lab/kernel.config, as
+ * /proc/config.gz when the kernel has IKCONFIG_PROC).
+ */
+static void furnish_guest(void)
+{
+	struct utsname u;
+
+	mount_fs("cgroup2", "/sys/fs/cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+	mount_at("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	mount_at("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
+	mount_at("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	mount_at("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=620,ptmxmode=666");
+	mkdir("/etc", 0755);
+	write_if_absent("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
+			"nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
+	write_if_absent("/etc/group", "root:x:0:\nnogroup:x:65534:\n");
+	write_if_absent("/etc/hostname", "numalab\n");
+	sethostname("numalab", 7);
+	mkdir("/root", 0700);
+	if (uname(&u) == 0 && !access("/lab/kernel.config", R_OK)) {
+		char link[128];
+
+		mkdir("/boot", 0755);
+		snprintf(link, sizeof(link), "/boot/config-%s", u.release);
+		symlink("/lab/kernel.config", link);
+	}
+	if (!access("/bin/busybox", X_OK) && access("/bin/sh", F_OK)) {
+		pid_t pid;
+
+		make_dirs("/usr/bin", 0755);
+		make_dirs("/usr/sbin", 0755);
+		mkdir("/sbin", 0755);
+		pid = fork();
+		if (pid == 0) {
+			move_fd(open("/dev/null", O_WRONLY), STDOUT_FILENO);
+			move_fd(open("/dev/null", O_WRONLY), STDERR_FILENO);
+			execv("/bin/busybox", (char *const[]){ "/bin/busybox", "--install", "-s", NULL });
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * The host view: the host's root (read-only) at HOST_VIEW with this guest's
+ * /proc, /sys, /dev, fresh tmpfs on /tmp, /run and /var/tmp, and this
+ * binary as VIEW_BIN/poweroff (and reboot, halt).
+ */
+static int build_host_view(void)
+{
+	static const char *const binds[] = { "/proc", "/sys", "/dev" };
+	static const char *const tmpfs[] = { "/tmp", "/run", "/var/tmp" };
+	static const char *const applets[] = { "poweroff", "reboot", "halt" };
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++) {
+		snprintf(path, sizeof(path), HOST_VIEW "%s", binds[i]);
+		if (mount_at(binds[i], path, NULL, MS_BIND | MS_REC, NULL))
+			return -1;
+	}
+	for (size_t i = 0; i < sizeof(tmpfs) / sizeof(tmpfs[0]); i++) {
+		snprintf(path, sizeof(path), HOST_VIEW "%s", tmpfs[i]);
+		if (mount_at("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"))
+			return -1;
+	}
+	make_dirs(HOST_VIEW VIEW_BIN, 0755);
+	for (size_t i = 0; i < sizeof(applets) / sizeof(applets[0]); i++) {
+		snprintf(path, sizeof(path), HOST_VIEW VIEW_BIN "/%s", applets[i]);
+		write_if_absent(path, "");
+		if (mount("/init", path, NULL, MS_BIND, NULL))
+			log_msg("bind /init on %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* One "TAG ro|rw host|lab PATH" line of SHARES_PATH. */
+static void mount_share(char *line)
+{
+	char tag[64], mode[4], view[8], target[1200], opts[160];
+	int n = 0;
+
+	if (sscanf(line, "%63s %3s %7s %n", tag, mode, view, &n) != 3 || !n || line[n] != '/') {
+		log_msg("%s: bad line '%s'", SHARES_PATH, line);
+		return;
+	}
+	snprintf(target, sizeof(target), "%s%s", strcmp(view, "host") ? "" : HOST_VIEW,
+		 strcmp(line + n, "/") ? line + n : "");
+	if (!target[0])
+		snprintf(target, sizeof(target), "/");
+	/* Read-only shares cannot change under the guest: let it cache them. */
+	snprintf(opts, sizeof(opts), "trans=virtio,version=9p2000.L,msize=512000%s",
+		 strcmp(mode, "ro") ? "" : ",cache=loose");
+	make_dirs(target, 0755);
+	if (mount(tag, target, "9p", strcmp(mode, "ro") ? 0 : MS_RDONLY, opts) == 0) {
+		if (!strcmp(view, "host") && !strcmp(line + n, "/")) {
+			host_view_ready = !build_host_view();
+			if (!host_view_ready)
+				snprintf(host_view_error, sizeof(host_view_error), "cannot build the host view at %s",
+					 HOST_VIEW);
+		}
+		return;
+	}
+	log_msg("mount 9p %s on %s: %s", tag, target, strerror(errno));
+	if (!strcmp(view, "host") && !strcmp(line + n, "/"))
+		snprintf(host_view_error, sizeof(host_view_error),
+			 "the host's root (9p) did not mount: %s; the kernel needs NET_9P_VIRTIO and 9P_FS "
+			 "(built in, or as modules the lab loads)", strerror(errno));
+}
+
+/* Every share of SHARES_PATH, in order (the root first, then what goes inside it). */
+static void mount_shares(void)
+{
+	static char text[16384];
+	char *line, *save = NULL;
+
+	if (read_file(SHARES_PATH, text, sizeof(text)) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		mount_share(line);
+}
+
+static void on_poweroff_signal(int sig)
+{
+	poweroff_requested = sig;
+}
+
+/* `poweroff` in the guest: this binary under another name asks PID 1 to power off. */
+static int run_as_applet(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+
+	if (getpid() == 1 || (strcmp(base, "poweroff") && strcmp(base, "reboot") && strcmp(base, "halt")))
+		return 0;
+	if (kill(1, SIGUSR2)) {
+		dprintf(STDERR_FILENO, "%s: %s\n", base, strerror(errno));
+		exit(1);
+	}
+	exit(0);
+}
+
+/* /lab/shell: "TERM ROWS COLS\nCWD\n"; the cwd into cwd ("" if none). */
+static void read_shell_conf(char *term_var, size_t cap, struct winsize *ws, char *cwd, size_t cwd_cap)
+{
+	char text[4400], term[128] = "linux";
+	unsigned rows = 0, cols = 0;
+	const char *nl;
+
+	cwd[0] = '\0';
+	if (read_file(SHELL_PATH, text, sizeof(text)) >= 0) {
+		sscanf(text, "%127s %u %u", term, &rows, &cols);
+		if ((nl = strchr(text, '\n')))
+			snprintf(cwd, cwd_cap, "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+	}
+	snprintf(term_var, cap, "TERM=%s", term);
+	ws->ws_row = (unsigned short)rows;
+	ws->ws_col = (unsigned short)cols;
+}
+
+static _Noreturn void exec_shell(const char *tty, const char *cwd, char *term_var, const struct winsize *ws)
+{
+	char *env[] = { VIEW_PATH_ENV, "HOME=/root", term_var, "LANG=C.UTF-8", "PS1=numalab:\\w# ", NULL };
+	int fd;
+
+	setsid();
+	fd = open(tty, O_RDWR);
+	if (fd < 0)
+		_exit(127);
+	ioctl(fd, TIOCSCTTY, 1);
+	if (ws->ws_row && ws->ws_col)
+		ioctl(fd, TIOCSWINSZ, ws);
+	for (int i = 0; i <= STDERR_FILENO; i++)
+		dup2(fd, i);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	if (host_view_ready && !chroot(HOST_VIEW) && !chdir("/")) {
+		if (!cwd || chdir(cwd))
+			chdir("/root");
+		execve("/bin/bash", (char *const[]){ "bash", "--norc", "-i", NULL }, env);
+		execve("/bin/sh", (char *const[]){ "sh", "-i", NULL }, env);
+	} else {
+		dprintf(STDERR_FILENO, "numalab: no host view (%s); busybox sh of the lab's root\r\n",
+			host_view_error);
+		env[0] = TEST_PATH_ENV;
+		execve("/bin/sh", (char *const[]){ "sh", "-i", NULL }, env);
+	}
+	dprintf(STDERR_FILENO, "numalab: no shell to start: %s\r\n", strerror(errno));
+	_exit(127);
+}
+
+/* The interactive shell on the serial console, until it exits or someone runs `poweroff`. */
+static void run_shell(void)
+{
+	static char term_var[160], cwd[4096];
+	struct winsize ws;
+	pid_t pid, w;
+
+	read_shell_conf(term_var, sizeof(term_var), &ws, cwd, sizeof(cwd));
+	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 4);   /* warnings and worse only, while typing */
+	log_msg("starting the shell on %s", SHELL_TTY);
+	pid = fork();
+	if (pid == 0)
+		exec_shell(SHELL_TTY, cwd[0] ? cwd : NULL, term_var, &ws);
+	while (pid > 0 && !poweroff_requested) {
+		w = waitpid(-1, NULL, 0);
+		if (w == pid)
+			break;
+	}
+	if (poweroff_requested && pid > 0) {
+		kill(-pid, SIGHUP);
+		kill(-pid, SIGKILL);
+	}
+	tap_line("# numalab: shell ended (%s)", poweroff_requested ? "poweroff" : "shell exited");
+}
+
 /* On a disk root, the TAP also goes to RESULTS_TAP (the host reads it back). */
 static void open_tap_copy(void)
 {
@@ -918,7 +1393,13 @@ int main(int argc, char **argv)
 	struct timespec boottime;
 	char cmdline[4096], root[256];
 	int nr, on_disk = argc > 1 && !strcmp(argv[1], ON_DISK_ARG);
+	struct sigaction sa = { .sa_handler = on_poweroff_signal };
 
+	run_as_applet(argv[0]);
+	/* busybox's convention (halt, poweroff, reboot): any of them powers off here. */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	mount_fs("devtmpfs", "/dev", MS_NOSUID, 1);
 	claim_std_fds();
 	console.fd = open_output(CONSOLE_PATH);
@@ -938,6 +1419,10 @@ int main(int argc, char **argv)
 	if (on_disk)
 		open_tap_copy();
 	read_faults(cmdline);
+	furnish_guest();
+	if (!on_disk)
+		load_modules();   /* a modular kernel's 9p (lab/image.h) */
+	mount_shares();
 	if (fault == FAULT_SILENT) {
 		log_msg("numalab.fault=silent: no TAP, hanging");
 		for (;;)
@@ -954,6 +1439,8 @@ int main(int argc, char **argv)
 		run_test(i + 1, &plan[i]);
 		reap_orphans();
 	}
+	if (!access(SHELL_PATH, F_OK))
+		run_shell();
 	print_kernel_warnings();
 	tap_line("# numalab: done");
 	power_off();

@@ -30,6 +30,7 @@ int command_usage_error(const char *cmd, const char *fmt, ...)
 void command_topology_path(const char *arg, char *out, unsigned long cap);
 
 int cmd_run(int argc, char **argv);
+int cmd_shell(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -617,6 +617,43 @@ out:
 	return rc ? -1 : 0;
 }
 
+int disk_modules_cpio(const char *modules_dir, const char *const *names, char *out, size_t cap,
+		      struct error *err)
+{
+	char *dir = xprintf("%s/images", lab_cache_dir()), *tmp = NULL, hex[65];
+	struct modules m = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
+	struct buf cpio = BUF_INIT;
+	struct sha256 h;
+	int rc = 0;
+
+	sha256_init(&h);
+	sha256_update(&h, DISK_KEY_FORMAT, sizeof(DISK_KEY_FORMAT));
+	sha256_update(&h, modules_dir, strlen(modules_dir) + 1);   /* a versioned, immutable cache dir */
+	for (int i = 0; names[i]; i++)
+		sha256_update(&h, names[i], strlen(names[i]) + 1);
+	key_hex(&h, hex);
+	snprintf(out, cap, "%s/modules-%.16s.cpio", dir, hex);
+	if (file_exists(out))
+		goto out;
+	rc = index_modules(modules_dir, &m, err);
+	for (int i = 0; names[i] && !rc; i++)
+		rc = add_module(&m, names[i], 0, err);
+	tmp = xprintf("%s.ko.tmp", out);
+	if (!rc)
+		rc = mkdir_p(dir, err) || add_modules(&cpio, &m, tmp, err);
+	cpio_add(&cpio, NULL, 0, NULL, 0);
+	if (!rc)
+		rc = write_file_atomic(out, cpio.data, cpio.len, err);
+out:
+	strvec_clear(&m.names);
+	strvec_clear(&m.paths);
+	strvec_clear(&m.order);
+	buf_free(&cpio);
+	free(dir);
+	free(tmp);
+	return rc ? -1 : 0;
+}
+
 /* ---- which TAP to keep ---- */
 
 int disk_tap_complete(const char *text, size_t len)

@@ -75,6 +75,17 @@ int disk_readback(const char *overlay, const struct disk_root *root, int tcg, st
 int disk_boot_initrd(const char *guest_dir, const char *modules_dir, const char *fstype,
 		     char *out, size_t cap, struct error *err);
 
+/*
+ * A cpio of the modules called names (NULL-terminated, e.g. the 9p stack)
+ * from modules_dir, with their dependencies, decompressed, in load order:
+ * lab/modules/NAME.ko and lab/modules.order, which /init loads before it
+ * mounts anything.  A name the tree lacks is taken as built in.  Cached by
+ * content; out receives its path.
+ */
+int disk_modules_cpio(const char *modules_dir, const char *const *names, char *out, size_t cap,
+		      struct error *err);
+
+
 /* The TAP a run keeps: the streamed copy or the one read back from the disk. */
 enum disk_tap_pick { DISK_TAP_STREAM, DISK_TAP_DISK };
 

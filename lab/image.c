@@ -229,6 +229,128 @@ void image_plan(const struct run_part *run, struct buf *out)
 {
 	for (int i = 0; run->tests[i]; i++)
 		buf_addf(out, "%s %d\n", run->tests[i], run->test_timeout_s);
+	for (size_t i = 0; i < run->nr_suites; i++)
+		buf_addf(out, "%s %d\n", run->suites[i].name,
+			 run->suites[i].timeout_s ? run->suites[i].timeout_s : run->test_timeout_s);
+	if (run->exec_argv)
+		buf_addf(out, "@exec %d\n", run->test_timeout_s);
+}
+
+/* One host file or directory tree as dest (a cpio path without the leading '/'). */
+static int add_tree(struct buf *initrd, const char *src, const char *dest, struct error *err)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (stat(src, &st))
+		return error_set(err, "%s: %s", src, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		struct buf data = BUF_INIT;
+
+		if (!(rc = read_file(src, &data, err)))
+			cpio_add(initrd, dest, 0100000 | (st.st_mode & 0777), data.data, data.len);
+		buf_free(&data);
+		return rc;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return error_set(err, "%s: neither a file nor a directory", src);
+	DIR *d = opendir(src);
+	struct dirent *e;
+
+	if (!d)
+		return error_set(err, "%s: %s", src, strerror(errno));
+	cpio_add(initrd, dest, 040755, NULL, 0);
+	while (!rc && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			char *from = xprintf("%s/%s", src, e->d_name), *to = xprintf("%s/%s", dest, e->d_name);
+
+			rc = add_tree(initrd, from, to, err);
+			free(from);
+			free(to);
+		}
+	closedir(d);
+	return rc;
+}
+
+/* Each parent directory of rel (a path under base/) as a cpio directory. */
+static void add_rel_parents(struct buf *initrd, const char *base, const char *rel)
+{
+	for (const char *p = strchr(rel, '/'); p; p = strchr(p + 1, '/')) {
+		char *dir = xprintf("%s/%.*s", base, (int)(p - rel), rel);
+
+		cpio_add(initrd, dir, 040755, NULL, 0);
+		free(dir);
+	}
+}
+
+/* --tests-dir suites: lab/suites/NAME/{NAME,files...} and lab/suites/NAME.conf. */
+static int add_suites(struct buf *initrd, const struct run_part *run, struct error *err)
+{
+	int rc = 0;
+
+	if (run->nr_suites)
+		cpio_add(initrd, "lab/suites", 040755, NULL, 0);
+	for (size_t i = 0; i < run->nr_suites && !rc; i++) {
+		const struct suite *s = &run->suites[i];
+		char *dir = xprintf("lab/suites/%s", s->name), *bin = xprintf("%s/%s", dir, s->name);
+		char *src = xprintf("%s/%s", s->dir, s->name), *conf = xprintf("%s.conf", dir);
+		struct buf text = BUF_INIT;
+
+		cpio_add(initrd, dir, 040755, NULL, 0);
+		rc = add_tree(initrd, src, bin, err);
+		for (size_t f = 0; f < s->files.nr && !rc; f++) {
+			char *from = xprintf("%s/%s", s->dir, s->files.items[f]);
+			char *to = xprintf("%s/%s", dir, s->files.items[f]);
+
+			add_rel_parents(initrd, dir, s->files.items[f]);
+			rc = add_tree(initrd, from, to, err);
+			free(from);
+			free(to);
+		}
+		suite_guest_conf(s, &text);
+		cpio_add(initrd, conf, 0100644, text.data, text.len);
+		buf_free(&text);
+		free(dir);
+		free(bin);
+		free(src);
+		free(conf);
+	}
+	return rc;
+}
+
+/*
+ * lab/shares: "TAG ro|rw host|lab PATH" per share; lab/exec: the TAP name,
+ * the working directory, then the argv, each NUL-terminated; lab/shell:
+ * "TERM ROWS COLS" and the working directory, a line each.
+ */
+static void add_host_parts(struct buf *initrd, const struct run_part *run)
+{
+	struct buf text = BUF_INIT;
+
+	if (run->nr_shares) {
+		for (int i = 0; i < run->nr_shares; i++) {
+			const struct guest_share *sh = &run->shares[i];
+
+			buf_addf(&text, "%s %s %s %s\n", sh->vm.tag, sh->vm.writable ? "rw" : "ro",
+				 sh->view == SHARE_IN_LAB ? "lab" : "host", sh->guest_path);
+		}
+		cpio_add(initrd, "lab/shares", 0100644, text.data, text.len);
+	}
+	if (run->exec_argv) {
+		text.len = 0;
+		buf_add(&text, run->exec_name, strlen(run->exec_name) + 1);
+		buf_add(&text, run->exec_cwd, strlen(run->exec_cwd) + 1);
+		for (int i = 0; run->exec_argv[i]; i++)
+			buf_add(&text, run->exec_argv[i], strlen(run->exec_argv[i]) + 1);
+		cpio_add(initrd, "lab/exec", 0100644, text.data, text.len);
+	}
+	if (run->shell) {
+		text.len = 0;
+		buf_addf(&text, "%s %d %d\n%s\n", run->shell_term && *run->shell_term ? run->shell_term : "linux",
+			 run->shell_rows, run->shell_cols, run->exec_cwd ? run->exec_cwd : "");
+		cpio_add(initrd, "lab/shell", 0100644, text.data, text.len);
+	}
+	buf_free(&text);
 }
 
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
@@ -247,7 +369,19 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 		goto out;
 	if (run->guest_file && add_guest_file(&initrd, run->guest_file, err))
 		goto out;
+	if (add_suites(&initrd, run, err))
+		goto out;
+	add_host_parts(&initrd, run);
 	cpio_add(&initrd, NULL, 0, NULL, 0);
+	if (run->modules_cpio) {
+		struct buf modules = BUF_INIT;
+
+		rc = read_file(run->modules_cpio, &modules, err);
+		buf_add(&initrd, modules.data, modules.len);
+		buf_free(&modules);
+		if (rc)
+			goto out;
+	}
 	rc = write_file_atomic(out_path, initrd.data, initrd.len, err);
 out:
 	buf_free(&initrd);

@@ -10,13 +10,34 @@
  *  - the run part: /lab/topology (the validated topology file, verbatim),
  *    /lab/plan ("NAME TIMEOUT" lines), for a kernel built from source
  *    /lab/kselftest/mm/BIN (the kernel's own selftests from that source), and
- *    the user's --guest-file as /lab/BASENAME (e.g. workloads.conf).
+ *    the user's --guest-file as /lab/BASENAME (e.g. workloads.conf);
+ *    --tests-dir suites as /lab/suites/NAME/ (the executable, its declared
+ *    files) with /lab/suites/NAME.conf (suite.h); the host shares to mount
+ *    as /lab/shares; the command to run as /lab/exec, and /lab/shell for an
+ *    interactive shell (docs/guest.md, images/init.c);
+ *  - for a kernel whose 9p is modular (Debian's), a third archive with those
+ *    modules in load order (lab/modules/, lab/modules.order; disk.h).
  */
 #ifndef LAB_IMAGE_H
 #define LAB_IMAGE_H
 
+#include "qemu.h"
+#include "suite.h"
 #include "topology.h"
 #include "util.h"
+
+/* Where a share goes in the guest (the WHERE field of /lab/shares). */
+enum share_view {
+	SHARE_IN_HOST_VIEW,   /* under the host-root view the command and shell run in */
+	SHARE_IN_LAB,         /* in the lab's own root (the initramfs), e.g. the kernel's modules */
+};
+
+/* A share as the guest mounts it: tag, where, and the path there. */
+struct guest_share {
+	struct vm_share vm;
+	enum share_view view;
+	const char *guest_path;   /* absolute; "/" for the host root */
+};
 
 /*
  * Ensure the base image for arch exists; guest_dir is where `make guest`
@@ -32,9 +53,24 @@ struct run_part {
 	int test_timeout_s;        /* each test's timeout inside the guest */
 	const char *kselftest;     /* the kernel's kselftest/ directory (kbuild.h); NULL: none */
 	const char *guest_file;    /* a file for the tests, as /lab/BASENAME; NULL: none */
+	const struct suite *suites; /* --tests-dir suites, run after the tests */
+	size_t nr_suites;
+	const struct guest_share *shares;
+	int nr_shares;
+	/* The user's command (run last, in the host-root view); NULL: none. */
+	const char *const *exec_argv;
+	const char *exec_cwd;       /* its working directory (the host's cwd) */
+	const char *exec_name;      /* its TAP name: "exec: CMD" */
+	int shell;                  /* an interactive shell on the console after the plan */
+	const char *shell_term;     /* its TERM; NULL: "linux" */
+	int shell_rows, shell_cols; /* the terminal's size; 0: unknown */
+	const char *modules_cpio;   /* appended as is (disk.h); NULL: none */
 };
 
-/* /lab/plan's text: "NAME TIMEOUT_SECONDS" per test. */
+/*
+ * /lab/plan's text: "NAME TIMEOUT_SECONDS" per test, then per suite, then
+ * "@exec TIMEOUT_SECONDS" for the command.
+ */
 void image_plan(const struct run_part *run, struct buf *out);
 
 /* Write base + the run part to out_path (atomically). */

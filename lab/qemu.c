@@ -170,6 +170,29 @@ static void add_channels(const struct vm_spec *spec, struct strvec *argv)
 	strvec_push(argv, "virtconsole,chardev=tap,name=numalab.tap");
 }
 
+/*
+ * multidevs=remap: the root share spans several host file systems, whose
+ * inode numbers would collide in the guest (QEMU warns and the guest's
+ * `find`, `cp`, hard links see false duplicates) without it.
+ */
+static void add_shares(const struct vm_spec *spec, struct strvec *argv)
+{
+	for (int i = 0; i < spec->nr_shares; i++) {
+		const struct vm_share *sh = &spec->shares[i];
+		struct buf path = BUF_INIT;
+
+		/* QEMU's option syntax: a comma in a value is written twice. */
+		for (const char *c = sh->path; *c; c++)
+			buf_addstr(&path, *c == ',' ? ",," : (char[]){ *c, '\0' });
+		strvec_push(argv, "-fsdev");
+		strvec_pushf(argv, "local,id=fs%d,path=%s,security_model=none,multidevs=remap%s", i,
+			     buf_str(&path), sh->writable ? "" : ",readonly=on");
+		buf_free(&path);
+		strvec_push(argv, "-device");
+		strvec_pushf(argv, "virtio-9p-pci,fsdev=fs%d,mount_tag=%s", i, sh->tag);
+	}
+}
+
 void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv)
 {
 	struct buf cmdline = BUF_INIT;
@@ -190,6 +213,7 @@ void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv)
 		strvec_push(argv, "-bios");
 		strvec_push(argv, spec->firmware);
 	}
+	add_shares(spec, argv);
 	if (spec->disk) {
 		strvec_push(argv, "-drive");
 		strvec_pushf(argv, "file=%s,format=qcow2,if=virtio", spec->disk);

@@ -11,6 +11,20 @@
 
 enum vm_accel { VM_ACCEL_TCG, VM_ACCEL_KVM };
 
+/*
+ * A host directory the guest mounts over 9p (virtio-9p-pci, QEMU's `local`
+ * backend, security_model=none: the guest sees the host's owners and modes
+ * and acts with QEMU's rights).  images/init.c mounts each tag listed in
+ * /lab/shares (image.h).
+ */
+struct vm_share {
+	const char *tag;           /* mount_tag, <= 31 bytes */
+	const char *path;          /* host directory, absolute */
+	int writable;              /* 0: readonly=on in QEMU, the guest cannot write */
+};
+
+#define VM_MAX_SHARES 16
+
 /* Everything a backend needs to start one guest. */
 struct vm_spec {
 	const struct topology *topo;
@@ -26,6 +40,9 @@ struct vm_spec {
 	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
 	/* A qcow2 on virtio-blk holding the root (disk.h) at disk_root; NULL: initramfs only. */
 	const char *disk, *disk_root;
+	/* Host directories shared with the guest; nr_shares 0: none. */
+	const struct vm_share *shares;
+	int nr_shares;
 	/* Instead of the fds: plain files (a by-hand baseline, debugging). */
 	const char *console_file, *tap_file;
 };

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROBE_DEADLINE_S 60
@@ -84,12 +86,16 @@ static void on_tap_bytes(void *ctx, const char *data, size_t len)
 	tap_feed(&c->tap, data, len);
 }
 
-/* Split "a,b,c" into names; each must have a guest binary. */
+/* Split "a,b,c" into names; each must have a guest binary.  "none": no lab test. */
 static int plan_tests(const char *list, const char *guest_dir, struct strvec *names, struct error *err)
 {
 	char *copy = xstrdup(list), *save = NULL;
 	int rc = 0;
 
+	if (!strcmp(list, "none")) {
+		free(copy);
+		return 0;
+	}
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		char path[4096];
 
@@ -102,8 +108,166 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 	}
 	free(copy);
 	if (!rc && !names->nr)
-		rc = error_set(err, "empty test list; give --tests NAME[,NAME...]");
+		rc = error_set(err, "empty test list; give --tests NAME[,NAME...] or --tests none");
 	return rc;
+}
+
+/* "exec: numactl --hardware": the command as a TAP name ('#' and control bytes become '?'). */
+static void exec_tap_name(const char *const *argv, char *out, size_t cap)
+{
+	size_t len = (size_t)snprintf(out, cap, "exec:");
+
+	for (int i = 0; argv[i] && len + 1 < cap; i++) {
+		out[len++] = ' ';
+		for (const char *c = argv[i]; *c && len + 1 < cap; c++)
+			out[len++] = (unsigned char)*c < ' ' || *c == '#' || *c == 0x7f ? '?' : *c;
+	}
+	out[len] = '\0';
+	if (len + 1 >= cap)
+		memcpy(out + cap - 4, "...", 4);
+}
+
+static int add_share(struct run_inputs *p, const char *path, int writable, enum share_view view,
+		     const char *guest_path, struct error *err)
+{
+	struct guest_share *sh = &p->shares[p->nr_shares];
+
+	if (p->nr_shares == VM_MAX_SHARES)
+		return error_set(err, "more than %d shared directories; give fewer --rw", VM_MAX_SHARES - 3);
+	if (strchr(path, '\n'))
+		return error_set(err, "%s: a path with a newline cannot be shared", path);
+	strvec_push(&p->share_paths, path);
+	sh->vm.path = p->share_paths.items[p->share_paths.nr - 1];
+	strvec_pushf(&p->share_paths, "numalab.%d", p->nr_shares);
+	sh->vm.tag = p->share_paths.items[p->share_paths.nr - 1];
+	sh->vm.writable = writable;
+	sh->view = view;
+	strvec_push(&p->share_paths, guest_path);
+	sh->guest_path = p->share_paths.items[p->share_paths.nr - 1];
+	p->nr_shares++;
+	return 0;
+}
+
+static int shorter_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return (x > y) - (x < y);
+}
+
+/* dir is sub or below it. */
+static int path_within(const char *sub, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(sub, dir, n) && (sub[n] == '\0' || sub[n] == '/'));
+}
+
+/*
+ * The host-root view of -- CMD and the shell: the host's / read-only, the
+ * current directory at its own path (read-only unless an --rw covers it),
+ * each --rw directory writable.  x86_64 only: a LoongArch guest cannot run
+ * the host's programs, and its QEMU runs chrooted in the toolroot.
+ */
+static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	struct strvec rw = STRVEC_INIT;
+	int cwd_covered = 0, rc = 0;
+	struct stat st;
+
+	if (!o->exec_argv && !o->shell && !o->rw_dirs)
+		return 0;
+	if (p->topo.arch != TOPO_ARCH_X86_64)
+		return error_set(err, "%s is a %s shape: `-- CMD`, `shell` and --rw share the host's root, "
+				 "whose programs are x86_64, and its QEMU runs in the toolroot; use an x86_64 "
+				 "shape, or put %s programs in a --tests-dir (docs/byo.md)", p->topo.path,
+				 topo_arch_name(p->topo.arch), topo_arch_name(p->topo.arch));
+	if (o->disk)
+		return error_set(err, "--disk boots the disk's own userland; `-- CMD`, `shell` and --rw "
+				 "need the initramfs guest (leave out --disk)");
+	if (!getcwd(p->cwd, sizeof(p->cwd)))
+		return error_set(err, "getcwd: %s", strerror(errno));
+	if (add_share(p, "/", 0, SHARE_IN_HOST_VIEW, "/", err))
+		return -1;
+	for (int i = 0; o->rw_dirs && o->rw_dirs[i]; i++) {
+		char real[4096];
+
+		if (!realpath(o->rw_dirs[i], real))
+			return error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
+		if (stat(real, &st) || !S_ISDIR(st.st_mode))
+			return error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
+		if (!strcmp(real, "/"))
+			return error_set(err, "--rw /: the host's root stays read-only; give the directories "
+					 "the guest may write");
+		cwd_covered |= path_within(p->cwd, real);
+		strvec_push(&rw, real);
+	}
+	/* Its own share: the guest's tmpfs on /tmp, /run would hide it otherwise. */
+	if (!cwd_covered && strcmp(p->cwd, "/") && add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err))
+		rc = -1;
+	/* Mounted in this order: a directory before those inside it. */
+	if (rw.nr)
+		qsort(rw.items, rw.nr, sizeof(rw.items[0]), shorter_first);
+	for (size_t i = 0; i < rw.nr && !rc; i++)
+		rc = add_share(p, rw.items[i], 1, SHARE_IN_HOST_VIEW, rw.items[i], err);
+	strvec_clear(&rw);
+	return rc;
+}
+
+/*
+ * modules.dep and the other indexes modprobe reads: Debian's package leaves
+ * them to its postinst, so depmod writes them into the cached tree once
+ * (through a base directory whose lib/modules/RELEASE links to the tree;
+ * depmod renames each file into place, so runs racing here agree).
+ */
+static int module_index(const char *modules, const char *release, struct error *err)
+{
+	char *dep = xprintf("%s/modules.dep", modules), *base = xprintf("%s.depmod-%d", modules, (int)getpid());
+	char *libdir = xprintf("%s/lib/modules", base), *link = xprintf("%s/%s", libdir, release);
+	const char *argv[] = { "depmod", "-b", base, release, NULL };
+	int rc = 0;
+
+	if (!file_exists(dep)) {
+		rc = mkdir_p(libdir, err);
+		if (!rc && symlink(modules, link))
+			rc = error_set(err, "symlink %s: %s", link, strerror(errno));
+		if (!rc && proc_run(argv, NULL, 300, err))
+			rc = error_set(err, "depmod -b %s %s failed; install kmod (numalab setup)", base, release);
+		remove_tree(base);
+	}
+	free(dep);
+	free(base);
+	free(libdir);
+	free(link);
+	return rc;
+}
+
+/*
+ * A modular kernel (Debian's): its 9p stack into the initramfs, and its
+ * whole module tree shared at /lib/modules/RELEASE for modprobe.
+ */
+static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	static const char *const ninep[] = { "9p", "9pnet_virtio", NULL };
+	char modules[4096];
+	const char *release;
+
+	if (!o->exec_argv && !o->shell && !o->rw_dirs && !o->tests_dirs)
+		return 0;
+	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
+		return 0;
+	if (kernel_modules(&p->kernel, modules, sizeof(modules), err))
+		return -1;
+	if (!modules[0])
+		return 0;
+	if (disk_modules_cpio(modules, ninep, p->modules_cpio, sizeof(p->modules_cpio), err))
+		return -1;
+	release = strrchr(modules, '/') ? strrchr(modules, '/') + 1 : modules;
+	char *guest = xprintf("/lib/modules/%s", release);
+	int rc = module_index(modules, release, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
+
+	free(guest);
+	return rc ? -1 : 0;
 }
 
 static int qemu_version(const struct vm_spec *spec, char *out, size_t cap)
@@ -309,7 +473,7 @@ static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_
 {
 	int con = open_in(out->cell_dir, "console.log", O_WRONLY | O_TRUNC);
 	int qlog = open_in(out->cell_dir, "qemu.log", O_WRONLY | O_TRUNC);
-	struct vm_io io = { con, qlog, on_tap_bytes, on_progress, c };
+	struct vm_io io = { con, qlog, on_tap_bytes, on_progress, c, c->o->shell };
 	char xml[4200];
 	int rc;
 
@@ -438,14 +602,37 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
-	if (plan_tests(o->tests ? o->tests : p->topo.tests, p->guest_dir, &p->tests, err))
+	if (plan_tests(o->tests ? o->tests : o->shell || o->exec_argv || o->tests_dirs ? "none" : p->topo.tests,
+		       p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
+	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
+		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
+			return EXIT_USAGE;
+	for (size_t i = 0; i < p->suites.nr; i++)
+		for (size_t j = 0; j < p->tests.nr; j++)
+			if (!strcmp(p->suites.items[i].name, p->tests.items[j]))
+				return error_set(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
+						 p->suites.items[i].dir, p->tests.items[j]), EXIT_USAGE;
+	if (plan_shares(o, p, err))
+		return EXIT_USAGE;
+	for (size_t i = 0; i < p->tests.nr; i++)
+		strvec_push(&p->plan_names, p->tests.items[i]);
+	for (size_t i = 0; i < p->suites.nr; i++)
+		strvec_push(&p->plan_names, p->suites.items[i].name);
+	if (o->exec_argv) {
+		exec_tap_name(o->exec_argv, p->exec_name, sizeof(p->exec_name));
+		strvec_push(&p->plan_names, p->exec_name);
+	}
+	if (!p->plan_names.nr && !o->shell)
+		return error_set(err, "nothing to run: --tests none without a --tests-dir or `-- CMD`"), EXIT_USAGE;
 	if (o->kernel_built)
 		p->kernel = *o->kernel_built;
 	else
 		rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
 		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+	if (plan_modules(o, p, err))
+		return EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
 		return EXIT_HARNESS;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64 && toolroot_tools(&p->tools, 1, err))
@@ -453,23 +640,49 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	return EXIT_PASS;
 }
 
+/* $TERM for the guest's shell if it is a plain terminal name, else NULL (the guest's default). */
+static const char *plain_term(const char *term)
+{
+	if (!term || !*term || strlen(term) > 64 ||
+	    term[strspn(term, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")])
+		return NULL;
+	return term;
+}
+
 static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
 			const char *run_dir, struct run_outcome *out, struct error *err)
 {
 	struct cell c = { .o = o, .libvirt = lv, .start = now_s(), .progress_tty = isatty(2) };
-	int timeout_s = o->timeout_s ? o->timeout_s : p->topo.timeout_s;
+	/* A shell lasts as long as its user wants (a week at most). */
+	int timeout_s = o->shell ? 7 * 86400 : o->timeout_s ? o->timeout_s : p->topo.timeout_s;
+	struct vm_share shares[VM_MAX_SHARES];
 	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
 				.kernel = p->kernel.path, .initrd = p->initrd,
-				.extra_cmdline = o->append };
+				.extra_cmdline = o->append, .shares = shares, .nr_shares = p->nr_shares };
+	struct winsize ws = { 0 };
 	struct strvec argv = STRVEC_INIT;
 	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
 	struct disk_root root;
 	struct run_part part = {
-		.topo = &p->topo, .tests = (const char *const *)p->tests.items,
+		.topo = &p->topo, .tests = strvec_argv(&p->tests),
 		.test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
-		.kselftest = p->kernel.selftests, .guest_file = o->guest_file };
+		.kselftest = p->kernel.selftests, .guest_file = o->guest_file,
+		.suites = p->suites.items, .nr_suites = p->suites.nr,
+		.shares = p->shares, .nr_shares = p->nr_shares,
+		.exec_argv = o->exec_argv, .exec_cwd = p->cwd, .exec_name = p->exec_name,
+		.shell = o->shell, .shell_term = plain_term(getenv("TERM")),
+		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL };
 	struct error meta_err;
 	int rc, meta_rc, tap_bad;
+
+	if (o->shell && !ioctl(STDIN_FILENO, TIOCGWINSZ, &ws)) {
+		part.shell_rows = ws.ws_row;
+		part.shell_cols = ws.ws_col;
+	}
+	if (o->shell)   /* tests before a shell keep the topology's timeout */
+		part.test_timeout_s = p->topo.timeout_s;
+	for (int i = 0; i < p->nr_shares; i++)
+		shares[i] = p->shares[i].vm;
 
 	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
 	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
@@ -508,7 +721,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
 	tap_end(&c.tap);
 	if (!rc)
-		close_unfinished(&c, &out->vm, timeout_s, &p->tests);
+		close_unfinished(&c, &out->vm, timeout_s, &p->plan_names);
 	/* A full disk: the TAP on file is not the guest's; say so rather than vouch for it. */
 	tap_bad = ferror(c.tap_file);
 	if ((fclose(c.tap_file) || tap_bad) && !c.write_errno)
@@ -519,7 +732,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
 	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
-			     timeout_s, &p->tests, &meta_err);
+			     timeout_s, &p->plan_names, &meta_err);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
 	if (rc)
@@ -581,5 +794,8 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 void run_inputs_free(struct run_inputs *p)
 {
 	strvec_clear(&p->tests);
+	strvec_clear(&p->plan_names);
+	strvec_clear(&p->share_paths);
+	suite_list_free(&p->suites);
 	free(p);
 }

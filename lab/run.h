@@ -6,6 +6,7 @@
 #ifndef LAB_RUN_H
 #define LAB_RUN_H
 
+#include "image.h"
 #include "kernel.h"
 #include "qemu.h"
 #include "toolroot.h"
@@ -27,6 +28,11 @@ struct run_opts {
 	const char *uri;         /* libvirt URI; NULL: LIBVIRT_DEFAULT_URI */
 	const char *host_nodes;  /* libvirt host-backed mode: "auto" or "G=H,..."; NULL: off */
 	const char *disk;        /* boot from an overlay of this qcow2 (disk.h); NULL: initramfs */
+	/* Bring your own (docs/byo.md); all NULL/0: a plain run. */
+	const char *const *exec_argv;   /* `-- CMD [ARG...]`, run after the suites */
+	const char *const *rw_dirs;     /* --rw DIRs the guest may write (NULL-terminated) */
+	const char *const *tests_dirs;  /* --tests-dir DIRs of outside suites (NULL-terminated) */
+	int shell;               /* numalab shell: the console on this terminal, no timeout */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
 };
@@ -48,7 +54,14 @@ struct run_outcome {
 struct run_inputs {
 	struct topology topo;
 	struct kernel kernel;
-	struct strvec tests;
+	struct strvec tests;           /* the lab's tests of the plan */
+	struct strvec plan_names;      /* every plan entry's TAP name, in order */
+	struct suite_list suites;      /* --tests-dir */
+	struct guest_share shares[VM_MAX_SHARES];
+	int nr_shares;
+	struct strvec share_paths;     /* the strings shares point to */
+	char cwd[4096], exec_name[128];
+	char modules_cpio[4096];       /* the 9p modules of a modular kernel; "" none */
 	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
 	char guest_dir[4096], base[4096], initrd[4200];
 };

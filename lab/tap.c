@@ -43,8 +43,10 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 }
 
 /*
- * The stored line reaches terminals, logs and reports: every ASCII control and
- * every byte of bad UTF-8 becomes '?', which also defuses escape sequences.
+ * The stored line reaches terminals, logs and reports: every ASCII control
+ * but tab and every byte of bad UTF-8 becomes '?', which also defuses escape
+ * sequences.  Tabs are plain text (a program's columns); the parsed copy
+ * turns them into spaces (end_line()).
  */
 static void sanitise(char *line, size_t len)
 {
@@ -52,7 +54,7 @@ static void sanitise(char *line, size_t len)
 
 	for (size_t i = 0, n; i < len; i += n) {
 		n = s[i] >= 0x80 ? utf8_len(s + i, len - i) : 1;
-		if (!n || s[i] < 0x20 || s[i] == 0x7f) {
+		if (!n || (s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f) {
 			s[i] = '?';
 			n = 1;
 		}
@@ -304,6 +306,8 @@ static void end_line(struct tap_parser *p)
 	sanitise(p->line, len);
 	if (p->on_line)
 		p->on_line(p->ctx, p->line);
+	for (char *tab = p->line; (tab = strchr(tab, '\t')); )
+		*tab = ' ';
 	while (len && p->line[len - 1] == ' ')	/* trailing blanks mean nothing */
 		p->line[--len] = '\0';
 	parse_line(p, p->line);

@@ -18,9 +18,10 @@
  *
  * Guest output is untrusted: any bytes are accepted, lines longer than
  * TAP_LINE_MAX are cut (the rest dropped up to the newline), a trailing CR is
- * dropped, and every other control byte (NUL, tab, CR, ESC, DEL) and every
- * byte of invalid UTF-8 or of a C1 control is replaced by '?' before a line is
- * stored or passed on, so no escape sequence survives.  Garbage lines are
+ * dropped, and every other control byte but tab (NUL, CR, ESC, DEL) and
+ * every byte of invalid UTF-8 or of a C1 control is replaced by '?' before a
+ * line is stored or passed on, so no escape sequence survives; tabs reach
+ * on_line as they are, and become spaces for the parser.  Garbage lines are
  * counted and ignored, and all storage is bounded.
  *
  * Depth is the leading spaces / 4 (KTAP indents by exactly four; any other

@@ -48,7 +48,7 @@ int vm_interrupted(void)
 const char *vm_end_name(enum vm_end end)
 {
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed",
+		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed", "escaped",
 	};
 
 	return names[end];
@@ -97,9 +97,34 @@ static int pump(struct session *s, struct stream *st)
 		s->io->on_tap(s->io->ctx, chunk, (size_t)n);
 	} else {
 		write_all_fd(s->io->console_fd, chunk, (size_t)n);
+		if (s->io->interactive)
+			write_all_fd(STDOUT_FILENO, chunk, (size_t)n);
 		console_scan_feed(&s->res->scan, chunk, (size_t)n);
 	}
 	return 1;
+}
+
+/*
+ * Interactive: the terminal's bytes to the guest's console, up to an escape
+ * byte.  Returns 1 when the user escaped, 0 otherwise (stdin's end included:
+ * the guest goes on until it powers off).
+ */
+static int forward_input(struct session *s, int *stdin_open)
+{
+	char chunk[4096];
+	ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+	char *esc;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		*stdin_open = 0;
+		return 0;
+	}
+	esc = memchr(chunk, VM_ESCAPE_BYTE, (size_t)n);
+	if (s->console.fd >= 0)
+		(void)write_all(s->console.fd, chunk, esc ? (size_t)(esc - chunk) : (size_t)n);
+	return esc != NULL;
 }
 
 static void drain(struct session *s)
@@ -143,10 +168,12 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	int pidfd = (int)syscall(SYS_pidfd_open, qemu->pid, 0);
 	double deadline = s->start + timeout_s, crash_deadline = 0, last_tick = s->start;
 	enum vm_end end = VM_POWEROFF;
+	int stdin_open = s->io->interactive;
 
 	for (;;) {
-		struct pollfd fds[3] = {
+		struct pollfd fds[4] = {
 			{ s->console.fd, POLLIN, 0 }, { s->tap.fd, POLLIN, 0 }, { pidfd, POLLIN, 0 },
+			{ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 },
 		};
 		double limit = crash_deadline ? crash_deadline : deadline;
 		int wait_ms = (int)((limit - now_s()) * 1000) + 1;
@@ -157,7 +184,7 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 		}
 		if (wait_ms <= 0 || wait_ms > 1000)
 			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
-		if (poll(fds, pidfd >= 0 ? 3 : 2, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, 4, wait_ms) < 0 && errno != EINTR)
 			break;
 		if (now_s() >= last_tick + 1) {
 			last_tick = now_s();
@@ -167,6 +194,10 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			pump(s, &s->console);
 		if (fds[1].revents)
 			pump(s, &s->tap);
+		if (fds[3].revents && forward_input(s, &stdin_open)) {
+			end = VM_ESCAPED;
+			break;
+		}
 		if (pidfd >= 0 && fds[2].revents)
 			break;   /* QEMU exited */
 		if (pidfd < 0 && kill(qemu->pid, 0) && errno == ESRCH)
@@ -297,7 +328,7 @@ enum vm_accel vm_probe_accel(const struct vm_spec *spec, int deadline_s, char *w
 {
 	struct vm_spec probe = *spec;
 	struct probe_ctx ctx = { .len = 0 };
-	struct vm_io io = { -1, -1, probe_tap, NULL, &ctx };
+	struct vm_io io = { -1, -1, probe_tap, NULL, &ctx, 0 };
 	struct vm_result res;
 	struct error err;
 	char cmdline[1024];

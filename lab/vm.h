@@ -26,7 +26,17 @@ struct vm_io {
 	/* A new phase, or NULL once a second while waiting; may be NULL. */
 	void (*on_progress)(void *ctx, const char *phase);
 	void *ctx;
+	/*
+	 * The console is this process's terminal (numalab shell): stdin's bytes
+	 * go to the guest's serial console, its bytes also to stdout, and
+	 * VM_ESCAPE_BYTE on stdin ends the guest (VM_ESCAPED).  The caller puts
+	 * the terminal in raw mode.
+	 */
+	int interactive;
 };
+
+/* Ctrl-] (as telnet's and virsh console's escape) ends an interactive guest. */
+#define VM_ESCAPE_BYTE 0x1d
 
 enum vm_end {
 	VM_POWEROFF,           /* the guest powered off (or QEMU exited by itself) */
@@ -35,6 +45,7 @@ enum vm_end {
 	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
 	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
 	VM_QEMU_FAILED,        /* QEMU exited non-zero or died on a signal by itself: qemu_status */
+	VM_ESCAPED,            /* interactive: the user typed VM_ESCAPE_BYTE */
 };
 
 struct vm_result {

@@ -417,6 +417,46 @@ UNIT_TEST(argv_kvm_files)
 	CHECK_STR(vm_accel_name(VM_ACCEL_KVM), "kvm");
 }
 
-UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
+/*
+ * Host shares (run -- CMD, shell): one virtio-9p device per share, read-only
+ * unless writable, a comma in a path doubled; pinned by
+ * tests/unit/golden/qemu-shares.argv.
+ */
+UNIT_TEST(golden_argv_shares)
+{
+	const char *update = getenv("UPDATE_GOLDEN");
+	const char *golden = "tests/unit/golden/qemu-shares.argv";
+	static const struct vm_share shares[] = {
+		{ "numalab.0", "/", 0 }, { "numalab.1", "/home/me/a,b", 0 }, { "numalab.2", "/home/me/out", 1 },
+	};
+	struct strvec argv = STRVEC_INIT;
+	struct buf text = BUF_INIT;
+	struct vm_spec spec;
+	struct topology t;
+	struct error err;
+
+	if (load("topologies/2node.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	show_spec(&t, &spec);
+	spec.shares = shares;
+	spec.nr_shares = 3;
+	qemu_build_argv(&spec, &argv);
+	for (size_t a = 0; a < argv.nr; a++)
+		buf_addf(&text, "%s\n", argv.items[a]);
+	if (update && !strcmp(update, "1"))
+		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
+	else
+		compare_golden(golden, buf_str(&text));
+	CHECK(strstr(buf_str(&text), "-fsdev\nlocal,id=fs0,path=/,security_model=none,multidevs=remap,readonly=on\n") != NULL);
+	CHECK(strstr(buf_str(&text), "path=/home/me/a,,b,") != NULL);
+	CHECK(strstr(buf_str(&text), "path=/home/me/out,security_model=none,multidevs=remap\n") != NULL);
+	CHECK(strstr(buf_str(&text), "virtio-9p-pci,fsdev=fs2,mount_tag=numalab.2\n") != NULL);
+	buf_free(&text);
+	strvec_clear(&argv);
+}
+
+UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_argv_shares), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
 	  UNIT_CASE(cmdline), UNIT_CASE(argv_2node), UNIT_CASE(argv_cxl_hmat),
 	  UNIT_CASE(argv_loongarch), UNIT_CASE(argv_shapes), UNIT_CASE(argv_kvm_files))

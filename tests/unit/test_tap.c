@@ -409,14 +409,14 @@ UNIT_TEST(control_bytes_and_cr)
 	tap_feed(&p, in, sizeof(in) - 1);
 	CHECK_STR(l.text, "ok 1 a?[31mred?[0m\n"
 			  "ok 2 n?ul\n"
-			  "ok 3 t?ab??\n"
+			  "ok 3 t\tab??\n"
 			  "ok 4 b?c\n"
-			  "?ok 5 tab\n"
+			  "\tok 5 tab\n"
 			  "?[2Jok 6 x\n");
 	CHECK_INT(p.nr_tests, 4);
 	CHECK_STR(p.tests[0].name, "a?[31mred?[0m");
 	CHECK_STR(p.tests[1].name, "n?ul");
-	CHECK_STR(p.tests[2].name, "t?ab??");
+	CHECK_STR(p.tests[2].name, "t ab??");   /* a tab in the TAP, a space in the name */
 	CHECK_STR(p.tests[3].name, "b?c");
 	CHECK_INT(p.garbage_lines, 2);
 }
