@@ -49,8 +49,8 @@ static const char help[] =
 	"                     tests run with its userland, results are also read back\n"
 	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
 	"  --tap-flat FILE    also write the results as flat TAP 13 (one line per\n"
-	"                     leaf result, named by its path; - for stdout, with\n"
-	"                     --quiet: docs/results.md)\n"
+	"                     leaf result, named by its path: docs/results.md);\n"
+	"                     -: on stdout, the nested TAP then goes to stderr\n"
 	"  --junit FILE       also write them as JUnit XML\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
@@ -167,6 +167,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 	if ((o->exec_argv || o->shell || rw->nr || dirs->nr) && run_backend_libvirt(o))
 		return command_usage_error(cmd, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
 					   "(leave out --backend libvirt)");
+	/* stdout is for the flat TAP alone: tap-driver.sh reads it (automake recipe). */
+	if (files->flat && !strcmp(files->flat, "-"))
+		o->echo_tap = 0;
 	o->rw_dirs = rw->nr ? strvec_argv(rw) : NULL;
 	o->tests_dirs = dirs->nr ? strvec_argv(dirs) : NULL;
 	return 0;
@@ -268,6 +271,8 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 		fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end), vm_accel_name(out.accel),
 			out.vm.total_s, out.cell_dir);
 	}
+	if (files->flat && !strcmp(files->flat, "-") && report.cell.tap)
+		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
 	if (write_reports(&report, files, &err)) {
 		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
 		rc = EXIT_HARNESS;
