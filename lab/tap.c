@@ -587,17 +587,20 @@ static void walk_result(struct walker *w, int depth, const struct tap_test *t)
 static void walk_line(void *ctx, const char *line)
 {
 	struct walker *w = ctx;
-	size_t indent = strspn(line, " ");
-	char s[TAP_LINE_MAX + 1];
-	size_t len = strlen(line + indent);
-	int depth = (int)(indent / 4);
+	char copy[TAP_LINE_MAX + 1], *s;
+	size_t indent, len;
+	int depth;
 	struct tap_test t;
 
-	/* The parser trims trailing blanks only after on_line: so do we. */
-	while (len && line[indent + len - 1] == ' ')
-		len--;
-	memcpy(s, line + indent, len);
-	s[len] = '\0';
+	/* on_line has the line before the parser's last touches: tabs, trailing blanks. */
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *tab = copy; (tab = strchr(tab, '\t')); )
+		*tab = ' ';
+	for (len = strlen(copy); len && copy[len - 1] == ' '; )
+		copy[--len] = '\0';
+	indent = strspn(copy, " ");
+	depth = (int)(indent / 4);
+	s = copy + indent;
 	if (take_yaml(w, indent, s))
 		return;
 	release(w);
