@@ -53,12 +53,15 @@ TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
 	   $(if $(BACKEND),--backend $(BACKEND)) $(if $(URI),--uri $(URI)) $(if $(HOST_NODES),--host-nodes $(HOST_NODES)) \
 	   $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
-	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE))
+	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE)) \
+	   $(foreach d,$(RW),--rw $(d)) $(foreach d,$(TESTS_DIR),--tests-dir $(d))
+# A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
+CMD ?=
 
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: all guest setup lab-run lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
+.PHONY: all guest setup lab-run lab-shell lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -99,7 +102,15 @@ setup: numalab
 lab-run: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
-	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS)
+	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS) $(if $(CMD),-- $(CMD))
+
+# The guest's console with a shell on this terminal (docs/byo.md): `make lab-shell TOPO=4node`.
+SHELL_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
+	     $(if $(OUT),--out $(OUT)) $(foreach d,$(RW),--rw $(d)) $(foreach d,$(TESTS_DIR),--tests-dir $(d))
+lab-shell: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s guest GUEST_ARCH=$(GUEST_ARCH)
+	./numalab shell $(SHELL_ARGS)
 
 # Find the commit of KSRC between GOOD and BAD that breaks TEST, or (METRIC=,
 # THRESHOLD=, REPEAT=) that regresses a metric of it (docs/bisect.md).

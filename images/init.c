@@ -37,7 +37,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
-#include <sys/sysmacros.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -62,7 +61,6 @@
 #define VIEW_BIN "/run/numalab/bin"
 #define VIEW_PATH_ENV "PATH=" VIEW_BIN ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define SHELL_TTY "/dev/ttyS0"
-#define SHARE_MAX 16
 #define NODE_DIR "/sys/devices/system/node"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
@@ -119,7 +117,7 @@ struct launch {
 	int search_path;              /* argv[0] is looked up in PATH (execvpe) */
 };
 
-/* Mount errors of the shares, for the results that need them ("" none). */
+/* Why the host view is missing, for the command's result (until it is mounted). */
 static char host_view_error[256] = "no host root share (/lab/shares)";
 static int host_view_ready;
 static volatile sig_atomic_t poweroff_requested;

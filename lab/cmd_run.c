@@ -24,7 +24,7 @@ static const char help[] =
 	"  -- CMD [ARG...]    after the tests, run CMD in the guest as a TAP result of\n"
 	"                     its own, in a view of the host's root (read-only) at the\n"
 	"                     current directory: host programs run unchanged (x86_64;\n"
-	"                     docs/byo.md).  Without --tests, no lab test runs first\n"
+	"                     docs/byo.md); --tests none: CMD alone\n"
 	"  --rw DIR           the guest may write DIR (repeatable; default: nothing)\n"
 	"  --tests-dir DIR    each executable in DIR is a suite of the plan; a sidecar\n"
 	"                     NAME.numalab declares its conventions (repeatable;\n"
@@ -32,8 +32,7 @@ static const char help[] =
 	"  --topo NAME|FILE   topologies/NAME.topo or a topology file (required)\n"
 	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian)\n"
 	"                     or a kernel image file\n"
-	"  --tests LIST|none  comma-separated guest tests (default: the topology's;\n"
-	"                     none with -- CMD or --tests-dir)\n"
+	"  --tests LIST|none  comma-separated guest tests (default: the topology's)\n"
 	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
 	"  --out DIR          results root (default: results)\n"
 	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
@@ -234,6 +233,30 @@ static int write_reports(const struct run_report *r, const struct report_files *
 	return rc;
 }
 
+static struct termios saved_tio;
+static int tio_saved;
+
+static void restore_terminal(void)
+{
+	if (tio_saved)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	tio_saved = 0;
+}
+
+/* Raw: every key (Ctrl-C, Ctrl-Z included) goes to the guest; restored at exit. */
+static void raw_terminal(void)
+{
+	struct termios raw;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
+		return;
+	raw = saved_tio;
+	cfmakeraw(&raw);
+	tio_saved = 1;
+	atexit(restore_terminal);
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
 static int run_and_report(const char *cmd, struct run_opts *o, const struct report_files *files)
 {
 	struct run_outcome out;
@@ -249,6 +272,10 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 	vm_catch_signals();
 	memset(&out, 0, sizeof(out));
 	rc = run_cell(o, &out, &err);
+	if (o->shell) {   /* cooked again, on a line of its own, before anything is said */
+		restore_terminal();
+		fputc('\n', stderr);
+	}
 	run_report_load(o->topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
@@ -295,30 +322,6 @@ int cmd_run(int argc, char **argv)
 	return rc < 0 ? EXIT_PASS : rc;
 }
 
-static struct termios saved_tio;
-static int tio_saved;
-
-static void restore_terminal(void)
-{
-	if (tio_saved)
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
-	tio_saved = 0;
-}
-
-/* Raw: every key (Ctrl-C, Ctrl-Z included) goes to the guest; restored at exit. */
-static void raw_terminal(void)
-{
-	struct termios raw;
-
-	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
-		return;
-	raw = saved_tio;
-	cfmakeraw(&raw);
-	tio_saved = 1;
-	atexit(restore_terminal);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-}
-
 int cmd_shell(int argc, char **argv)
 {
 	/* TAP only to the cell: the terminal is the guest's console. */
@@ -331,7 +334,6 @@ int cmd_shell(int argc, char **argv)
 		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", o.topo);
 		raw_terminal();
 		rc = run_and_report("shell", &o, &files);
-		restore_terminal();
 	}
 	strvec_clear(&rw);
 	strvec_clear(&dirs);

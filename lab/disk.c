@@ -638,7 +638,7 @@ int disk_modules_cpio(const char *modules_dir, const char *const *names, char *o
 	rc = index_modules(modules_dir, &m, err);
 	for (int i = 0; names[i] && !rc; i++)
 		rc = add_module(&m, names[i], 0, err);
-	tmp = xprintf("%s.ko.tmp", out);
+	tmp = xprintf("%s.ko.tmp.%d", out, (int)getpid());   /* runs may race to build it */
 	if (!rc)
 		rc = mkdir_p(dir, err) || add_modules(&cpio, &m, tmp, err);
 	cpio_add(&cpio, NULL, 0, NULL, 0);

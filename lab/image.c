@@ -371,6 +371,8 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 		goto out;
 	if (add_suites(&initrd, run, err))
 		goto out;
+	if (run->kernel_config && add_tree(&initrd, run->kernel_config, "lab/kernel.config", err))
+		goto out;
 	add_host_parts(&initrd, run);
 	cpio_add(&initrd, NULL, 0, NULL, 0);
 	if (run->modules_cpio) {

@@ -14,7 +14,8 @@
  *    --tests-dir suites as /lab/suites/NAME/ (the executable, its declared
  *    files) with /lab/suites/NAME.conf (suite.h); the host shares to mount
  *    as /lab/shares; the command to run as /lab/exec, and /lab/shell for an
- *    interactive shell (docs/guest.md, images/init.c);
+ *    interactive shell (docs/guest.md, images/init.c); a pinned kernel's
+ *    .config as /lab/kernel.config;
  *  - for a kernel whose 9p is modular (Debian's), a third archive with those
  *    modules in load order (lab/modules/, lab/modules.order; disk.h).
  */
@@ -65,6 +66,7 @@ struct run_part {
 	const char *shell_term;     /* its TERM; NULL: "linux" */
 	int shell_rows, shell_cols; /* the terminal's size; 0: unknown */
 	const char *modules_cpio;   /* appended as is (disk.h); NULL: none */
+	const char *kernel_config;  /* the kernel's .config as /lab/kernel.config; NULL: none */
 };
 
 /*

@@ -49,12 +49,23 @@ static int is_source(const struct kernel_pin *pin)
 	return !strcmp(pin->arch, KERNEL_SOURCE_ARCH);
 }
 
+static int name_ends(const struct kernel_pin *pin, const char *suffix)
+{
+	size_t len = strlen(pin->name), n = strlen(suffix);
+
+	return len > n && !strcmp(pin->name + len - n, suffix);
+}
+
 /* Lock lines named NAME-modules pin the module tree of kernel NAME. */
 static int is_modules(const struct kernel_pin *pin)
 {
-	size_t len = strlen(pin->name);
+	return name_ends(pin, "-modules");
+}
 
-	return len > 8 && !strcmp(pin->name + len - 8, "-modules");
+/* NAME-modules and NAME-config (its .config) come with kernel NAME: not kernels themselves. */
+static int is_companion(const struct kernel_pin *pin)
+{
+	return is_modules(pin) || name_ends(pin, "-config");
 }
 
 static int set_field(const char *path, int line, const struct lock_field *f,
@@ -490,7 +501,7 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (!is_source(pin) && !is_modules(pin) && check_image(image, pin->arch, err)) {
+	if (!is_source(pin) && !is_companion(pin) && check_image(image, pin->arch, err)) {
 		error_prefix(err, KERNEL_LOCK_FILE ":%d: %s", pin->line, pin->package);
 		goto out;
 	}
@@ -599,7 +610,7 @@ static int unknown_kernel(const struct kernel_lock *lock, const char *name, cons
 		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
 				 "(docs/kernels.md) or give --kernel PATH", name, arch);
 	for (int i = 0; i < lock->nr; i++)
-		if (!strcmp(lock->pins[i].arch, arch) && !is_modules(&lock->pins[i]))
+		if (!strcmp(lock->pins[i].arch, arch) && !is_companion(&lock->pins[i]))
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 names[0] ? ", " : "", lock->pins[i].name);
 	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
@@ -622,7 +633,7 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin && !is_modules(pin))
+		if (pin && !is_companion(pin))
 			rc = resolve_pin(pin, out, err);
 		else if (!is_default && kbuild_has_recipe(root, spec))
 			rc = kbuild_kernel(root, spec, arch, out, err);
@@ -663,19 +674,31 @@ int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struc
 	return kernel_resolve_in(lab_root(), spec, arch, out, err);
 }
 
-int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err)
+/* The file or tree of k's companion lock line NAME-suffix into path ("" if none). */
+static int kernel_companion(const struct kernel *k, const char *suffix, char *path, size_t cap,
+			    struct error *err)
 {
 	struct kernel_lock *lock = xmalloc(sizeof(*lock));
-	char *name = xprintf("%s-modules", k->name);
+	char *name = xprintf("%s-%s", k->name, suffix);
 	const struct kernel_pin *pin;
 	struct kernel tree;
 	int rc = load_lock(lab_root(), lock, err) ? KERNEL_BAD_INPUT : 0;
 
-	dir[0] = '\0';
+	path[0] = '\0';
 	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
 	    !(rc = resolve_pin(pin, &tree, err)))
-		snprintf(dir, cap, "%s", tree.path);
+		snprintf(path, cap, "%s", tree.path);
 	free(name);
 	free(lock);
 	return rc;
+}
+
+int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "modules", dir, cap, err);
+}
+
+int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "config", path, cap, err);
 }

@@ -106,6 +106,13 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
  */
 int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err);
 
+/*
+ * The .config of a pinned kernel k, from the lock line named "NAME-config"
+ * (e.g. Debian's linux-base package), fetched into the cache like a kernel;
+ * path is "" when the lock pins none.  Returns as kernel_resolve.
+ */
+int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err);
+
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 		      struct kernel *out, struct error *err);

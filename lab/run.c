@@ -155,7 +155,7 @@ static int shorter_first(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* dir is sub or below it. */
+/* sub is dir or below it. */
 static int path_within(const char *sub, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -189,22 +189,24 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 		return error_set(err, "getcwd: %s", strerror(errno));
 	if (add_share(p, "/", 0, SHARE_IN_HOST_VIEW, "/", err))
 		return -1;
-	for (int i = 0; o->rw_dirs && o->rw_dirs[i]; i++) {
+	for (int i = 0; o->rw_dirs && o->rw_dirs[i] && !rc; i++) {
 		char real[4096];
 
 		if (!realpath(o->rw_dirs[i], real))
-			return error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
-		if (stat(real, &st) || !S_ISDIR(st.st_mode))
-			return error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
-		if (!strcmp(real, "/"))
-			return error_set(err, "--rw /: the host's root stays read-only; give the directories "
-					 "the guest may write");
+			rc = error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
+		else if (stat(real, &st) || !S_ISDIR(st.st_mode))
+			rc = error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
+		else if (!strcmp(real, "/"))
+			rc = error_set(err, "--rw /: the host's root stays read-only; give the directories "
+				       "the guest may write");
+		if (rc)
+			break;
 		cwd_covered |= path_within(p->cwd, real);
 		strvec_push(&rw, real);
 	}
 	/* Its own share: the guest's tmpfs on /tmp, /run would hide it otherwise. */
-	if (!cwd_covered && strcmp(p->cwd, "/") && add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err))
-		rc = -1;
+	if (!rc && !cwd_covered && strcmp(p->cwd, "/"))
+		rc = add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err);
 	/* Mounted in this order: a directory before those inside it. */
 	if (rw.nr)
 		qsort(rw.items, rw.nr, sizeof(rw.items[0]), shorter_first);
@@ -244,7 +246,8 @@ static int module_index(const char *modules, const char *release, struct error *
 
 /*
  * A modular kernel (Debian's): its 9p stack into the initramfs, and its
- * whole module tree shared at /lib/modules/RELEASE for modprobe.
+ * whole module tree shared at /lib/modules/RELEASE for modprobe; its
+ * pinned .config for /boot/config-RELEASE.
  */
 static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
@@ -256,7 +259,8 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 		return 0;
 	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
 		return 0;
-	if (kernel_modules(&p->kernel, modules, sizeof(modules), err))
+	if (kernel_config(&p->kernel, p->kernel_config, sizeof(p->kernel_config), err) ||
+	    kernel_modules(&p->kernel, modules, sizeof(modules), err))
 		return -1;
 	if (!modules[0])
 		return 0;
@@ -435,6 +439,9 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
 	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
 		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
+	/* What the tests reported inside: one suite may stand for dozens of results. */
+	meta_add(&meta, "result.nested", "%d passed, %d failed, %d skipped", out->summary.subtests_passed,
+		 out->summary.subtests_failed, out->summary.subtests_skipped);
 	for (int i = 0; i < tap->nr_info; i++)
 		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
 	snprintf(path, sizeof(path), "%s/meta", cell_dir);
@@ -602,9 +609,11 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
-	if (plan_tests(o->tests ? o->tests : o->shell || o->exec_argv || o->tests_dirs ? "none" : p->topo.tests,
-		       p->guest_dir, &p->tests, err))
+	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
+	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
 		return EXIT_USAGE;
+	if (o->disk && o->tests_dirs)
+		return error_set(err, "--tests-dir suites go into the initramfs guest; leave out --disk"), EXIT_USAGE;
 	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
 		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
 			return EXIT_USAGE;
@@ -671,7 +680,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 		.shares = p->shares, .nr_shares = p->nr_shares,
 		.exec_argv = o->exec_argv, .exec_cwd = p->cwd, .exec_name = p->exec_name,
 		.shell = o->shell, .shell_term = plain_term(getenv("TERM")),
-		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL };
+		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL,
+		.kernel_config = p->kernel_config[0] ? p->kernel_config : NULL };
 	struct error meta_err;
 	int rc, meta_rc, tap_bad;
 

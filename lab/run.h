@@ -62,6 +62,7 @@ struct run_inputs {
 	struct strvec share_paths;     /* the strings shares point to */
 	char cwd[4096], exec_name[128];
 	char modules_cpio[4096];       /* the 9p modules of a modular kernel; "" none */
+	char kernel_config[4096];      /* a pinned kernel's .config (kernel.h); "" none */
 	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
 	char guest_dir[4096], base[4096], initrd[4200];
 };

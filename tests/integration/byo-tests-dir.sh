@@ -4,7 +4,8 @@
 # file, env and tmpdir reach it; the summary counts the nested results.  The
 # guest-env suite checks what third-party suites expect of the guest: it
 # fails on a kernel without BLK_DEV_LOOP (Debian's: no loop module) or
-# without CGROUPS, and on an /init without furnish_guest().
+# without CGROUPS, and on an /init without furnish_guest() or a lab without
+# the debian-config pin.
 . "$(dirname "$0")/lib.bash"
 d=$SCRATCH/suites
 mkdir -p "$d/data"
@@ -32,11 +33,12 @@ printf '#!/bin/sh\necho "about to fail"\nexit 3\n' >"$d/failer"
 cat >"$d/guest-env" <<'SH'
 #!/bin/sh
 echo "KTAP version 1"
-echo "1..8"
+echo "1..9"
 n=0
 check() { n=$((n + 1)); name=$1; shift; if "$@" >/dev/null 2>&1; then echo "ok $n $name"; else echo "not ok $n $name"; fi; }
 check passwd-nobody grep -q '^nobody:' /etc/passwd
 check group-nogroup grep -q '^nogroup:' /etc/group
+check kernel-config sh -c 'grep -q "^CONFIG_NUMA=y" /boot/config-$(uname -r)'
 check modprobe-loop sh -c 'modprobe loop; [ -e /dev/loop-control ]'
 check dev-shm sh -c 'echo x > /dev/shm/t && rm /dev/shm/t'
 check tmp-writable sh -c 'echo x > /tmp/t && rm /tmp/t'
@@ -45,7 +47,7 @@ check cgroup2 test -r /sys/fs/cgroup/cgroup.controllers
 check debugfs sh -c '[ -n "$(ls /sys/kernel/debug)" ]'
 SH
 chmod +x "$d/ktap" "$d/skipper" "$d/failer" "$d/guest-env"
-expect_rc 1 $NUMALAB run --topo 2node --out "$SCRATCH/r" --tests-dir "$d"
+expect_rc 1 $NUMALAB run --topo 2node --tests none --out "$SCRATCH/r" --tests-dir "$d"
 out=$SCRATCH/out
 expect_grep '^1\.\.5$' "$out"
 expect_grep '^    # Subtest: ktap$' "$out"
@@ -64,5 +66,5 @@ expect_grep '^not ok [0-9] failer # exit 3$' "$out"
 grep -q '^    not ok' "$out" && { grep '^    not ok' "$out" >&2; fail "a guest-env check failed"; }
 expect_grep '^ok [0-9] guest-env$' "$out"
 # Results as flat TAP and JUnit count them: suites without subtests (plain, skipper, failer) are results too.
-expect_grep '^numalab run: 2node: 3 passed, 1 failed, 1 skipped; their 14 results: 11 passed, 1 failed, 2 skipped ' "$SCRATCH/err"
+expect_grep '^numalab run: 2node: 3 passed, 1 failed, 1 skipped; their 15 results: 12 passed, 1 failed, 2 skipped ' "$SCRATCH/err"
 expect_no_qemu
