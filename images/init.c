@@ -617,8 +617,10 @@ static int read_plan(struct plan_entry *plan, int max)
 
 /*
  * A line of (K)TAP: after an indentation of whole levels (4 spaces), a
- * version, plan, result, diagnostic or bail out.  Anything else a program
- * prints is its plain output.
+ * version, plan, result, diagnostic or bail out; or, two spaces further in,
+ * a line of a result's YAML block (tests/workloads: "  ---" ... "  ...",
+ * read by compare and kept by flat TAP).  Anything else a program prints is
+ * its plain output.
  */
 static int is_tap_line(const char *line)
 {
@@ -626,6 +628,8 @@ static int is_tap_line(const char *line)
 					      "#", "Bail out!" };
 	size_t indent = strspn(line, " ");
 
+	if (indent % 4 == 2 && line[indent])
+		return 1;
 	if (indent % 4)
 		return 0;
 	line += indent;
