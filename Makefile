@@ -61,7 +61,7 @@ CMD ?=
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
 
-.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare kernel image check check-full bench fuzz clean
+.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -186,8 +186,10 @@ fuzz: $(FUZZ_BIN)
 	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 	    $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit; done
 
-# Setup first (it installs clang, libvirt-dev, ...), then a sub-make that
-# sees what it installed builds the tests and runs them.
+# Setup first (it installs clang, libvirt-dev, automake, ...), then a sub-make
+# that sees what it installed builds the tests and runs each under automake's
+# tap-driver.sh, logs in build/check/ (tests/check); `make recheck` runs again
+# only what failed (or never finished) last time.
 check check-full: numalab
 	@./numalab setup --quiet --arch loongarch64
 	@$(MAKE) -s $@-run
@@ -198,6 +200,9 @@ check-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 
 check-full-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
+
+recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
+	@tests/check --recheck
 
 # `make bench` measures these shapes, --accel auto against tcg, the lab's
 # kernel against Debian's (first TAP), libvirt's per-VM overhead against the

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "compare", "compare two result directories: functional changes, metrics, significance", cmd_compare },
 	{ "matrix", "run a test matrix (topologies x kernels x suites) in parallel, resumably", cmd_matrix },
 	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
+	{ "tap", "flatten nested KTAP into TAP 13 for tap-driver.sh, prove, CI plugins", cmd_tap },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
 	{ "toolroot-exec", NULL, toolroot_exec_main },
 };

@@ -113,6 +113,7 @@ struct launch {
 	const char *cwd;              /* NULL: "/" */
 	char *env[ENV_MAX + 1];
 	int skip_code;                /* exit status meaning skip; -1: none */
+	int hard_error_code;          /* exit status meaning it could not test at all; -1: none */
 	int search_path;              /* argv[0] is looked up in PATH (execvpe) */
 };
 
@@ -617,8 +618,10 @@ static int read_plan(struct plan_entry *plan, int max)
 
 /*
  * A line of (K)TAP: after an indentation of whole levels (4 spaces), a
- * version, plan, result, diagnostic or bail out.  Anything else a program
- * prints is its plain output.
+ * version, plan, result, diagnostic or bail out; or, two spaces further in,
+ * a line of a result's YAML block (tests/workloads: "  ---" ... "  ...",
+ * read by compare and kept by flat TAP).  Anything else a program prints is
+ * its plain output.
  */
 static int is_tap_line(const char *line)
 {
@@ -626,6 +629,8 @@ static int is_tap_line(const char *line)
 					      "#", "Bail out!" };
 	size_t indent = strspn(line, " ");
 
+	if (indent % 4 == 2 && line[indent])
+		return 1;
 	if (indent % 4)
 		return 0;
 	line += indent;
@@ -864,6 +869,8 @@ static void report_result(int number, const char *name, const struct plan_entry 
 		tap_line("ok %d %s", number, name);
 	} else if (code >= 0 && code == l->skip_code) {
 		tap_line("ok %d %s # SKIP %s", number, name, *r->skip_reason ? r->skip_reason : "skipped");
+	} else if (code >= 0 && code == l->hard_error_code) {
+		tap_line("not ok %d %s # ERROR hard error: exit status %d", number, name, code);
 	} else if (WIFSIGNALED(status)) {
 		tap_line("    # %s killed by signal %d (%s)", name, WTERMSIG(status), strsignal(WTERMSIG(status)));
 		tap_line("not ok %d %s # signal %d", number, name, WTERMSIG(status));
@@ -981,7 +988,9 @@ static int exec_launch(char *name, size_t cap, struct launch *l)
 	env_add(l, "TERM=dumb");
 	env_add(l, "LANG=C.UTF-8");
 	l->root = HOST_VIEW;
-	l->skip_code = -1;
+	/* Automake's convention (and meson's): the command may be any project's test. */
+	l->skip_code = 77;
+	l->hard_error_code = 99;
 	l->search_path = 1;
 	return 0;
 }
@@ -989,7 +998,7 @@ static int exec_launch(char *name, size_t cap, struct launch *l)
 static void run_test(int number, const struct plan_entry *t)
 {
 	static char name[256];
-	struct launch l = { .skip_code = 4 };
+	struct launch l = { .skip_code = 4, .hard_error_code = -1 };
 	int pipefd[2], is_exec = !strcmp(t->name, EXEC_PLAN_NAME);
 	pid_t pid;
 

@@ -3,6 +3,7 @@
  * numalab shell: the same guest with its console on this terminal.
  */
 #include "command.h"
+#include "report.h"
 #include "run.h"
 
 #include <errno.h>
@@ -46,6 +47,10 @@ static const char help[] =
 	"                     `numalab image build debian` or any image with an ext4 root):\n"
 	"                     tests run with its userland, results are also read back\n"
 	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
+	"  --tap-flat FILE    also write the results as flat TAP 13 (one line per\n"
+	"                     leaf result, named by its path: docs/results.md);\n"
+	"                     -: on stdout, the nested TAP then goes to stderr\n"
+	"  --junit FILE       also write them as JUnit XML\n"
 	"  --quiet            no TAP on stdout, no progress\n"
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
@@ -64,6 +69,8 @@ static const struct option options[] = {
 	{ "uri", required_argument, NULL, 'u' },
 	{ "host-nodes", required_argument, NULL, 'H' },
 	{ "disk", required_argument, NULL, 'd' },
+	{ "tap-flat", required_argument, NULL, 'F' },
+	{ "junit", required_argument, NULL, 'J' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "rw", required_argument, NULL, 'w' },
 	{ "tests-dir", required_argument, NULL, 'D' },
@@ -96,9 +103,14 @@ static const char shell_help[] =
 	"\n"
 	"Exit: 0 the guest powered off, 1 it crashed, 2 bad input, 3 harness error.\n";
 
+/* --tap-flat and --junit: the results for TAP consumers and CI (NULL: not wanted). */
+struct report_files {
+	const char *flat, *junit;
+};
+
 /* Arguments both commands take; 0, or an exit code. */
 static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o, struct strvec *rw,
-		      struct strvec *dirs)
+		      struct strvec *dirs, struct report_files *files)
 {
 	int c;
 
@@ -120,6 +132,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 		case 'q': o->echo_tap = o->progress = 0; break;
 		case 'w': strvec_push(rw, optarg); break;
 		case 'D': strvec_push(dirs, optarg); break;
+		case 'F': files->flat = optarg; break;
+		case 'J': files->junit = optarg; break;
 		case 'h': return command_help(o->shell ? shell_help : help) == EXIT_PASS ? -1 : EXIT_USAGE;
 		case 'o':
 			if (parse_timeout(optarg, &o->timeout_s))
@@ -152,9 +166,71 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 	if ((o->exec_argv || o->shell || rw->nr || dirs->nr) && run_backend_libvirt(o))
 		return command_usage_error(cmd, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
 					   "(leave out --backend libvirt)");
+	/* stdout is for the flat TAP alone: tap-driver.sh reads it (automake recipe). */
+	if (files->flat && !strcmp(files->flat, "-"))
+		o->echo_tap = 0;
 	o->rw_dirs = rw->nr ? strvec_argv(rw) : NULL;
 	o->tests_dirs = dirs->nr ? strvec_argv(dirs) : NULL;
 	return 0;
+}
+
+/*
+ * The run as one cell (report.h), from the TAP it saved, with the verdict a
+ * matrix would give it; a run that never got a cell is one ERROR testcase.
+ */
+struct run_report {
+	struct report_cell cell;
+	struct buf tap;
+	char reason[512];
+	const char *id;
+};
+
+static void run_report_load(const char *topo, int rc, const struct run_outcome *out,
+			    const char *why, struct run_report *r)
+{
+	char *path = xprintf("%s/tap", out->cell_dir);
+	struct error ignored;
+	const char *slash = strrchr(out->cell_dir, '/');
+	int have_tap = out->cell_dir[0] && !read_file(path, &r->tap, &ignored);
+
+	free(path);
+	r->id = out->cell_dir[0] ? (slash ? slash + 1 : out->cell_dir) : topo;
+	r->cell.id = r->id;
+	r->cell.tap = have_tap ? buf_str(&r->tap) : NULL;
+	r->cell.tap_len = r->tap.len;
+	r->cell.status = report_classify(rc, 0, vm_end_name(out->vm.end), r->cell.tap,
+					 r->cell.tap_len, why, r->reason, sizeof(r->reason));
+	r->cell.reason = r->reason;
+	r->cell.time_s = out->vm.total_s > 0 ? out->vm.total_s : -1;
+}
+
+/* Write all of b to path, "-": stdout; 0, or -1 with err. */
+static int write_report(const char *path, const struct buf *b, struct error *err)
+{
+	if (strcmp(path, "-"))
+		return write_file_atomic(path, b->data ? b->data : "", b->len, err);
+	if (fwrite(b->data ? b->data : "", 1, b->len, stdout) != b->len || fflush(stdout))
+		return error_set(err, "stdout: %s", strerror(errno));
+	return 0;
+}
+
+static int write_reports(const struct run_report *r, const struct report_files *files,
+			 struct error *err)
+{
+	struct buf b = BUF_INIT;
+	int rc = 0;
+
+	if (files->flat) {
+		report_flat_tap(&r->cell, 1, &b);
+		rc = write_report(files->flat, &b, err);
+		b.len = 0;
+	}
+	if (!rc && files->junit) {
+		report_junit(&r->cell, 1, r->id, &b);
+		rc = write_report(files->junit, &b, err);
+	}
+	buf_free(&b);
+	return rc;
 }
 
 static struct termios saved_tio;
@@ -181,9 +257,11 @@ static void raw_terminal(void)
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 }
 
-static int run_and_report(const char *cmd, struct run_opts *o)
+static int run_and_report(const char *cmd, struct run_opts *o, const struct report_files *files)
 {
 	struct run_outcome out;
+	struct run_report report = { .tap = BUF_INIT };
+	struct report_counts leaves;
 	struct error err;
 	int rc;
 
@@ -192,32 +270,41 @@ static int run_and_report(const char *cmd, struct run_opts *o)
 		return EXIT_USAGE;
 	}
 	vm_catch_signals();
+	memset(&out, 0, sizeof(out));
 	rc = run_cell(o, &out, &err);
 	if (o->shell) {   /* cooked again, on a line of its own, before anything is said */
 		restore_terminal();
 		fputc('\n', stderr);
 	}
+	run_report_load(o->topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
 		if (vm_interrupted())
 			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, vm_interrupted(), err.msg);
 		else
 			fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
-		return rc;
-	}
-	if (o->shell) {
+	} else if (o->shell) {
 		fprintf(stderr, "numalab shell: %s: %s (%s, %.1f s) -> %s\n", o->topo, vm_end_name(out.vm.end),
 			vm_accel_name(out.accel), out.vm.total_s, out.cell_dir);
-		return out.vm.end == VM_POWEROFF || out.vm.end == VM_ESCAPED ? EXIT_PASS : EXIT_FAIL;
+		rc = out.vm.end == VM_POWEROFF || out.vm.end == VM_ESCAPED ? EXIT_PASS : EXIT_FAIL;
+	} else {
+		/* The leaf results, as flat TAP, JUnit and a matrix's summary count them. */
+		report_count(&report.cell, &leaves);
+		fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped", o->topo, out.summary.passed,
+			out.summary.failed + out.summary.timeout + out.summary.errors, out.summary.skipped);
+		if (leaves.tests != out.summary.tests)
+			fprintf(stderr, "; their %d results: %d passed, %d failed, %d skipped", leaves.tests,
+				leaves.passed, leaves.failed + leaves.errors, leaves.skipped);
+		fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end), vm_accel_name(out.accel),
+			out.vm.total_s, out.cell_dir);
 	}
-	fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped", o->topo, out.summary.passed,
-		out.summary.failed + out.summary.timeout + out.summary.errors, out.summary.skipped);
-	if (out.summary.subtests_passed + out.summary.subtests_failed + out.summary.subtests_skipped)
-		fprintf(stderr, "; their %d results: %d passed, %d failed, %d skipped",
-			out.summary.subtests_passed + out.summary.subtests_failed + out.summary.subtests_skipped,
-			out.summary.subtests_passed, out.summary.subtests_failed, out.summary.subtests_skipped);
-	fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end), vm_accel_name(out.accel),
-		out.vm.total_s, out.cell_dir);
+	if (files->flat && !strcmp(files->flat, "-") && report.cell.tap)
+		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
+	if (write_reports(&report, files, &err)) {
+		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
+		rc = EXIT_HARNESS;
+	}
+	buf_free(&report.tap);
 	return rc;
 }
 
@@ -225,10 +312,11 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .echo_tap = 1, .progress = 1 };
 	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
-	int rc = parse_args("run", argc, argv, &o, &rw, &dirs);
+	struct report_files files = { NULL, NULL };
+	int rc = parse_args("run", argc, argv, &o, &rw, &dirs, &files);
 
 	if (!rc)
-		rc = run_and_report("run", &o);
+		rc = run_and_report("run", &o, &files);
 	strvec_clear(&rw);
 	strvec_clear(&dirs);
 	return rc < 0 ? EXIT_PASS : rc;
@@ -239,12 +327,13 @@ int cmd_shell(int argc, char **argv)
 	/* TAP only to the cell: the terminal is the guest's console. */
 	struct run_opts o = { .accel = "auto", .shell = 1 };
 	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
-	int rc = parse_args("shell", argc, argv, &o, &rw, &dirs);
+	struct report_files files = { NULL, NULL };
+	int rc = parse_args("shell", argc, argv, &o, &rw, &dirs, &files);
 
 	if (!rc) {
 		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", o.topo);
 		raw_terminal();
-		rc = run_and_report("shell", &o);
+		rc = run_and_report("shell", &o, &files);
 	}
 	strvec_clear(&rw);
 	strvec_clear(&dirs);

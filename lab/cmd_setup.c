@@ -35,6 +35,7 @@ static const struct host_package {
 	{ "libvirt-clients", "virsh, to look at libvirt domains by hand" },
 	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
 	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
+	{ "automake", "tap-driver.sh: make check runs every test under automake's TAP driver" },
 	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
 	/* Guest disk images (lab/disk.h, docs/images.md). */
 	{ "libguestfs-dev", "writes and reads guest disks without root tricks (linked: -lguestfs)" },

@@ -40,5 +40,6 @@ int cmd_bisect_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_tap(int argc, char **argv);
 
 #endif

@@ -569,12 +569,12 @@ static int write_out(const char *out, const char *name, const struct buf *b, str
 	return write_file_atomic(path, buf_str((struct buf *)b), b->len, err);
 }
 
-/* matrix.tap, junit.xml, summary.txt from every cell of the shard; returns the exit code. */
+/* matrix.tap, flat.tap, junit.xml, summary.txt from every cell of the shard; returns the exit code. */
 static int write_reports(struct mrun *r, const char *title)
 {
 	struct report_cell *rc = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*rc));
 	struct loaded *ld = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*ld));
-	struct buf tap = BUF_INIT, junit = BUF_INIT, summary = BUF_INIT;
+	struct buf tap = BUF_INIT, flat = BUF_INIT, junit = BUF_INIT, summary = BUF_INIT;
 	struct error err;
 	int failed = 0, harness = 0, wrc;
 
@@ -595,20 +595,23 @@ static int write_reports(struct mrun *r, const char *title)
 		harness |= rc[i].status == CELL_TIMEOUT || rc[i].status == CELL_ERROR;
 	}
 	report_tap(rc, r->nr_cells, title, &tap);
+	report_flat_tap(rc, r->nr_cells, &flat);
 	report_junit(rc, r->nr_cells, title, &junit);
 	report_summary(rc, r->nr_cells, &summary);
-	wrc = write_out(r->out, "matrix.tap", &tap, &err) || write_out(r->out, "junit.xml", &junit, &err) ||
+	wrc = write_out(r->out, "matrix.tap", &tap, &err) || write_out(r->out, "flat.tap", &flat, &err) ||
+	      write_out(r->out, "junit.xml", &junit, &err) ||
 	      write_out(r->out, "summary.txt", &summary, &err);
 	if (wrc)
 		fprintf(stderr, "numalab matrix: %s\n", err.msg);
 	fputs(buf_str(&summary), stdout);
 	fflush(stdout);
-	say("wrote %s/matrix.tap, junit.xml, summary.txt\n", r->out);
+	say("wrote %s/matrix.tap, flat.tap, junit.xml, summary.txt\n", r->out);
 	for (int i = 0; i < r->nr_cells; i++)
 		celldir_free(&ld[i].cd);
 	free(ld);
 	free(rc);
 	buf_free(&tap);
+	buf_free(&flat);
 	buf_free(&junit);
 	buf_free(&summary);
 	if (wrc)

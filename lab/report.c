@@ -115,91 +115,61 @@ enum cell_status report_classify(int exit_code, int watchdog, const char *end, c
 	return st;
 }
 
-/* One JUnit testcase: a result line of the cell's TAP, or one made up for the cell. */
+/* One testcase (JUnit) or flat TAP line: a leaf of the cell's TAP, or one made up for the cell. */
 struct tcase {
-	const char *suite;      /* "" at the cell's top level */
+	int depth;                  /* enclosing tests */
+	const char *const *suites;  /* their names (tap.h's walk) */
 	const char *name;
 	enum tap_status status;
 	const char *reason;
+	const char *yaml;           /* its TAP YAML block, NULL none */
+	int made_up;                /* the cell's own verdict, which its TAP does not show */
 };
 
 typedef void (*case_fn)(void *ctx, const struct tcase *tc);
 
-/* Walks a cell's TAP (sanitised by the tap parser) into testcases. */
 struct walk {
 	case_fn fn;
 	void *ctx;
-	char suite[96];
-	int sub_results, sub_failed;
 	int failed, harness;    /* failing testcases; of those, TIMEOUT/ERROR ones */
-	struct tap_parser tap;
 };
 
-static int failing(enum tap_status s)
+static void emit(struct walk *w, const struct tcase *tc)
 {
-	return s == TAP_NOT_OK || s == TAP_TIMEOUT || s == TAP_ERROR || s == TAP_PENDING;
-}
-
-static void emit(struct walk *w, const char *suite, const struct tap_test *t)
-{
-	struct tcase tc = { suite, t->name, t->status, t->reason };
-
-	if (failing(t->status))
+	if (tap_status_failing(tc->status))
 		w->failed++;
-	if (t->status == TAP_TIMEOUT || t->status == TAP_ERROR)
+	if (tc->status == TAP_TIMEOUT || tc->status == TAP_ERROR)
 		w->harness++;
-	w->fn(w->ctx, &tc);
+	w->fn(w->ctx, tc);
 }
 
-static void walk_line(void *ctx, const char *line)
+static void walk_leaf(void *ctx, const struct tap_leaf *l)
 {
-	struct walk *w = ctx;
-	size_t indent = strspn(line, " ");
-	struct tap_test t;
+	struct tcase tc = { l->depth, l->suites, l->t->name, l->t->status, l->t->reason, l->yaml, 0 };
 
-	if (indent == 4 && !strncmp(line + 4, SUBTEST, strlen(SUBTEST))) {
-		snprintf(w->suite, sizeof(w->suite), "%s", line + 4 + strlen(SUBTEST));
-		w->sub_results = w->sub_failed = 0;
-	} else if (indent == 4 && tap_parse_result(line + 4, &t)) {
-		w->sub_results++;
-		w->sub_failed += failing(t.status);
-		emit(w, w->suite, &t);
-	} else if (indent == 0 && tap_parse_result(line, &t)) {
-		/* A suite's own verdict counts when its subtests do not already tell it. */
-		if (!w->sub_results || t.status == TAP_TIMEOUT || t.status == TAP_ERROR ||
-		    (failing(t.status) && !w->sub_failed))
-			emit(w, "", &t);
-		w->suite[0] = '\0';
-		w->sub_results = w->sub_failed = 0;
-	}
+	emit(ctx, &tc);
 }
 
-/* Every testcase of cell c, in order, to fn. */
+/* Every testcase of cell c, in order, to fn: the leaves of its TAP (tap_walk). */
 static void walk_cell(const struct report_cell *c, case_fn fn, void *ctx)
 {
-	struct walk *w = xcalloc(1, sizeof(*w));
-	struct tap_test synth = { 0 };
+	struct walk w = { fn, ctx, 0, 0 };
+	char reason[sizeof(((struct tap_test *)0)->reason)];
+	struct tcase synth = { 0, NULL, "", TAP_NOT_OK, reason, NULL, 1 };
 
-	tap_init(&w->tap);
-	w->tap.on_line = walk_line;
-	w->tap.ctx = w;
-	w->fn = fn;
-	w->ctx = ctx;
-	if (c->tap)
-		tap_feed(&w->tap, c->tap, c->tap_len);
-	tap_end(&w->tap);
+	/* As long as a TAP reason: report_tap() writes it on the cell's line. */
+	snprintf(reason, sizeof(reason), "%s", c->reason ? c->reason : "");
+
+	tap_walk(c->tap ? c->tap : "", c->tap ? c->tap_len : 0, walk_leaf, &w);
 	/* The cell's verdict must show among its testcases even when its TAP does not. */
-	snprintf(synth.reason, sizeof(synth.reason), "%s", c->reason ? c->reason : "");
-	if (c->status == CELL_FAIL && !w->failed) {
-		snprintf(synth.name, sizeof(synth.name), "cell");
-		synth.status = TAP_NOT_OK;
-		emit(w, "", &synth);
-	} else if ((c->status == CELL_TIMEOUT || c->status == CELL_ERROR) && !w->harness) {
-		snprintf(synth.name, sizeof(synth.name), "harness");
+	if (c->status == CELL_FAIL && !w.failed) {
+		synth.name = "cell";
+		emit(&w, &synth);
+	} else if ((c->status == CELL_TIMEOUT || c->status == CELL_ERROR) && !w.harness) {
+		synth.name = "harness";
 		synth.status = c->status == CELL_TIMEOUT ? TAP_TIMEOUT : TAP_ERROR;
-		emit(w, "", &synth);
+		emit(&w, &synth);
 	}
-	free(w);
 }
 
 static void count_case(void *ctx, const struct tcase *tc)
@@ -268,6 +238,83 @@ void report_tap(const struct report_cell *cells, int n, const char *title, struc
 	}
 }
 
+/* ---- flat TAP ---- */
+
+struct flat {
+	struct buf *out;
+	const char *prefix;     /* the cell's id, NULL none */
+	int n;
+};
+
+/* A path part: TAP reads '#' as the start of a directive unless escaped. */
+static void flat_name(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '#' || *s == '\\')
+			buf_addstr(out, "\\");
+		buf_add(out, s, 1);
+	}
+}
+
+/*
+ * A cell's made-up verdict is the cell's own line, as report_tap() writes it
+ * (`not ok N ID`, `# TIMEOUT why`), so flattening matrix.tap gives flat.tap.
+ */
+static void flat_case(void *ctx, const struct tcase *tc)
+{
+	struct flat *f = ctx;
+	struct buf *out = f->out;
+
+	buf_addf(out, "%s %d - ", tc->status == TAP_OK || tc->status == TAP_SKIP ? "ok" : "not ok", ++f->n);
+	if (f->prefix)
+		flat_name(out, f->prefix);
+	for (int i = 0; i < tc->depth; i++) {
+		buf_addstr(out, i || f->prefix ? "/" : "");
+		flat_name(out, tc->suites[i]);
+	}
+	if (!tc->made_up) {
+		buf_addstr(out, tc->depth || f->prefix ? "/" : "");
+		flat_name(out, tc->name);
+	}
+	/* TIMEOUT and ERROR are no TAP 13 directives: consumers see a failure, with the word. */
+	if (tc->status != TAP_OK && tc->status != TAP_NOT_OK) {
+		buf_addf(out, " # %s%s", tap_status_name(tc->status), *tc->reason ? " " : "");
+		if (tc->made_up)
+			add_line(out, tc->reason);
+		else
+			buf_addstr(out, tc->reason);
+	}
+	buf_addstr(out, "\n");
+	if (tc->yaml) {
+		buf_addstr(out, "  ---\n");
+		for (const char *l = tc->yaml; *l; l = next_line(l))
+			buf_addf(out, "  %.*s\n", (int)strcspn(l, "\n"), l);
+		buf_addstr(out, "  ...\n");
+	}
+}
+
+void report_flat_tap(const struct report_cell *cells, int n, struct buf *out)
+{
+	struct flat f = { out, NULL, 0 };
+
+	buf_addstr(out, "TAP version 13\n");
+	for (int i = 0; i < n; i++) {
+		f.prefix = cells[i].id;
+		walk_cell(&cells[i], flat_case, &f);
+	}
+	buf_addf(out, "1..%d\n", f.n);
+}
+
+void report_flatten(const char *tap, size_t len, struct buf *out)
+{
+	struct flat f = { out, NULL, 0 };
+	struct walk w = { flat_case, &f, 0, 0 };
+
+	buf_addstr(out, "TAP version 13\n");
+	tap_walk(tap, len, walk_leaf, &w);
+	buf_addf(out, "1..%d\n", f.n);
+}
+
 /* Length of a well-formed UTF-8 sequence allowed in XML 1.0 at s, or 0. */
 static size_t xml_utf8(const unsigned char *s)
 {
@@ -330,9 +377,9 @@ static void junit_case(void *ctx, const struct tcase *tc)
 	count_case(&j->n, tc);
 	buf_addstr(b, "    <testcase classname=\"");
 	report_xml_escape(b, j->id);
-	if (*tc->suite) {
+	for (int i = 0; i < tc->depth; i++) {
 		buf_addstr(b, ".");
-		report_xml_escape(b, tc->suite);
+		report_xml_escape(b, tc->suites[i]);
 	}
 	buf_addstr(b, "\" name=\"");
 	report_xml_escape(b, tc->name);

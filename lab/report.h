@@ -12,7 +12,19 @@
  *  - report_junit(): JUnit XML, one <testsuite> per cell, one <testcase> per
  *    test result (the suite's subtests; a suite's own result when it has no
  *    subtests or failed for a reason of its own), text XML-escaped.
+ *  - report_flat_tap(): flat TAP 13, one line per testcase (the same ones as
+ *    the JUnit), named by its path: `ok 7 - 4node.debian/mempolicy/mbind
+ *    MPOL_BIND node 0`; for tap-driver.sh, prove and CI plugins, which read
+ *    only a stream's top level.  SKIP and TODO are kept as directives;
+ *    TIMEOUT and ERROR (not TAP 13 directives) as `not ok … # TIMEOUT why`;
+ *    a cell's made-up verdict is the cell's own line (`not ok 9 - ID # ERROR
+ *    why`), so that flattening report_tap()'s stream gives the same text;
+ *    '#' and '\' in names are escaped with '\'; each leaf's YAML block
+ *    follows it.  The plan comes last.
  *  - report_summary(): a table of cells × result, pass/fail/skip, time.
+ *
+ * Testcases are the leaves of tap_walk() (tap.h), plus one made up for a
+ * cell whose verdict its TAP does not show ("cell" failed, "harness" error).
  */
 #ifndef LAB_REPORT_H
 #define LAB_REPORT_H
@@ -57,6 +69,9 @@ void report_count(const struct report_cell *c, struct report_counts *out);
 void report_tap(const struct report_cell *cells, int n, const char *title, struct buf *out);
 void report_junit(const struct report_cell *cells, int n, const char *name, struct buf *out);
 void report_summary(const struct report_cell *cells, int n, struct buf *out);
+void report_flat_tap(const struct report_cell *cells, int n, struct buf *out);
+/* Any KTAP text flattened as report_flat_tap() does, without cells (numalab tap flatten). */
+void report_flatten(const char *tap, size_t len, struct buf *out);
 
 /* Append s XML-escaped (&<>"'); control bytes become '?'. */
 void report_xml_escape(struct buf *out, const char *s);

@@ -2,7 +2,9 @@
  * tap: the streaming, bounded KTAP parser; tap.h says what is accepted.
  */
 #include "tap.h"
+#include "util.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -483,4 +485,153 @@ const char *tap_status_name(enum tap_status s)
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+int tap_status_failing(enum tap_status s)
+{
+	return s == TAP_NOT_OK || s == TAP_TIMEOUT || s == TAP_ERROR || s == TAP_PENDING;
+}
+
+/* ---- the walk ---- */
+
+struct walker {
+	tap_leaf_fn fn;
+	void *ctx;
+	/* Level k: the test whose subtests are at depth k+1. */
+	int open[TAP_WALK_DEPTH];               /* its "# Subtest:" seen, its result not yet */
+	char suite[TAP_WALK_DEPTH][sizeof(((struct tap_test *)0)->name)];
+	const char *suites[TAP_WALK_DEPTH];
+	int nested[TAP_WALK_DEPTH];             /* results deeper than k since its last result */
+	int failed_below[TAP_WALK_DEPTH];       /* failing leaves reported under it */
+	int harness_below[TAP_WALK_DEPTH];      /* of those, TIMEOUT and ERROR ones */
+	/* The last leaf, held back until its YAML block (if any) is read. */
+	int held, held_depth, yaml_state;       /* yaml_state: 0 none yet, 1 inside, 2 closed */
+	struct tap_test leaf;
+	char yaml[TAP_YAML_MAX];
+	size_t yaml_len;
+	struct tap_parser parser;
+};
+
+static void release(struct walker *w)
+{
+	struct tap_leaf l = { w->held_depth, w->suites, &w->leaf, NULL };
+
+	if (!w->held)
+		return;
+	w->held = 0;
+	if (w->yaml_state)
+		l.yaml = w->yaml;
+	w->fn(w->ctx, &l);
+}
+
+/* 1 if line (indent spaces in, rest s) belongs to the held leaf's YAML block. */
+static int take_yaml(struct walker *w, size_t indent, const char *s)
+{
+	size_t base = 4 * (size_t)w->held_depth + 2, n;
+
+	if (!w->held || w->yaml_state == 2)
+		return 0;
+	if (w->yaml_state == 0) {
+		if (indent != base || strcmp(s, "---"))
+			return 0;
+		w->yaml_state = 1;
+		return 1;
+	}
+	if (indent < base || !*s)
+		return 0;
+	if (indent == base && !strcmp(s, "...")) {
+		w->yaml_state = 2;
+		return 1;
+	}
+	/* The block's own indentation is kept; past the bound, lines are dropped. */
+	n = (size_t)snprintf(w->yaml + w->yaml_len, sizeof(w->yaml) - w->yaml_len, "%*s%s\n",
+			     (int)(indent - base), "", s);
+	if (w->yaml_len + n < sizeof(w->yaml))
+		w->yaml_len += n;
+	w->yaml[w->yaml_len] = '\0';
+	return 1;
+}
+
+static int harness_status(enum tap_status s)
+{
+	return s == TAP_TIMEOUT || s == TAP_ERROR;
+}
+
+static void walk_result(struct walker *w, int depth, const struct tap_test *t)
+{
+	int parent = w->nested[depth], report, failing = tap_status_failing(t->status);
+
+	/* Results deeper than any Subtest line still need their levels. */
+	for (int k = 0; k < depth; k++)
+		if (!w->open[k]) {
+			w->open[k] = 1;
+			w->suite[k][0] = '\0';
+		}
+	report = !parent || (harness_status(t->status) && !w->harness_below[depth]) ||
+		 (failing && !w->failed_below[depth]);
+	for (int k = depth; k < TAP_WALK_DEPTH; k++)
+		w->open[k] = w->nested[k] = w->failed_below[k] = w->harness_below[k] = 0;
+	for (int k = 0; k < depth; k++) {
+		w->nested[k] = 1;
+		w->failed_below[k] += report && failing;
+		w->harness_below[k] += report && harness_status(t->status);
+	}
+	if (!report)
+		return;
+	w->held = 1;
+	w->held_depth = depth;
+	w->leaf = *t;
+	w->yaml_state = 0;
+	w->yaml_len = 0;
+	w->yaml[0] = '\0';
+}
+
+static void walk_line(void *ctx, const char *line)
+{
+	struct walker *w = ctx;
+	char copy[TAP_LINE_MAX + 1], *s;
+	size_t indent, len;
+	int depth;
+	struct tap_test t;
+
+	/* on_line has the line before the parser's last touches: tabs, trailing blanks. */
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *tab = copy; (tab = strchr(tab, '\t')); )
+		*tab = ' ';
+	for (len = strlen(copy); len && copy[len - 1] == ' '; )
+		copy[--len] = '\0';
+	indent = strspn(copy, " ");
+	depth = (int)(indent / 4);
+	s = copy + indent;
+	if (take_yaml(w, indent, s))
+		return;
+	release(w);
+	if (indent % 4 || depth >= TAP_WALK_DEPTH)
+		return;
+	if (depth > 0 && !strncmp(s, SUBTEST, strlen(SUBTEST))) {
+		if (!w->open[depth - 1]) {
+			w->open[depth - 1] = 1;
+			copy_text(w->suite[depth - 1], sizeof(w->suite[0]), s + strlen(SUBTEST),
+				  strlen(s + strlen(SUBTEST)));
+		}
+	} else if (parse_result(s, &t)) {
+		walk_result(w, depth, &t);
+	}
+}
+
+void tap_walk(const char *text, size_t len, tap_leaf_fn fn, void *ctx)
+{
+	struct walker *w = xcalloc(1, sizeof(*w));
+
+	tap_init(&w->parser);
+	w->parser.on_line = walk_line;
+	w->parser.ctx = w;
+	w->fn = fn;
+	w->ctx = ctx;
+	for (int k = 0; k < TAP_WALK_DEPTH; k++)
+		w->suites[k] = w->suite[k];
+	tap_feed(&w->parser, text, len);
+	tap_end(&w->parser);
+	release(w);
+	free(w);
 }

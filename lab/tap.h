@@ -138,4 +138,39 @@ int tap_parse_result(const char *line, struct tap_test *t);
 
 const char *tap_status_name(enum tap_status s);
 
+/*
+ * One walk of a whole nested KTAP text, at any depth, through the parser
+ * above (its line splitting, sanitising and result lines): each leaf result
+ * goes to fn, in order, named by its path.  Flat TAP, JUnit and the
+ * matrix's counts all come from this walk (report.h), so they agree.
+ *
+ * A leaf is a result with no result nested under it.  A result that has
+ * nested ones (a suite, a matrix cell) is reported too when its own verdict
+ * says what they do not: it timed out or errored though no leaf under it
+ * did, or it failed though no leaf under it did.  The path is the names of the enclosing tests, from
+ * their "# Subtest: NAME" lines ("" when a level has none), then the
+ * result's own name.  As in the parser, a "# Subtest:" line while the test
+ * at that level is still open is that test's own text: a test cannot
+ * rename itself or open a sibling.  Lines deeper than TAP_WALK_DEPTH levels
+ * are ignored.  A leaf's TAP YAML block ("---" to "...", two spaces in from
+ * its result line) comes with it, up to TAP_YAML_MAX bytes.
+ */
+#define TAP_WALK_DEPTH 8
+#define TAP_YAML_MAX 8192
+
+struct tap_leaf {
+	int depth;                  /* number of enclosing tests; 0: a top-level result */
+	const char *const *suites;  /* their names, outermost first */
+	const struct tap_test *t;   /* number, name, status, reason */
+	const char *yaml;           /* the block's lines, its indentation removed, each
+	                             * ending in '\n' ("---" and "..." not included); NULL: none */
+};
+
+typedef void (*tap_leaf_fn)(void *ctx, const struct tap_leaf *leaf);
+
+void tap_walk(const char *text, size_t len, tap_leaf_fn fn, void *ctx);
+
+/* A leaf that fails the run (NOT OK, TIMEOUT, ERROR, PENDING). */
+int tap_status_failing(enum tap_status s);
+
 #endif

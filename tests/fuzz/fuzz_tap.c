@@ -3,11 +3,43 @@
  * after a crash: every line it passes on or adds is printable (tabs allowed
  * in what it passes on; none in names, reasons, guest facts), the counts
  * stay within bounds, and the closed stream has a verdict for every test.
+ * Then the same bytes flattened (tap_walk, report_flatten): printable lines,
+ * one per leaf, numbered 1..N, and the plan says N.
  */
 #include "fuzz.h"
+#include "report.h"
 #include "tap.h"
 
 #include <string.h>
+
+static void check_flat(const uint8_t *data, size_t size)
+{
+	struct buf flat = BUF_INIT;
+	char *text, *line, *nl;
+	int results = 0, plan = -1;
+
+	report_flatten((const char *)data, size, &flat);
+	text = xstrdup(buf_str(&flat));
+	FUZZ_CHECK(!strncmp(text, "TAP version 13\n", 15));
+	for (line = text; *line; line = nl + 1) {
+		int n;
+
+		nl = strchr(line, '\n');
+		FUZZ_CHECK(nl != NULL);
+		*nl = '\0';
+		FUZZ_CHECK(fuzz_printable(line));
+		FUZZ_CHECK(plan < 0);   /* the plan is the last line */
+		if (sscanf(line, "ok %d - ", &n) == 1 || sscanf(line, "not ok %d - ", &n) == 1)
+			FUZZ_CHECK(n == ++results);
+		else if (sscanf(line, "1..%d", &n) == 1)
+			plan = n;
+		else
+			FUZZ_CHECK(!strcmp(line, "TAP version 13") || !strncmp(line, "  ", 2));
+	}
+	FUZZ_CHECK(plan == results);
+	free(text);
+	buf_free(&flat);
+}
 
 static void check_line(void *ctx, const char *line)
 {
@@ -50,5 +82,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(fuzz_printable(p.info[i].key) && fuzz_printable(p.info[i].value));
 	tap_summarise(&p, &sum);
 	FUZZ_CHECK(sum.tests == sum.passed + sum.failed + sum.skipped + sum.todo + sum.timeout + sum.errors);
+	check_flat(data, size);
 	return 0;
 }
