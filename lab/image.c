@@ -1,4 +1,5 @@
 #include "image.h"
+#include "kernel.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -84,10 +85,13 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
 	return 0;
 }
 
-/* Expand @guest/ and globs; a glob's matches go into dest, a directory. */
+/*
+ * Expand @guest/, @deb/NAME (the file images/packages.lock pins as NAME for
+ * arch, fetched once) and globs; a glob's matches go into dest, a directory.
+ */
 static int add_manifest_entry(struct buf *out, struct strvec *dirs, struct sha256 *h,
 			      const struct manifest_line *m, const char *guest_dir,
-			      const char *where, struct error *err)
+			      const char *arch, const char *where, struct error *err)
 {
 	char src[1024], dest[1024];
 	glob_t g;
@@ -95,7 +99,10 @@ static int add_manifest_entry(struct buf *out, struct strvec *dirs, struct sha25
 
 	if (!strncmp(m->src, "@guest/", 7))
 		snprintf(src, sizeof(src), "%s/%s", guest_dir, m->src + 7);
-	else
+	else if (!strncmp(m->src, "@deb/", 5)) {
+		if (kernel_fetch_package_file(lab_root(), m->src + 5, arch, src, sizeof(src), err))
+			return error_prefix(err, "%s", where);
+	} else
 		snprintf(src, sizeof(src), "%s", m->src);
 	if (glob(src, 0, NULL, &g) || !g.gl_pathc) {
 		globfree(&g);
@@ -120,8 +127,8 @@ static int add_manifest_entry(struct buf *out, struct strvec *dirs, struct sha25
 	return rc;
 }
 
-static int build_from_manifest(const char *manifest, const char *guest_dir, struct buf *out,
-			       struct sha256 *h, struct error *err)
+static int build_from_manifest(const char *manifest, const char *guest_dir, const char *arch,
+			       struct buf *out, struct sha256 *h, struct error *err)
 {
 	struct buf text = BUF_INIT;
 	struct strvec dirs = STRVEC_INIT;
@@ -146,7 +153,7 @@ static int build_from_manifest(const char *manifest, const char *guest_dir, stru
 			continue;
 		snprintf(where, sizeof(where), "%s:%d", manifest, lineno);
 		rc = parse_manifest_line(manifest, lineno, p, &m, err) ||
-		     add_manifest_entry(out, &dirs, h, &m, guest_dir, where, err);
+		     add_manifest_entry(out, &dirs, h, &m, guest_dir, arch, where, err);
 	}
 	strvec_clear(&dirs);
 	buf_free(&text);
@@ -164,7 +171,7 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 
 	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", lab_root(), topo_arch_name(arch));
 	sha256_init(&h);
-	if (build_from_manifest(manifest, guest_dir, &cpio, &h, err)) {
+	if (build_from_manifest(manifest, guest_dir, topo_arch_name(arch), &cpio, &h, err)) {
 		buf_free(&cpio);
 		return -1;
 	}
