@@ -27,8 +27,10 @@ static const char help[] =
 	"  --backend qemu|libvirt  qemu (default): QEMU directly; libvirt: a transient\n"
 	"                     libvirt domain (docs/libvirt.md; x86 only here)\n"
 	"  --uri URI          libvirt URI (default: $LIBVIRT_DEFAULT_URI)\n"
-	"  --host-nodes auto|G=H,...  libvirt: bind guest node G's memory and vCPUs to\n"
-	"                     host node H (auto: G=G); refused if the host lacks H\n"
+	"  --host-nodes auto|G=H,...  bind guest node G's memory and vCPUs to host node\n"
+	"                     H (auto: G=G); refused (exit 2) if the host lacks H\n"
+	"  --prealloc         with --host-nodes (qemu backend): allocate all guest\n"
+	"                     memory on its host nodes at start\n"
 	"  --disk FILE        boot from a copy-on-write overlay of the qcow2 FILE (x86_64;\n"
 	"                     `numalab image build debian` or any image with an ext4 root):\n"
 	"                     tests run with its userland, results are also read back\n"
@@ -50,6 +52,7 @@ static const struct option options[] = {
 	{ "backend", required_argument, NULL, 'b' },
 	{ "uri", required_argument, NULL, 'u' },
 	{ "host-nodes", required_argument, NULL, 'H' },
+	{ "prealloc", no_argument, NULL, 'P' },
 	{ "disk", required_argument, NULL, 'd' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -87,6 +90,7 @@ int cmd_run(int argc, char **argv)
 		case 'b': o.backend = optarg; break;
 		case 'u': o.uri = optarg; break;
 		case 'H': o.host_nodes = optarg; break;
+		case 'P': o.prealloc = 1; break;
 		case 'd': o.disk = optarg; break;
 		case 'q': o.echo_tap = o.progress = 0; break;
 		case 'h': return command_help(help);
@@ -110,8 +114,10 @@ int cmd_run(int argc, char **argv)
 		return command_usage_error("run", "--accel %s: use auto, tcg or kvm", o.accel);
 	if (o.backend && strcmp(o.backend, "qemu") && strcmp(o.backend, "libvirt"))
 		return command_usage_error("run", "--backend %s: use qemu or libvirt", o.backend);
-	if ((o.uri || o.host_nodes) && !run_backend_libvirt(&o))
-		return command_usage_error("run", "--uri and --host-nodes need --backend libvirt");
+	if (o.uri && !run_backend_libvirt(&o))
+		return command_usage_error("run", "--uri needs --backend libvirt");
+	if (o.prealloc && (!o.host_nodes || run_backend_libvirt(&o)))
+		return command_usage_error("run", "--prealloc needs --host-nodes and the qemu backend");
 	if (lab_check_cache_env(&err) || toolroot_check_env(&err)) {
 		fprintf(stderr, "numalab run: %s\n", err.msg);
 		return EXIT_USAGE;

@@ -25,7 +25,8 @@ struct run_opts {
 	/* Backend: NULL/"qemu" the direct one (vm.h), "libvirt" (vm_libvirt.h). */
 	const char *backend;
 	const char *uri;         /* libvirt URI; NULL: LIBVIRT_DEFAULT_URI */
-	const char *host_nodes;  /* libvirt host-backed mode: "auto" or "G=H,..."; NULL: off */
+	const char *host_nodes;  /* host-backed mode (both backends): "auto" or "G=H,..."; NULL: off */
+	int prealloc;            /* with host_nodes, direct backend: preallocate guest memory */
 	const char *disk;        /* boot from an overlay of this qcow2 (disk.h); NULL: initramfs */
 	int echo_tap;            /* copy TAP lines to stdout */
 	int progress;            /* phase lines on stderr */
@@ -51,6 +52,9 @@ struct run_inputs {
 	struct strvec tests;
 	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
 	char guest_dir[4096], base[4096], initrd[4200];
+	/* Direct backend with --host-nodes (hostnuma.h); host_backed 0: emulated NUMA. */
+	struct vm_host_nodes host_nodes;
+	int host_backed;
 };
 
 /*

@@ -44,12 +44,17 @@ struct vm_result {
 	double last_tap_s;     /* QEMU start → last TAP byte (the guest is done); < 0: none */
 	double total_s;        /* QEMU start → reaped */
 	struct console_scan scan;
+	/* Host-backed NUMA (spec->host_nodes): "vcpu0=thread123:host-cpus0-7,..."; "" otherwise. */
+	char vcpu_pins[1024];
 };
 
 /*
  * Run one guest.  spec's fds are filled in here; argv_out (may be NULL)
- * receives the command line used.  Returns 0 when the guest ran (whatever
- * its end), -1 with err when QEMU could not be started.
+ * receives the command line used.  With spec->host_nodes QEMU starts paused
+ * and each vCPU thread (from QMP's query-cpus-fast) is pinned to the host
+ * CPUs of its node's host node before `cont`.  Returns 0 when the guest ran
+ * (whatever its end), -1 with err when QEMU could not be started or its
+ * vCPUs not pinned.
  */
 int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
 	   struct vm_result *res, struct strvec *argv_out, struct error *err);
