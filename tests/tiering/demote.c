@@ -13,6 +13,12 @@
  * next lower tier nearest to D (demotion_targets()), and pgdemote_proactive
  * must have grown by at least the pages moved.
  *
+ * Then real pressure: fresh cold anonymous pages on D, and a filler bound
+ * to D (MPOL_BIND) larger than D's free memory.  kswapd and direct reclaim
+ * must make room by demoting, the cold pages (older than every filler page
+ * on the LRU) first: all on the targets again, pgdemote_kswapd +
+ * pgdemote_direct grown by at least their number, and no OOM kill.
+ *
  * Fails on: a kernel without CONFIG_MIGRATION (no demotion_enabled); the
  * mutant `return false;` at the top of can_demote() in mm/vmscan.c (anon
  * pages stay on D, tmpfs pages too: nothing to swap to); a mutant
@@ -24,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -57,7 +65,7 @@ static double now_s(void)
 int demote_plan(const struct tiering *t)
 {
 	(void)t;
-	return 3;
+	return 5;
 }
 
 static char *anon_pages(size_t len)
@@ -138,6 +146,50 @@ static int all_on(char *base, int node, int *status, const char *what)
 	return 1;
 }
 
+/* MemFree of node, in bytes; 0 if unreadable. */
+static unsigned long long node_free(int node)
+{
+	char path[96], text[4096], *p;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node);
+	if (sys_read(path, text, sizeof(text)) || !(p = strstr(text, "MemFree:")))
+		return 0;
+	return strtoull(p + 8, NULL, 10) << 10;
+}
+
+static void demote_under_pressure(int node, unsigned long targets,
+				  int *status)
+{
+	size_t len = NR_PAGES * (size_t)page_size(), fill;
+	long long before = vmstat("pgdemote_kswapd") + vmstat("pgdemote_direct"), after;
+	unsigned long mask = 1UL << node;
+	char *cold = anon_pages(len), *filler = MAP_FAILED;
+	int placed = all_on(cold, node, status, "anon (pressure)"), ok = 0;
+	double t0 = now_s();
+
+	if (cold)
+		madvise(cold, len, MADV_COLD);
+	fill = (size_t)node_free(node) + 4 * len;
+	if (placed)
+		filler = mmap(NULL, fill, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (filler != MAP_FAILED &&
+	    !syscall(SYS_mbind, filler, fill, 2 /* MPOL_BIND */, &mask, sizeof(mask) * CHAR_BIT + 1, 0)) {
+		memset(filler, 1, fill);
+		ktap_diag("filled node%d with %zu MiB in %.1f s", node, fill >> 20, now_s() - t0);
+		ok = report("anon (node filled)", cold, node, targets, placed, status);
+	} else {
+		ktap_diag("filler of %zu bytes bound to node%d: %s", fill, node, strerror(errno));
+		ktap_ok(0, "cold anon (node filled) pages demoted");
+	}
+	after = vmstat("pgdemote_kswapd") + vmstat("pgdemote_direct");
+	ktap_diag("pgdemote_kswapd + pgdemote_direct %lld -> %lld", before, after);
+	ktap_ok(ok && after - before >= NR_PAGES, "pgdemote_kswapd + pgdemote_direct count the demoted pages");
+	if (filler != MAP_FAILED)
+		munmap(filler, fill);
+	if (cold)
+		munmap(cold, len);
+}
+
 void demote_run(const struct tiering *t)
 {
 	static int status[NR_PAGES];
@@ -196,5 +248,12 @@ void demote_run(const struct tiering *t)
 		munmap(file, len);
 	unlink(TMPFS_DIR "/cold");
 	umount(TMPFS_DIR);
+	/* Without demotion, a filler bound to the node ends in an OOM kill of this test. */
+	if (moved)
+		demote_under_pressure(node, targets, status);
+	else
+		for (int i = 0; i < 2; i++)
+			ktap_ok(0, "demotion under pressure (not tried: proactive reclaim demoted nothing, "
+				"filling node%d would only OOM)", node);
 	sys_write(DEMOTION_ENABLED, old);
 }

@@ -7,6 +7,7 @@ tiering_passes() {  # tiering_passes TOPO KERNEL: demotion and promotion checked
 	expect_rc 0 $NUMALAB run --topo "$1" --kernel "$2" --tests tiering --out "$SCRATCH/$1-$2"
 	expect_grep '^ok 1 tiering$' "$SCRATCH/out"
 	for claim in 'cold anon pages demoted' 'cold tmpfs pages demoted' 'pgdemote_proactive' \
+		     'cold anon \(node filled\) pages demoted' 'pgdemote_kswapd \+ pgdemote_direct' \
 		     'hot pages promoted' 'cold pages stay' 'pgpromote_success' 'auto weights'; do
 		expect_grep "^    ok [0-9]+ .*$claim" "$SCRATCH/out"
 	done
