@@ -21,9 +21,9 @@
  *
  * Fails on: a kernel without CONFIG_MIGRATION (no demotion_enabled); the
  * mutant `return false;` at the top of can_demote() in mm/vmscan.c (anon
- * pages stay on D, tmpfs pages too: nothing to swap to); a mutant
- * next_demotion_node() returning a random lower-tier node (pages off the
- * nearest target).
+ * pages stay on D, tmpfs pages too: nothing to swap to; in the mutants
+ * recipe, kernels/patches/mutants/); a next_demotion_node() returning any
+ * lower-tier node (pages off the nearest target).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -12,10 +12,9 @@
  * (sched/numa_balancing/) where the kernel has them.
  *
  * Fails on: a kernel without CONFIG_NUMA_BALANCING (no sysctl); the mutant
- * `return false;` at the top of should_numa_migrate_memory()'s memory
- * tiering branch in kernel/sched/fair.c (nothing promoted); the mutant that
- * skips `node_is_toptier()` in change_pte_range() the other way round
- * (slow pages never scanned).
+ * `return false;` for `return !numa_promotion_rate_limit(...)` at the end of
+ * should_numa_migrate_memory()'s memory-tiering branch in
+ * kernel/sched/fair.c (nothing promoted: kernels/patches/mutants/).
  */
 #include <errno.h>
 #include <stdio.h>
