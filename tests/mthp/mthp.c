@@ -21,13 +21,13 @@
  *
  * Fails on: a kernel without CONFIG_TRANSPARENT_HUGEPAGE (no sizes: one
  * failed result, not a skip: every lab shape must offer THP); the mutant
- * `orders = 0;` in alloc_anon_folio() (mm/memory.c: faults fall back to
- * base pages, no head/tail pages); a migration that splits large folios
+ * `orders = ... & 0` in alloc_anon_folio() (mm/memory.c: faults fall back
+ * to base pages, no head/tail pages; in the mutants recipe); a migration that splits large folios
  * (the mutant sending every large folio down migrate_pages_batch()'s split
  * path: stats/split grows, the target holds base pages); the mutant
  * `orders = BIT(HPAGE_PMD_ORDER);` in collapse_possible_orders()
- * (mm/khugepaged.c: every size below the PMD stays uncollapsed, seen here
- * as collapse_alloc 0 after 30 s).
+ * (mm/khugepaged.c, in the mutants recipe: every size below the PMD stays
+ * uncollapsed, collapse_alloc 0 after 30 s).
  */
 #include <dirent.h>
 #include <errno.h>
