@@ -41,8 +41,10 @@ static const char help[] =
 	"  --backend qemu|libvirt  qemu (default): QEMU directly; libvirt: a transient\n"
 	"                     libvirt domain (docs/libvirt.md; x86 only here)\n"
 	"  --uri URI          libvirt URI (default: $LIBVIRT_DEFAULT_URI)\n"
-	"  --host-nodes auto|G=H,...  libvirt: bind guest node G's memory and vCPUs to\n"
-	"                     host node H (auto: G=G); refused if the host lacks H\n"
+	"  --host-nodes auto|G=H,...  bind guest node G's memory and vCPUs to host node\n"
+	"                     H (auto: G=G); refused (exit 2) if the host lacks H\n"
+	"  --prealloc         with --host-nodes (qemu backend): allocate all guest\n"
+	"                     memory on its host nodes at start\n"
 	"  --disk FILE        boot from a copy-on-write overlay of the qcow2 FILE (x86_64;\n"
 	"                     `numalab image build debian` or any image with an ext4 root):\n"
 	"                     tests run with its userland, results are also read back\n"
@@ -68,6 +70,7 @@ static const struct option options[] = {
 	{ "backend", required_argument, NULL, 'b' },
 	{ "uri", required_argument, NULL, 'u' },
 	{ "host-nodes", required_argument, NULL, 'H' },
+	{ "prealloc", no_argument, NULL, 'P' },
 	{ "disk", required_argument, NULL, 'd' },
 	{ "tap-flat", required_argument, NULL, 'F' },
 	{ "junit", required_argument, NULL, 'J' },
@@ -128,6 +131,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 		case 'b': o->backend = optarg; break;
 		case 'u': o->uri = optarg; break;
 		case 'H': o->host_nodes = optarg; break;
+		case 'P': o->prealloc = 1; break;
 		case 'd': o->disk = optarg; break;
 		case 'q': o->echo_tap = o->progress = 0; break;
 		case 'w': strvec_push(rw, optarg); break;
@@ -161,8 +165,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 		return command_usage_error(cmd, "--accel %s: use auto, tcg or kvm", o->accel);
 	if (o->backend && strcmp(o->backend, "qemu") && strcmp(o->backend, "libvirt"))
 		return command_usage_error(cmd, "--backend %s: use qemu or libvirt", o->backend);
-	if ((o->uri || o->host_nodes) && !run_backend_libvirt(o))
-		return command_usage_error(cmd, "--uri and --host-nodes need --backend libvirt");
+	if (o->uri && !run_backend_libvirt(o))
+		return command_usage_error(cmd, "--uri needs --backend libvirt");
+	if (o->prealloc && (!o->host_nodes || run_backend_libvirt(o)))
+		return command_usage_error(cmd, "--prealloc needs --host-nodes and the qemu backend");
 	if ((o->exec_argv || o->shell || rw->nr || dirs->nr) && run_backend_libvirt(o))
 		return command_usage_error(cmd, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
 					   "(leave out --backend libvirt)");

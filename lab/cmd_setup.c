@@ -21,7 +21,7 @@ static const struct host_package {
 	{ "qemu-system-x86", "qemu-system-x86_64 boots the x86_64 guests" },
 	{ "qemu-utils", "qemu-img, for disk images when a test wants one" },
 	{ "busybox-static", "/bin/busybox in the guest image: static, so it needs no libraries" },
-	{ "numactl", "numactl (and libnuma) copied into the guest image, and for the host" },
+	{ "numactl", "numactl on the host (the guest image takes sid's 2.0.19, images/packages.lock)" },
 	{ "libnuma-dev", "numa.h/numaif.h for tests written against libnuma" },
 	{ "cpio", "to inspect a run's initrd.cpio by hand (numalab writes it itself)" },
 	{ "gcc", "builds numalab and the static guest binaries" },

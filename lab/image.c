@@ -1,4 +1,5 @@
 #include "image.h"
+#include "kernel.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -148,10 +149,13 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
 	return 0;
 }
 
-/* Expand @guest/ and globs; a glob's matches go into dest, a directory. */
+/*
+ * Expand @guest/, @deb/NAME (the file images/packages.lock pins as NAME for
+ * arch, fetched once) and globs; a glob's matches go into dest, a directory.
+ */
 static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, struct sha256 *h,
 			      const struct manifest_line *m, const char *guest_dir,
-			      const char *where, struct error *err)
+			      const char *arch, const char *where, struct error *err)
 {
 	char src[1024], dest[1024];
 	glob_t g;
@@ -159,7 +163,10 @@ static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, stru
 
 	if (!strncmp(m->src, "@guest/", 7))
 		snprintf(src, sizeof(src), "%s/%s", guest_dir, m->src + 7);
-	else
+	else if (!strncmp(m->src, "@deb/", 5)) {
+		if (kernel_fetch_package_file(lab_root(), m->src + 5, arch, src, sizeof(src), err))
+			return error_prefix(err, "%s", where);
+	} else
 		snprintf(src, sizeof(src), "%s", m->src);
 	if (glob(src, 0, NULL, &g) || !g.gl_pathc) {
 		globfree(&g);
@@ -185,8 +192,8 @@ static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, stru
 }
 
 /* The manifest's entries into h, and into out when it is not NULL. */
-static int build_from_manifest(const char *manifest, const char *guest_dir, struct cpio_stream *out,
-			       struct sha256 *h, struct error *err)
+static int build_from_manifest(const char *manifest, const char *guest_dir, const char *arch,
+			       struct cpio_stream *out, struct sha256 *h, struct error *err)
 {
 	struct buf text = BUF_INIT;
 	struct strvec dirs = STRVEC_INIT;
@@ -211,7 +218,7 @@ static int build_from_manifest(const char *manifest, const char *guest_dir, stru
 			continue;
 		snprintf(where, sizeof(where), "%s:%d", manifest, lineno);
 		rc = parse_manifest_line(manifest, lineno, p, &m, err) ||
-		     add_manifest_entry(out, &dirs, h, &m, guest_dir, where, err);
+		     add_manifest_entry(out, &dirs, h, &m, guest_dir, arch, where, err);
 	}
 	strvec_clear(&dirs);
 	buf_free(&text);
@@ -219,7 +226,8 @@ static int build_from_manifest(const char *manifest, const char *guest_dir, stru
 }
 
 /* A new file at path (atomically): the manifest's entries and the trailer. */
-static int write_base(const char *path, const char *manifest, const char *guest_dir, struct error *err)
+static int write_base(const char *path, const char *manifest, const char *guest_dir, const char *arch,
+		      struct error *err)
 {
 	struct cpio_stream st = CPIO_STREAM_INIT;
 	struct sha256 ignored;
@@ -227,7 +235,7 @@ static int write_base(const char *path, const char *manifest, const char *guest_
 
 	sha256_init(&ignored);
 	if (!rc)
-		rc = build_from_manifest(manifest, guest_dir, &st, &ignored, err);
+		rc = build_from_manifest(manifest, guest_dir, arch, &st, &ignored, err);
 	if (!rc)
 		cpio_add(&st.pending, NULL, 0, NULL, 0);
 	return cpio_stream_close(&st, path, rc, err);
@@ -242,7 +250,7 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 
 	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", lab_root(), topo_arch_name(arch));
 	sha256_init(&h);
-	if (build_from_manifest(manifest, guest_dir, NULL, &h, err))
+	if (build_from_manifest(manifest, guest_dir, topo_arch_name(arch), NULL, &h, err))
 		return -1;
 	sha256_final(&h, digest);
 	sha256_hex(digest, hex);
@@ -250,7 +258,7 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	snprintf(out, cap, "%s/%s-%.16s.cpio", dir, topo_arch_name(arch), hex);
 	if (file_exists(out))
 		return 0;
-	return mkdir_p(dir, err) || write_base(out, manifest, guest_dir, err) ? -1 : 0;
+	return mkdir_p(dir, err) || write_base(out, manifest, guest_dir, topo_arch_name(arch), err) ? -1 : 0;
 }
 
 /* Every regular file of dir/mm as lab/kselftest/mm/NAME. */

@@ -116,6 +116,7 @@ static int parse_pin(const char *path, int line, char *text, struct kernel_pin *
 				 n > NR_LOCK_FIELDS ? "more than " : "", n < NR_LOCK_FIELDS ? n : NR_LOCK_FIELDS);
 	memset(pin, 0, sizeof(*pin));
 	pin->line = line;
+	snprintf(pin->lock_file, sizeof(pin->lock_file), "%s", path);
 	for (size_t i = 0; i < NR_LOCK_FIELDS; i++)
 		if (set_field(path, line, &lock_fields[i], tok[i], pin, err))
 			return -1;
@@ -357,18 +358,18 @@ static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const c
 		    struct error *err)
 {
 	if (!have[0])
-		return error_set(err, KERNEL_LOCK_FILE ":%d: %s %s pins %s=%s but the archive (%s %s) "
+		return error_set(err, "%s:%d: %s %s pins %s=%s but the archive (%s %s) "
 				 "has no such package (a new kernel ABI, or the archive was not "
 				 "reachable: see %s); pick the current package with `apt-cache -c %s "
 				 "search ^linux-binary-` and put its name, version and SHA256 from "
 				 "`apt-cache -c %s show PACKAGE` into that line",
-				 pin->line, pin->name, pin->arch, pin->package, pin->version,
-				 pin->suite, pin->debarch, apt->log, apt->conf, apt->conf);
-	return error_set(err, KERNEL_LOCK_FILE ":%d: %s %s pins %s=%s but the archive no longer "
+				 pin->lock_file, pin->line, pin->name, pin->arch, pin->package,
+				 pin->version, pin->suite, pin->debarch, apt->log, apt->conf, apt->conf);
+	return error_set(err, "%s:%d: %s %s pins %s=%s but the archive no longer "
 			 "has it (it has %s); refresh the pin: put the Version and SHA256 that "
 			 "`apt-cache -c %s show %s` prints into that line",
-			 pin->line, pin->name, pin->arch, pin->package, pin->version, have,
-			 apt->conf, pin->package);
+			 pin->lock_file, pin->line, pin->name, pin->arch, pin->package, pin->version,
+			 have, apt->conf, pin->package);
 }
 
 static int apt_update(const struct apt *apt, struct error *err)
@@ -459,9 +460,9 @@ static char *verified_deb(const struct kernel_pin *pin, const struct apt *apt, c
 		 error_set(err, "apt-get download left no %s; see %s", deb, apt->log);
 
 	if (!rc && strcmp(hex, pin->sha256))
-		rc = error_set(err, KERNEL_LOCK_FILE ":%d: %s has sha256 %s but the lock pins %s; "
+		rc = error_set(err, "%s:%d: %s has sha256 %s but the lock pins %s; "
 			       "the archive rebuilt the package under the same version: check it, "
-			       "then put the new SHA256 into that line", pin->line,
+			       "then put the new SHA256 into that line", pin->lock_file, pin->line,
 			       base_name(deb), hex, pin->sha256);
 	if (!rc)
 		return deb;
@@ -478,8 +479,8 @@ static int take_image(const struct kernel_pin *pin, const char *tree, const char
 
 	/* A directory is a module tree (NAME-modules lines, kernel.h). */
 	if (lstat(from, &st) || !(S_ISREG(st.st_mode) || (is_modules(pin) && S_ISDIR(st.st_mode))))
-		rc = error_set(err, KERNEL_LOCK_FILE ":%d: %s has no %s %s; fix the image "
-			       "field (`dpkg-deb -c` on the .deb lists the files)", pin->line,
+		rc = error_set(err, "%s:%d: %s has no %s %s; fix the image "
+			       "field (`dpkg-deb -c` on the .deb lists the files)", pin->lock_file, pin->line,
 			       pin->package, is_modules(pin) ? "directory" : "regular file", pin->image);
 	else if (rename(from, image))
 		rc = error_set(err, "cannot move %s to %s: %s", from, image, strerror(errno));
@@ -494,9 +495,12 @@ static int unpack(const char *deb, const char *tree, const struct apt *apt, stru
 	return proc_run_logged("dpkg-deb -x", argv, NULL, NULL, apt->log, err);
 }
 
-/* Download, verify and unpack into tmp, leaving tmp as the finished directory. */
+/*
+ * Download, verify and unpack into tmp, leaving tmp as the finished directory.
+ * boots: the image is a kernel, checked for the pin's arch.
+ */
 static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const char *tmp,
-		    const char *image, struct error *err)
+		    const char *image, int boots, struct error *err)
 {
 	char *debdir = xprintf("%s/deb", tmp), *tree = xprintf("%s/tree", tmp), *deb = NULL;
 	char *source = xprintf("%s/source", tmp);
@@ -507,8 +511,8 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (!is_source(pin) && !is_companion(pin) && check_image(image, pin->arch, err)) {
-		error_prefix(err, KERNEL_LOCK_FILE ":%d: %s", pin->line, pin->package);
+	if (boots && check_image(image, pin->arch, err)) {
+		error_prefix(err, "%s:%d: %s", pin->lock_file, pin->line, pin->package);
 		goto out;
 	}
 	remove_tree(debdir);
@@ -526,7 +530,7 @@ out:
 
 /* Fetch the pin into dir: build it as dir's hidden twin, then rename. Caller holds the apt lock. */
 static int fetch(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
-		 struct error *err)
+		 int boots, struct error *err)
 {
 	const char *slash = strrchr(dir, '/');
 	char *tmp = xprintf("%.*s/.%s.tmp", (int)(slash - dir), dir, slash + 1);
@@ -535,7 +539,7 @@ static int fetch(const struct kernel_pin *pin, const struct apt *apt, const char
 
 	/* The lock makes any leftover twin a dead run's. */
 	remove_tree(tmp);
-	rc = fill_dir(pin, apt, tmp, image, err);
+	rc = fill_dir(pin, apt, tmp, image, boots, err);
 	if (!rc) {
 		remove_tree(dir);
 		if (rename(tmp, dir))
@@ -561,9 +565,12 @@ static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, str
 		 pin->package, pin->version, pin->sha256);
 }
 
-static int resolve_pin(const struct kernel_pin *pin, struct kernel *out, struct error *err)
+/* Fetch pin into lab_cache_dir()/subdir/ ("kernels" or "packages") unless it is there. */
+static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
+		       struct error *err)
 {
-	char *dir = xprintf("%s/kernels/%s-%s-%s", lab_cache_dir(), pin->name, pin->arch, pin->version);
+	char *dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, pin->version);
+	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !is_companion(pin);
 	char *image = xprintf("%s/%s", dir, base_name(pin->image));
 	double t0 = now_s(), fetched = 0;
 	struct apt apt;
@@ -576,7 +583,7 @@ static int resolve_pin(const struct kernel_pin *pin, struct kernel *out, struct 
 		     apt_prepare(&apt, pin, err) ? -1 : 0;
 		/* Whoever held the lock may just have fetched it. */
 		if (!rc && !cached(pin, dir, image)) {
-			rc = fetch(pin, &apt, dir, err);
+			rc = fetch(pin, &apt, dir, boots, err);
 			fetched = now_s() - t0;
 		}
 		if (fd >= 0)
@@ -594,17 +601,24 @@ static int resolve_pin(const struct kernel_pin *pin, struct kernel *out, struct 
 
 /* ---- resolve ---- */
 
-static int load_lock(const char *root, struct kernel_lock *lock, struct error *err)
+/* root/file, parsed; file (relative to root) names it in messages. */
+static int load_lock_file(const char *root, const char *file, struct kernel_lock *lock,
+			  struct error *err)
 {
-	char *path = xprintf("%s/%s", root, KERNEL_LOCK_FILE);
+	char *path = xprintf("%s/%s", root, file);
 	struct buf b = BUF_INIT;
 	int rc = read_file(path, &b, err);
 
 	if (!rc)
-		rc = kernel_lock_parse(KERNEL_LOCK_FILE, buf_str(&b), b.len, lock, err);
+		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 	buf_free(&b);
 	free(path);
 	return rc;
+}
+
+static int load_lock(const char *root, struct kernel_lock *lock, struct error *err)
+{
+	return load_lock_file(root, KERNEL_LOCK_FILE, lock, err);
 }
 
 static int unknown_kernel(const struct kernel_lock *lock, const char *name, const char *arch,
@@ -640,7 +654,7 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
 		if (pin && !is_companion(pin))
-			rc = resolve_pin(pin, out, err);
+			rc = resolve_pin(pin, "kernels", out, err);
 		else if (!is_default && kbuild_has_recipe(root, spec))
 			rc = kbuild_kernel(root, spec, arch, out, err);
 		else if (!is_default && file_exists(spec))
@@ -667,7 +681,7 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 	if (!rc && !path)
 		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
 			 pin->sha256);
-	else if (!rc && !(rc = resolve_pin(pin, &k, err))) {
+	else if (!rc && !(rc = resolve_pin(pin, "kernels", &k, err))) {
 		snprintf(path, cap, "%s", k.path);
 		snprintf(source_id, id_cap, "%s", k.source);
 	}
@@ -692,7 +706,7 @@ static int kernel_companion(const struct kernel *k, const char *suffix, char *pa
 
 	path[0] = '\0';
 	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
-	    !(rc = resolve_pin(pin, &tree, err)))
+	    !(rc = resolve_pin(pin, "kernels", &tree, err)))
 		snprintf(path, cap, "%s", tree.path);
 	free(name);
 	free(lock);
@@ -707,4 +721,22 @@ int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *
 int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err)
 {
 	return kernel_companion(k, "config", path, cap, err);
+}
+
+int kernel_fetch_package_file(const char *root, const char *name, const char *arch,
+			      char *path, size_t cap, struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	const struct kernel_pin *pin;
+	struct kernel file;
+	int rc = load_lock_file(root, PACKAGE_LOCK_FILE, lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
+		rc = error_set(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
+			       "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch) ?
+		     KERNEL_BAD_INPUT : 0;
+	if (!rc && !(rc = resolve_pin(pin, "packages", &file, err)))
+		snprintf(path, cap, "%s", file.path);
+	free(lock);
+	return rc;
 }

@@ -40,6 +40,7 @@ struct kernel_pin {
 	char sha256[65];      /* of the .deb, lowercase hex */
 	char image[256];      /* the image's path inside the package, relative */
 	int line;             /* in the lock file, for error messages */
+	char lock_file[64];   /* the lock file's name as given to kernel_lock_parse() */
 };
 
 struct kernel_lock {
@@ -112,6 +113,17 @@ int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *
  * path is "" when the lock pins none.  Returns as kernel_resolve.
  */
 int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err);
+
+/*
+ * Guest userland from Debian (numactl and the libraries it needs): lines of
+ * root/images/packages.lock, in the columns of the kernel lock, whose image
+ * is one file of the package.  The file pinned as name for arch, fetched
+ * into lab_cache_dir()/packages/NAME-ARCH-VERSION/ like a kernel: its path.
+ * Returns as kernel_resolve.
+ */
+#define PACKAGE_LOCK_FILE "images/packages.lock"
+int kernel_fetch_package_file(const char *root, const char *name, const char *arch,
+			      char *path, size_t cap, struct error *err);
 
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,

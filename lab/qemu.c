@@ -75,7 +75,7 @@ static void add_smp(const struct topology *t, struct strvec *argv)
 		strvec_pushf(argv, "%d", cpus);
 }
 
-static void add_nodes(const struct topology *t, struct strvec *argv)
+static void add_nodes(const struct topology *t, const struct vm_host_nodes *host, struct strvec *argv)
 {
 	char size[32];
 
@@ -85,7 +85,11 @@ static void add_nodes(const struct topology *t, struct strvec *argv)
 
 		qemu_format_size(n->mem_bytes, size, sizeof(size));
 		strvec_push(argv, "-object");
-		strvec_pushf(argv, "memory-backend-ram,id=mem%d,size=%s", i, size);
+		if (host)
+			strvec_pushf(argv, "memory-backend-ram,id=mem%d,size=%s,host-nodes=%d,policy=bind%s",
+				     i, size, host->host_node[i], host->prealloc ? ",prealloc=on" : "");
+		else
+			strvec_pushf(argv, "memory-backend-ram,id=mem%d,size=%s", i, size);
 		buf_addf(&node, "node,nodeid=%d", i);
 		if (n->cpu_first >= 0 && n->cpu_first == n->cpu_last)
 			buf_addf(&node, ",cpus=%d", n->cpu_first);
@@ -212,9 +216,17 @@ void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv)
 	strvec_push(argv, "-nographic");
 	strvec_push(argv, "-no-reboot");
 	add_machine(spec, argv);
-	add_nodes(spec->topo, argv);
+	add_nodes(spec->topo, spec->host_nodes, argv);
 	add_hmat(spec->topo, argv);
 	add_channels(spec, argv);
+	if (spec->host_nodes) {
+		/* Paused until vm.c has pinned the vCPU threads QMP names, then `cont`. */
+		strvec_push(argv, "-S");
+		strvec_push(argv, "-chardev");
+		strvec_pushf(argv, "socket,id=qmp,fd=%d", spec->qmp_fd);
+		strvec_push(argv, "-mon");
+		strvec_push(argv, "chardev=qmp,mode=control");
+	}
 	if (spec->firmware) {
 		strvec_push(argv, "-bios");
 		strvec_push(argv, spec->firmware);

@@ -25,6 +25,17 @@ struct vm_share {
 
 #define VM_MAX_SHARES 16
 
+/*
+ * Host-backed NUMA for the direct backend (--host-nodes, hostnuma.h): guest
+ * node i's memory is bound to host node host_node[i] by its memory backend,
+ * and the vCPUs of guest node i are pinned to host_cpus[i] once QEMU is up.
+ */
+struct vm_host_nodes {
+	int host_node[TOPO_MAX_NODES];
+	char host_cpus[TOPO_MAX_NODES][256];   /* host CPUs of host_node[i], "0-7,16-23"; "" CPU-less */
+	int prealloc;                          /* allocate all guest memory at start */
+};
+
 /* Everything a backend needs to start one guest. */
 struct vm_spec {
 	const struct topology *topo;
@@ -45,6 +56,13 @@ struct vm_spec {
 	int nr_shares;
 	/* Instead of the fds: plain files (a by-hand baseline, debugging). */
 	const char *console_file, *tap_file;
+	/*
+	 * Host-backed NUMA; NULL: emulated.  QEMU then starts paused (-S) with a
+	 * QMP monitor on qmp_fd, so the vCPU threads can be pinned before the
+	 * guest runs (vm.c).
+	 */
+	const struct vm_host_nodes *host_nodes;
+	int qmp_fd;
 };
 
 /*

@@ -1,5 +1,6 @@
 #include "run.h"
 #include "command.h"
+#include "hostnuma.h"
 #include "disk.h"
 #include "image.h"
 #include "kernel.h"
@@ -419,6 +420,19 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, "qemu", "%s", qemu_ver);
 	vm_libvirt_meta(c->libvirt, spec->topo, &meta);
+	if (!c->libvirt) {
+		/* Direct backend: host_numa as the libvirt one writes it, so compare tells real NUMA. */
+		struct buf map = BUF_INIT;
+
+		if (spec->host_nodes)
+			hostnuma_line(spec->topo, spec->host_nodes, &map);
+		meta_add(&meta, "host_numa", "%s", spec->host_nodes ? buf_str(&map) : "none");
+		buf_free(&map);
+		if (spec->host_nodes) {
+			meta_add(&meta, "host_numa.vcpus", "%s", out->vm.vcpu_pins);
+			meta_add(&meta, "host_numa.prealloc", "%s", spec->host_nodes->prealloc ? "yes" : "no");
+		}
+	}
 	meta_add(&meta, "accel", "%s", accel_why);
 	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
 	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
@@ -670,7 +684,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	struct vm_share shares[VM_MAX_SHARES];
 	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
 				.kernel = p->kernel.path, .initrd = p->initrd,
-				.extra_cmdline = o->append, .shares = shares, .nr_shares = p->nr_shares };
+				.extra_cmdline = o->append, .shares = shares, .nr_shares = p->nr_shares,
+				.host_nodes = p->host_backed ? &p->host_nodes : NULL };
 	struct winsize ws = { 0 };
 	struct strvec argv = STRVEC_INIT;
 	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
@@ -790,6 +805,12 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
 	if (rc == EXIT_PASS)
 		rc = libvirt_connect(o, &p->topo, &lv, err);
+	if (rc == EXIT_PASS && o->host_nodes && !run_backend_libvirt(o)) {
+		if (hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err))
+			rc = EXIT_USAGE;
+		p->host_nodes.prealloc = o->prealloc;
+		p->host_backed = 1;
+	}
 	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
 		rc = EXIT_HARNESS;
 	if (rc == EXIT_PASS) {

@@ -26,7 +26,8 @@ struct run_opts {
 	/* Backend: NULL/"qemu" the direct one (vm.h), "libvirt" (vm_libvirt.h). */
 	const char *backend;
 	const char *uri;         /* libvirt URI; NULL: LIBVIRT_DEFAULT_URI */
-	const char *host_nodes;  /* libvirt host-backed mode: "auto" or "G=H,..."; NULL: off */
+	const char *host_nodes;  /* host-backed mode (both backends): "auto" or "G=H,..."; NULL: off */
+	int prealloc;            /* with host_nodes, direct backend: preallocate guest memory */
 	const char *disk;        /* boot from an overlay of this qcow2 (disk.h); NULL: initramfs */
 	/* Bring your own (docs/byo.md); all NULL/0: a plain run. */
 	const char *const *exec_argv;   /* `-- CMD [ARG...]`, run after the suites */
@@ -65,6 +66,9 @@ struct run_inputs {
 	char kernel_config[4096];      /* a pinned kernel's .config (kernel.h); "" none */
 	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
 	char guest_dir[4096], base[4096], initrd[4200];
+	/* Direct backend with --host-nodes (hostnuma.h); host_backed 0: emulated NUMA. */
+	struct vm_host_nodes host_nodes;
+	int host_backed;
 };
 
 /*

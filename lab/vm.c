@@ -3,6 +3,7 @@
 #include "toolroot.h"
 
 #include <libgen.h>
+#include <sched.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -294,6 +295,155 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	return end;
 }
 
+/* ---- host-backed NUMA: pin the vCPU threads QMP names, then start the guest ---- */
+
+#define QMP_TIMEOUT_S 30
+
+struct qmp {
+	int fd;
+	char buf[16384];
+	size_t len;
+	double deadline;
+};
+
+/*
+ * The next QMP message (one JSON object per line) containing want, skipping
+ * events, into line.  -1 with err on an error reply, EOF or the deadline.
+ */
+static int qmp_expect(struct qmp *q, const char *want, char *line, size_t cap, struct error *err)
+{
+	for (;;) {
+		char *nl = memchr(q->buf, '\n', q->len);
+		struct pollfd p = { q->fd, POLLIN, 0 };
+		int wait_ms = (int)((q->deadline - now_s()) * 1000);
+		ssize_t n;
+
+		if (nl) {
+			size_t len = (size_t)(nl - q->buf) + 1;
+
+			snprintf(line, cap, "%.*s", (int)len - 1, q->buf);
+			memmove(q->buf, q->buf + len, q->len - len);
+			q->len -= len;
+			if (strstr(line, "\"error\""))
+				return error_set(err, "QMP: %s", line);
+			if (strstr(line, want))
+				return 0;
+			continue;
+		}
+		if (q->len == sizeof(q->buf))
+			return error_set(err, "QMP: a message longer than %zu bytes", sizeof(q->buf));
+		if (wait_ms <= 0 || poll(&p, 1, wait_ms) <= 0)
+			return error_set(err, "QMP: no answer within %d s (waiting for %s)", QMP_TIMEOUT_S, want);
+		n = read(q->fd, q->buf + q->len, sizeof(q->buf) - q->len);
+		if (n <= 0)
+			return error_set(err, "QMP: QEMU closed its monitor (%s)", n ? strerror(errno) : "EOF");
+		q->len += (size_t)n;
+	}
+}
+
+static int qmp_command(struct qmp *q, const char *command, char *reply, size_t cap, struct error *err)
+{
+	char *msg = xprintf("{\"execute\": \"%s\"}\n", command);
+	ssize_t len = (ssize_t)strlen(msg), n = write(q->fd, msg, (size_t)len);
+
+	free(msg);
+	if (n != len)
+		return error_set(err, "QMP: cannot send %s: %s", command, strerror(errno));
+	return qmp_expect(q, "\"return\"", reply, cap, err);
+}
+
+/* "0-3,8" into set; -1 if malformed. */
+static int cpulist_set(const char *list, cpu_set_t *set)
+{
+	const char *p = list;
+
+	CPU_ZERO(set);
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -1;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (a < 0 || b < a || b >= CPU_SETSIZE)
+			return -1;
+		for (long c = a; c <= b; c++)
+			CPU_SET((int)c, set);
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return 0;
+}
+
+/* The next `"key": N` in *p (advancing it), or -1. */
+static long next_number(const char **p, const char *key)
+{
+	const char *at = strstr(*p, key);
+
+	if (!at)
+		return -1;
+	*p = at + strlen(key);
+	return strtol(*p, NULL, 10);
+}
+
+/* Drop every `"props": {...}` (no nesting inside): its "thread-id" is the SMT thread's number. */
+static void drop_props(char *json)
+{
+	char *p;
+
+	while ((p = strstr(json, "\"props\": {"))) {
+		char *end = strchr(p, '}');
+
+		if (!end)
+			break;
+		memmove(p, end + 1, strlen(end + 1) + 1);
+	}
+}
+
+/*
+ * query-cpus-fast names each vCPU's thread; pin it to the host CPUs of its
+ * guest node's host node, then `cont`.  res->vcpu_pins records what was done.
+ */
+static int pin_vcpus(const struct vm_spec *spec, int fd, struct vm_result *res, struct error *err)
+{
+	struct qmp q = { .fd = fd, .len = 0, .deadline = now_s() + QMP_TIMEOUT_S };
+	char reply[16384];
+	const char *tids, *idxs;
+	size_t len = 0;
+	int pinned = 0;
+
+	if (qmp_expect(&q, "\"QMP\"", reply, sizeof(reply), err) ||
+	    qmp_command(&q, "qmp_capabilities", reply, sizeof(reply), err) ||
+	    qmp_command(&q, "query-cpus-fast", reply, sizeof(reply), err))
+		return -1;
+	/* Every object has one thread-id and one cpu-index: the k-th of each belong together. */
+	drop_props(reply);
+	for (tids = idxs = reply;;) {
+		long tid = next_number(&tids, "\"thread-id\":"), cpu = next_number(&idxs, "\"cpu-index\":");
+		int node = cpu >= 0 ? topo_cpu_node(spec->topo, (int)cpu) : -1;
+		cpu_set_t set;
+
+		if (tid < 0 || cpu < 0)
+			break;
+		if (tid <= 0)   /* 0 would pin numalab itself */
+			return error_set(err, "QMP: vCPU %ld has thread id %ld: %.200s", cpu, tid, reply);
+		if (node < 0 || cpulist_set(spec->host_nodes->host_cpus[node], &set))
+			return error_set(err, "QMP: vCPU %ld is in no guest node with host CPUs", cpu);
+		if (sched_setaffinity((pid_t)tid, sizeof(set), &set))
+			return error_set(err, "pin vCPU %ld (thread %ld) to host CPUs %s: %s", cpu, tid,
+					 spec->host_nodes->host_cpus[node], strerror(errno));
+		len += (size_t)snprintf(res->vcpu_pins + len, len < sizeof(res->vcpu_pins) ?
+					sizeof(res->vcpu_pins) - len : 0, "%svcpu%ld=thread%ld:host-cpus%s",
+					pinned++ ? "," : "", cpu, tid, spec->host_nodes->host_cpus[node]);
+	}
+	if (pinned != topo_nr_cpus(spec->topo))
+		return error_set(err, "QMP: query-cpus-fast named %d vCPUs, the topology has %d: %.200s",
+				 pinned, topo_nr_cpus(spec->topo), reply);
+	return qmp_command(&q, "cont", reply, sizeof(reply), err);
+}
+
 void vm_build_argv(const struct vm_spec *spec, struct strvec *argv)
 {
 	struct strvec plain = STRVEC_INIT;
@@ -316,7 +466,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	struct vm_spec spec = *spec_in;
 	struct strvec argv = STRVEC_INIT;
 	struct session s = { .io = io, .res = res };
-	int con[2], tap[2], qerr[2] = { -1, -1 }, keep[2];
+	int con[2], tap[2], qerr[2] = { -1, -1 }, qmp[2] = { -1, -1 }, keep[3];
 	struct proc qemu;
 
 	memset(res, 0, sizeof(*res));
@@ -336,12 +486,21 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		qerr[0] = qerr[1] = -1;
 	spec.console_fd = keep[0] = con[1];
 	spec.tap_fd = keep[1] = tap[1];
+	if (spec.host_nodes && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, qmp)) {
+		error_set(err, "socketpair: %s", strerror(errno));
+		for (int i = 0; i < 2; i++) {
+			close(con[i]);
+			close(tap[i]);
+		}
+		return -1;
+	}
+	spec.qmp_fd = keep[2] = qmp[1];
 	vm_build_argv(&spec, &argv);
 	proc_init(&qemu, strvec_argv(&argv));
 	qemu.out = io->qemu_log_fd;
 	qemu.err = qerr[1] >= 0 ? qerr[1] : io->qemu_log_fd;
 	qemu.keep_fds = keep;
-	qemu.nr_keep_fds = 2;
+	qemu.nr_keep_fds = spec.host_nodes ? 3 : 2;
 	s.console = (struct stream){ con[0], STREAM_CONSOLE };
 	s.tap = (struct stream){ tap[0], STREAM_TAP };
 	s.qemu_err = (struct stream){ qerr[0], STREAM_QEMU_STDERR };
@@ -358,6 +517,16 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	close(tap[1]);
 	if (qerr[1] >= 0)
 		close(qerr[1]);
+	if (qmp[1] >= 0)
+		close(qmp[1]);
+	if (!rc && spec.host_nodes && pin_vcpus(&spec, qmp[0], res, err)) {
+		/* Not the guest's failure: QEMU never ran it. */
+		proc_kill(&qemu);
+		proc_wait(&qemu, NULL);
+		rc = -1;
+	}
+	if (qmp[0] >= 0)
+		close(qmp[0]);
 	if (!rc) {
 		res->end = supervise(&s, &qemu, timeout_s);
 		proc_kill(&qemu);

@@ -40,6 +40,8 @@ struct vm_result {
 	double total_s;        /* QEMU start → reaped */
 	char kvm_error[200];   /* QEMU's stderr line saying KVM failed (-accel kvm); "": none */
 	struct console_scan scan;
+	/* Host-backed NUMA (spec->host_nodes): "vcpu0=thread123:host-cpus0-7,..."; "" otherwise. */
+	char vcpu_pins[1024];
 };
 
 struct vm_io {
@@ -69,8 +71,11 @@ struct vm_io {
 
 /*
  * Run one guest.  spec's fds are filled in here; argv_out (may be NULL)
- * receives the command line used.  Returns 0 when the guest ran (whatever
- * its end), -1 with err when QEMU could not be started.
+ * receives the command line used.  With spec->host_nodes QEMU starts paused
+ * and each vCPU thread (from QMP's query-cpus-fast) is pinned to the host
+ * CPUs of its node's host node before `cont`.  Returns 0 when the guest ran
+ * (whatever its end), -1 with err when QEMU could not be started or its
+ * vCPUs not pinned.
  */
 int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
 	   struct vm_result *res, struct strvec *argv_out, struct error *err);

@@ -3,6 +3,9 @@
 expect_rc 0 $NUMALAB run --topo 2node --out "$SCRATCH/r"
 expect_grep '^ok 1 topology$' "$SCRATCH/out"
 expect_grep '^ok 2 mempolicy$' "$SCRATCH/out"
+# The image's numactl (sid, images/packages.lock) has -w and places by weight.
+expect_grep '^    ok [0-9]+ numactl --version >= 2\.0\.19$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ numactl -w 0,1 places pages 3:1 by the sysfs weights$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ distance matrix$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ mbind MPOL_WEIGHTED_INTERLEAVE' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")

@@ -13,6 +13,9 @@ for n in 0 1; do
 done
 expect_grep '^ok 1 topology$' "$SCRATCH/out"
 expect_grep '^ok 2 mempolicy$' "$SCRATCH/out"
+# The image's numactl (sid, images/packages.lock) has -w and places by weight.
+expect_grep '^    ok [0-9]+ numactl --version >= 2\.0\.19$' "$SCRATCH/out"
+expect_grep '^    ok [0-9]+ numactl -w 0,1 places pages 3:1 by the sysfs weights$' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^kernel.release: 7\.2\..*loong64$' "$cell/meta"
 expect_grep '^firmware: .*QEMU_EFI.fd$' "$cell/meta"

@@ -80,20 +80,22 @@ const char *mask_str(unsigned long mask)
 	return out;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static struct topology topo;
 	struct topo_error terr;
 	struct nodes n = { .topo = &topo };
 	long balancing;
 
+	if (argc == 3 && !strcmp(argv[1], "--touch-pages"))
+		return touch_pages_main(argv[2]);
 	if (node_list("has_memory", n.mem, MAX_NODES, &n.nr_mem) || !n.nr_mem ||
 	    node_list("has_cpu", n.cpu, MAX_NODES, &n.nr_cpu))
 		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
 	if (topo_load(TOPOLOGY_PATH, &topo, &terr))
 		ktap_skip_all("%s", terr.msg);
 	ktap_header(modes_plan(&n) + placement_plan(&n) + migrate_plan(&n) + weights_plan(&n) +
-		    bulk_plan(&n));
+		    bulk_plan(&n) + numactl_plan(&n));
 	ktap_diag("%d memory nodes, %d with CPUs, pages of %ld bytes", n.nr_mem, n.nr_cpu, page_size());
 	if (!sys_read_long("/proc/sys/kernel/numa_balancing", &balancing) && balancing)
 		ktap_diag("numa_balancing is on: pages may migrate after the fault");
@@ -102,5 +104,6 @@ int main(void)
 	migrate_run(&n);
 	weights_run(&n);
 	bulk_run(&n);
+	numactl_run(&n);
 	ktap_exit();
 }

@@ -12,8 +12,10 @@
  *                by HMAT bandwidth
  *   bulk.c       weighted interleave through the bulk allocator, page counts
  *                and carried state checked against the reference model
+ *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
  *
  * Raw syscalls, no libnuma: the binary is static and cross-compiled.
+ * `mempolicy --touch-pages N` is numactl.c's child, not a test run.
  */
 #ifndef NUMALAB_TEST_MEMPOLICY_H
 #define NUMALAB_TEST_MEMPOLICY_H
@@ -73,5 +75,9 @@ int weights_plan(const struct nodes *n);
 void weights_run(const struct nodes *n);
 int bulk_plan(const struct nodes *n);
 void bulk_run(const struct nodes *n);
+int numactl_plan(const struct nodes *n);
+void numactl_run(const struct nodes *n);
+/* The child numactl runs: fault count pages, print "N<node>=<pages>" lines. */
+int touch_pages_main(const char *count);
 
 #endif

@@ -258,6 +258,9 @@ UNIT_TEST(refuses_across_qemu_accel_and_topology)
 		       "node1.distance: 21 10' (A ");
 	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nhost_numa: 0=0 1=1",
 		       "meta 'host_numa' differs: '(none)'");
+	/* The direct backend's --host-nodes cells (backend qemu) against emulated ones. */
+	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nhost_numa: guest0=host0,guest1=host1",
+		       "meta 'host_numa' differs: '(none)'");
 	expect_refusal("kernel:", "kernel: debian 7.2.13-1\nbackend: libvirt",
 		       "meta 'backend' differs: 'qemu' (A ");
 }

@@ -55,6 +55,29 @@ UNIT_TEST(lock_shipped_parses)
 	buf_free(&b);
 }
 
+/* numactl >= 2.0.19 and what it links against, for both guest arches. */
+UNIT_TEST(package_lock_shipped_parses)
+{
+	static const char *const names[] = { "numactl", "libnuma", "libc", "ld.so" };
+	static const char *const arches[] = { "x86_64", "loongarch64" };
+	struct kernel_lock lock;
+	struct buf b = BUF_INIT;
+	struct error err;
+
+	CHECK_INT(read_file(PACKAGE_LOCK_FILE, &b, &err), 0);
+	CHECK_INT(kernel_lock_parse(PACKAGE_LOCK_FILE, buf_str(&b), b.len, &lock, &err), 0);
+	for (size_t a = 0; a < 2; a++)
+		for (size_t i = 0; i < 4; i++) {
+			const struct kernel_pin *p = kernel_lock_find(&lock, names[i], arches[a]);
+
+			CHECK(p != NULL);
+			if (p)
+				CHECK_STR(p->lock_file, PACKAGE_LOCK_FILE);
+		}
+	CHECK_STR(kernel_lock_find(&lock, "numactl", "x86_64")->version, "2.0.19-1+b2");
+	buf_free(&b);
+}
+
 UNIT_TEST(lock_good_lines)
 {
 	static const char text[] =
@@ -228,5 +251,6 @@ UNIT_TEST(resolve_cached)
 	free(src);
 }
 
-UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
+UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(package_lock_shipped_parses),
+	  UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
 	  UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown), UNIT_CASE(resolve_cached))

@@ -190,6 +190,72 @@ UNIT_TEST(golden_argv_disk)
 	strvec_clear(&argv);
 }
 
+/*
+ * Host-backed NUMA on a 2-socket host (--host-nodes, hostnuma.h): each
+ * node's memory bound to its host node, QEMU paused with a QMP monitor for
+ * the vCPU pinning.  2node with auto (0=0,1=1); cxl with its CXL nodes on
+ * the remote socket (2=1,3=0) and preallocation.  Pinned by
+ * tests/unit/golden/qemu-host-NAME.argv.
+ */
+static void check_host_golden(const char *name, const int *map, int prealloc)
+{
+	const char *update = getenv("UPDATE_GOLDEN");
+	char *path = xprintf("topologies/%s.topo", name);
+	char *golden = xprintf("tests/unit/golden/qemu-host-%s.argv", name);
+	struct strvec argv = STRVEC_INIT;
+	struct buf text = BUF_INIT;
+	struct vm_host_nodes host;
+	struct vm_spec spec;
+	struct topology t;
+	struct error err;
+
+	memset(&host, 0, sizeof(host));
+	if (load(path, &t)) {
+		CHECK(0);
+		goto out;
+	}
+	for (int i = 0; i < t.nr_nodes; i++) {
+		host.host_node[i] = map[i];
+		snprintf(host.host_cpus[i], sizeof(host.host_cpus[i]), "%s", map[i] ? "16-31" : "0-15");
+	}
+	host.prealloc = prealloc;
+	show_spec(&t, &spec);
+	spec.host_nodes = &host;
+	spec.qmp_fd = 5;
+	qemu_build_argv(&spec, &argv);
+	for (size_t a = 0; a < argv.nr; a++)
+		buf_addf(&text, "%s\n", argv.items[a]);
+	if (update && !strcmp(update, "1"))
+		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
+	else
+		compare_golden(golden, buf_str(&text));
+	CHECK(has_arg(&argv, "-S"));
+	CHECK_STR(after(&argv, "-mon"), "chardev=qmp,mode=control");
+	CHECK(strstr(buf_str(&text), "socket,id=qmp,fd=5\n") != NULL);
+	for (int i = 0; i < t.nr_nodes; i++) {
+		char *want = xprintf(",host-nodes=%d,policy=bind%s\n", map[i], prealloc ? ",prealloc=on" : "");
+		char *obj = xprintf("memory-backend-ram,id=mem%d,", i);
+		const char *at = strstr(buf_str(&text), obj);
+
+		CHECK(at && !strncmp(strchr(at, '\n') - strlen(want) + 1, want, strlen(want)));
+		free(want);
+		free(obj);
+	}
+out:
+	buf_free(&text);
+	strvec_clear(&argv);
+	free(path);
+	free(golden);
+}
+
+UNIT_TEST(golden_argv_host_nodes)
+{
+	static const int two[] = { 0, 1 }, cxl[] = { 0, 1, 1, 0 };
+
+	check_host_golden("2node", two, 0);
+	check_host_golden("cxl", cxl, 1);
+}
+
 /* A golden file whose topology is gone (renamed, removed) is stale. */
 UNIT_TEST(golden_no_orphans)
 {
@@ -457,6 +523,6 @@ UNIT_TEST(golden_argv_shares)
 	strvec_clear(&argv);
 }
 
-UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_argv_shares), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
+UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_argv_shares), UNIT_CASE(golden_argv_host_nodes), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
 	  UNIT_CASE(cmdline), UNIT_CASE(argv_2node), UNIT_CASE(argv_cxl_hmat),
 	  UNIT_CASE(argv_loongarch), UNIT_CASE(argv_shapes), UNIT_CASE(argv_kvm_files))

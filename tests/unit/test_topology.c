@@ -196,7 +196,7 @@ UNIT_TEST(topo_cxl)
 	}
 	CHECK_INT(t.mem_tolerance_pct, 15);
 	CHECK_INT(t.timeout_s, 600);
-	CHECK_STR(t.tests, "topology,mempolicy");
+	CHECK_STR(t.tests, "topology,mempolicy,tiering");
 }
 
 UNIT_TEST(topo_8node_timeout)

@@ -1,0 +1,152 @@
+/*
+ * Promotion: with kernel.numa_balancing = 2 (NUMA_BALANCING_MEMORY_TIERING)
+ * the scanner unmaps slow-tier pages (only those: top-tier pages are
+ * skipped), and a hinting fault on a page touched again soon enough (under
+ * hot_threshold_ms) migrates it to the faulting CPU's node.
+ *
+ * Pinned to a CPU of the first DRAM node D, the test moves HOT_PAGES and
+ * COLD_PAGES anonymous pages to D's nearest slower node S, then keeps
+ * writing the hot ones.  Within PROMOTE_S seconds every hot page must be
+ * on D, every cold one still on S, and pgpromote_success must have grown by
+ * at least HOT_PAGES.  The scanner's delays are shortened in debugfs
+ * (sched/numa_balancing/) where the kernel has them.
+ *
+ * Fails on: a kernel without CONFIG_NUMA_BALANCING (no sysctl); the mutant
+ * `return false;` for `return !numa_promotion_rate_limit(...)` at the end of
+ * should_numa_migrate_memory()'s memory-tiering branch in
+ * kernel/sched/fair.c (nothing promoted: kernels/patches/mutants/).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "tiering.h"
+
+#define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
+#define NB_DEBUG "/sys/kernel/debug/sched/numa_balancing"
+#define HOT_PAGES 64
+#define COLD_PAGES 64
+#define PROMOTE_S 60
+#define MPOL_MF_MOVE (1 << 1)
+
+int promote_plan(const struct tiering *t)
+{
+	(void)t;
+	return 3;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int move_to(char *base, size_t n, int node)
+{
+	static void *pages[HOT_PAGES + COLD_PAGES];
+	static int nodes[HOT_PAGES + COLD_PAGES], status[HOT_PAGES + COLD_PAGES];
+	int stray;
+
+	for (size_t i = 0; i < n; i++) {
+		pages[i] = base + i * (size_t)page_size();
+		nodes[i] = node;
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE) ||
+	    pages_in(status, n, 1UL << node, &stray) != n) {
+		ktap_diag("move_pages to node%d: %s", node, errno ? strerror(errno) : "not all moved");
+		return -1;
+	}
+	return 0;
+}
+
+/* Shorter scanner delays; the old values go back into saved. */
+struct knob {
+	const char *name, *value;
+	char old[32];
+};
+
+static struct knob knobs[] = {
+	{ "scan_delay_ms", "0", "" },
+	{ "scan_period_min_ms", "100", "" },
+	{ "scan_period_max_ms", "400", "" },
+};
+
+static void knobs_set(int set)
+{
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), NB_DEBUG "/%s", knobs[i].name);
+		if (set && sys_read(path, knobs[i].old, sizeof(knobs[i].old)))
+			knobs[i].old[0] = '\0';
+		if (knobs[i].old[0])
+			sys_write(path, set ? knobs[i].value : knobs[i].old);
+	}
+}
+
+void promote_run(const struct tiering *t)
+{
+	static int status[HOT_PAGES + COLD_PAGES];
+	size_t ps = (size_t)page_size(), len = (HOT_PAGES + COLD_PAGES) * ps;
+	unsigned long targets = demotion_targets(t, t->dram);
+	int slow = targets ? __builtin_ctzl(targets) : -1, placed = 0, stray = -1;
+	long long before = vmstat("pgpromote_success"), after;
+	size_t hot_in = 0, cold_in = 0;
+	char old[16] = "";
+	double t0 = 0, took = -1;
+	char *base;
+
+	if (sys_read(NUMA_BALANCING, old, sizeof(old)) || sys_write(NUMA_BALANCING, "2")) {
+		ktap_diag("cannot set " NUMA_BALANCING " to 2: %s", strerror(errno));
+		for (int i = 0; i < promote_plan(t); i++)
+			ktap_ok(0, "promotion (no memory tiering mode in " NUMA_BALANCING ")");
+		return;
+	}
+	knobs_set(1);
+	pin_to_cpu(t->dram_cpu);
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base != MAP_FAILED && slow >= 0) {
+		madvise(base, len, MADV_NOHUGEPAGE);
+		memset(base, 1, len);
+		placed = !move_to(base, HOT_PAGES + COLD_PAGES, slow);
+	}
+	if (placed) {
+		ktap_diag("promotion: %d hot and %d cold pages on node%d, touched from cpu%d (node%d)",
+			  HOT_PAGES, COLD_PAGES, slow, t->dram_cpu, t->dram);
+		t0 = now_s();
+		while (now_s() - t0 < PROMOTE_S) {
+			for (int round = 0; round < 200; round++)
+				for (size_t i = 0; i < HOT_PAGES; i++)
+					base[i * ps] += 1;
+			if (pages_where(base, HOT_PAGES + COLD_PAGES, status))
+				break;
+			hot_in = pages_in(status, HOT_PAGES, 1UL << t->dram, &stray);
+			if (hot_in == HOT_PAGES) {
+				took = now_s() - t0;
+				break;
+			}
+			usleep(10000);
+		}
+		cold_in = pages_in(status + HOT_PAGES, COLD_PAGES, 1UL << slow, &stray);
+		ktap_diag("after %.1f s: %zu of %d hot pages on node%d, %zu of %d cold on node%d",
+			  now_s() - t0, hot_in, HOT_PAGES, t->dram, cold_in, COLD_PAGES, slow);
+	}
+	ktap_ok(placed && took >= 0, "hot pages promoted node%d -> node%d within %d s", slow, t->dram,
+		PROMOTE_S);
+	ktap_ok(placed && cold_in == COLD_PAGES, "cold pages stay on node%d", slow);
+	after = vmstat("pgpromote_success");
+	ktap_diag("pgpromote_success %lld -> %lld", before, after);
+	ktap_ok(before >= 0 && placed && after - before >= HOT_PAGES,
+		"pgpromote_success counts the promoted pages");
+	if (base != MAP_FAILED)
+		munmap(base, len);
+	knobs_set(0);
+	sys_write(NUMA_BALANCING, old);
+}

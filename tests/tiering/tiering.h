@@ -1,0 +1,61 @@
+/*
+ * tiering: memory tiers built from HMAT and the page movement between them.
+ * Runs on shapes with CPU-less memory nodes and HMAT (cxl); elsewhere the
+ * whole suite is one SKIP with the reason.  Parts, each with a fixed number
+ * of KTAP results (*_plan()):
+ *
+ *   tiers.c    every node in the memory tier the kernel's abstract-distance
+ *              rule gives for its HMAT access1 latency and bandwidth; the
+ *              weighted-interleave auto weights the kernel derives from
+ *              those bandwidths, and manual weights overriding them
+ *   demote.c   with demotion_enabled, proactive reclaim on a DRAM node
+ *              demotes its cold anonymous and tmpfs pages to the nearest
+ *              node of the next lower tier, page-exact, pgdemote_* counted
+ *   promote.c  with numa_balancing=2 (memory tiering mode), slow-tier pages
+ *              touched from a DRAM node's CPU are promoted to that node
+ *              within a bounded time, untouched ones stay, pgpromote_*
+ *
+ * Which wrong kernel each check catches is said next to it.
+ */
+#ifndef NUMALAB_TEST_TIERING_H
+#define NUMALAB_TEST_TIERING_H
+
+#include <stddef.h>
+
+#include "topology.h"
+
+#define NODE_DIR "/sys/devices/system/node"
+#define TIERS_DIR "/sys/devices/virtual/memory_tiering"
+#define WI_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
+#define MAX_NODES TOPO_MAX_NODES
+
+/* The guest's view, read once by main(). */
+struct tiering {
+	const struct topology *topo;
+	int nr_nodes;
+	int has_cpu[MAX_NODES];
+	int tier[MAX_NODES];          /* memory_tierN of each node, -1: none */
+	int distance[MAX_NODES][MAX_NODES];
+	int dram;                     /* the first node with CPUs */
+	int dram_cpu;                 /* its first CPU */
+};
+
+/* Raw move_pages query of n pages from base at stride page_size(); -1 on failure. */
+int pages_where(char *base, size_t n, int *status);
+/* How many of the n status entries are in mask; the first one that is not, in *stray. */
+size_t pages_in(const int *status, size_t n, unsigned long mask, int *stray);
+/* A /proc/vmstat counter, per-CPU deltas folded in first; -1 when the kernel has none. */
+long long vmstat(const char *name);
+/* Pin the calling thread to cpu; -1 on failure (diag printed). */
+int pin_to_cpu(int cpu);
+/* The demotion targets the kernel's rule gives node: nearest nodes of the next lower tier. */
+unsigned long demotion_targets(const struct tiering *t, int node);
+
+int tiers_plan(const struct tiering *t);
+void tiers_run(const struct tiering *t);
+int demote_plan(const struct tiering *t);
+void demote_run(const struct tiering *t);
+int promote_plan(const struct tiering *t);
+void promote_run(const struct tiering *t);
+
+#endif
