@@ -16,8 +16,12 @@ static const char help[] =
 	"keep everything under OUT/<run-id>/<topology>.<kernel>/ (docs/results.md).\n"
 	"\n"
 	"  --topo NAME|FILE   topologies/NAME.topo or a topology file (required)\n"
-	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian)\n"
-	"                     or a kernel image file\n"
+	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian),\n"
+	"                     a recipe (kernels/recipes), a kernel source tree (built\n"
+	"                     as it is, out of tree, in the cache) or a kernel image file\n"
+	"  --patch FILE       apply FILE's patches (git format-patch, an mbox series,\n"
+	"                     a mail quoting a patch) to a kernel built from source;\n"
+	"                     repeatable, in order (docs/byo.md)\n"
 	"  --tests LIST       comma-separated guest tests (default: the topology's)\n"
 	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
 	"  --out DIR          results root (default: results)\n"
@@ -41,6 +45,7 @@ static const char help[] =
 static const struct option options[] = {
 	{ "topo", required_argument, NULL, 't' },
 	{ "kernel", required_argument, NULL, 'k' },
+	{ "patch", required_argument, NULL, 'p' },
 	{ "tests", required_argument, NULL, 'T' },
 	{ "timeout", required_argument, NULL, 'o' },
 	{ "out", required_argument, NULL, 'O' },
@@ -72,6 +77,7 @@ int cmd_run(int argc, char **argv)
 	struct run_opts o = { .accel = "auto", .echo_tap = 1, .progress = 1 };
 	struct run_outcome out;
 	struct error err;
+	static const char *patches[64];
 	int c, rc;
 
 	opterr = 0;
@@ -79,6 +85,14 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 't': o.topo = optarg; break;
 		case 'k': o.kernel = optarg; break;
+		case 'p':
+			if (o.nr_patches == (int)(sizeof(patches) / sizeof(patches[0])))
+				return command_usage_error("run", "more than %d --patch files", o.nr_patches);
+			if (access(optarg, R_OK))
+				return command_usage_error("run", "--patch %s: %s", optarg, strerror(errno));
+			patches[o.nr_patches++] = optarg;
+			o.patches = patches;
+			break;
 		case 'T': o.tests = optarg; break;
 		case 'O': o.out = optarg; break;
 		case 'a': o.accel = optarg; break;

@@ -259,8 +259,8 @@ int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 	for (int i = 0; with_patches && i < r->nr_patches && !rc; i++) {
 		const char *slash = strrchr(r->patches[i].path, '/');
 
-		buf_addf(out, "patch: %s sha256:%s\n", slash ? slash + 1 : r->patches[i].path,
-			 r->patches[i].sha256);
+		buf_addf(out, "patch: %s sha256:%s\n", r->patches[i].name[0] ? r->patches[i].name :
+			 slash ? slash + 1 : r->patches[i].path, r->patches[i].sha256);
 	}
 	strvec_clear(&frags);
 	return rc;
