@@ -180,8 +180,23 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	return rc;
 }
 
-/* Every regular file of dir/mm as lab/kselftest/mm/NAME. */
-static int add_kselftests(struct buf *initrd, const char *dir, struct error *err)
+/*
+ * Does the run need the kernel selftest file name?  All of them for the
+ * suite kselftest-mm; else only one a guest test of the same name runs
+ * (tests/khugepaged runs kselftest/mm/khugepaged): the whole set is tens of
+ * MB of initramfs, read and unpacked at every boot.
+ */
+static int kselftest_wanted(const struct run_part *run, const char *name)
+{
+	for (int i = 0; run->tests[i]; i++)
+		if (!strcmp(run->tests[i], "kselftest-mm") || !strcmp(run->tests[i], name))
+			return 1;
+	return 0;
+}
+
+/* The regular files of dir/mm the run needs, as lab/kselftest/mm/NAME. */
+static int add_kselftests(struct buf *initrd, const char *dir, const struct run_part *run,
+			  struct error *err)
 {
 	char *mm = xprintf("%s/mm", dir);
 	DIR *d = opendir(mm);
@@ -197,8 +212,8 @@ static int add_kselftests(struct buf *initrd, const char *dir, struct error *err
 		struct buf bin = BUF_INIT;
 		struct stat st;
 
-		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
-		    !(rc = read_file(path, &bin, err)))
+		if (e->d_name[0] != '.' && kselftest_wanted(run, e->d_name) && !stat(path, &st) &&
+		    S_ISREG(st.st_mode) && !(rc = read_file(path, &bin, err)))
 			cpio_add(initrd, name, 0100755, bin.data, bin.len);
 		buf_free(&bin);
 		free(path);
@@ -243,7 +258,7 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 	cpio_add(&initrd, "lab", 040755, NULL, 0);
 	cpio_add(&initrd, "lab/topology", 0100644, topo_text.data, topo_text.len);
 	cpio_add(&initrd, "lab/plan", 0100644, plan.data, plan.len);
-	if (run->kselftest && *run->kselftest && add_kselftests(&initrd, run->kselftest, err))
+	if (run->kselftest && *run->kselftest && add_kselftests(&initrd, run->kselftest, run, err))
 		goto out;
 	if (run->guest_file && add_guest_file(&initrd, run->guest_file, err))
 		goto out;

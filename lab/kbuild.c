@@ -1,10 +1,12 @@
 #include "kbuild.h"
+#include "kselftest.h"
 #include "patch.h"
 #include "proc.h"
 #include "srctree.h"
 #include "toolroot.h"
 #include "vm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,8 +28,6 @@ static const struct kbuild_arch {
 	  "arch/loongarch/boot/vmlinux.efi" },
 };
 
-/* The kernel's mm selftests the guest image gets (tests/khugepaged runs them). */
-static const char *const selftests[] = { "khugepaged", NULL };
 
 struct build {
 	const char *root;          /* project root */
@@ -911,23 +911,29 @@ static int make_image(struct build *b, struct error *err)
 /*
  * The mm selftests' Makefile writes local_config.{h,mk} into the source tree
  * (check_config.sh) and headers_install needs rsync: both are done by hand
- * into obj/kselftest/ so the source stays as patched.
+ * into obj/kselftest/ so the source stays as patched.  Every target is
+ * built (`make -k`, serially so the log says which error stopped which
+ * target); those that fail are listed with why (kselftest.h), the rest of
+ * the kernel build does not depend on them.
  */
-static int build_selftests(struct build *b, struct error *err)
+static int build_selftests(struct build *b, char *note, size_t cap, struct error *err)
 {
 	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
 	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
 	char *cc = xprintf("CC=%sgcc", b->a->cross), *out = xprintf("%s/kselftest/mm", b->obj);
+	char *log = xprintf("%s/kselftest/build.log", b->obj), *script = xprintf("%s/run_vmtests.sh", mm);
 	const char *headers[] = { "headers", NULL };
 	/* check_config.sh probes $CC and writes its two files into the current directory. */
 	const char *probe[] = { "env", cc, "sh", check, NULL };
-	struct strvec argv = STRVEC_INIT;
+	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
+	struct buf text = BUF_INIT, list = BUF_INIT;
+	char *path;
 	int rc = run_make(b, "make headers", headers, err) || mkdir_p(cfg, err) || mkdir_p(out, err) ||
-		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0;
+		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0, failed = 0, made;
 
-	for (int i = 0; !rc && selftests[i]; i++) {
-		strvec_clear(&argv);
+	if (!rc) {
 		strvec_push(&argv, "make");
+		strvec_push(&argv, "-k");
 		strvec_pushf(&argv, "-C%s", mm);
 		strvec_pushf(&argv, "-I%s", cfg);
 		strvec_push(&argv, "LOCAL_HDRS=");
@@ -938,17 +944,50 @@ static int build_selftests(struct build *b, struct error *err)
 		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
 		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
 		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
-		strvec_push(&argv, "LDFLAGS=-static");
-		strvec_pushf(&argv, "%s/%s", out, selftests[i]);
-		rc = run_tool(b, "make selftest", strvec_argv(&argv), err);
+		/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
+		strvec_push(&argv, "LDFLAGS=-static -s");
+		strvec_push(&argv, "all");
+		wrap(b, strvec_argv(&argv), &full);
+		unlink(log);
+		/* make -k exits non-zero if any target failed: the log says which. */
+		made = proc_run_logged("make selftests", strvec_argv(&full), NULL, strvec_argv(&b->env), log, err);
+		if (!read_file(log, &text, err)) {
+			failed = kselftest_build_failures(buf_str(&text), &list);
+			path = xprintf("%s/%s", out, KSELFTEST_FAILURES);
+			rc = write_file_atomic(path, list.data ? list.data : "", list.len, err);
+			free(path);
+		} else {
+			rc = -1;
+		}
+		if (!rc && made && !failed)
+			rc = -1;   /* it failed and no target says why: err has make's line */
+	}
+	buf_free(&text);
+	if (!rc && !read_file(script, &text, err)) {
+		struct buf plan = BUF_INIT;
+		int n = kselftest_plan(buf_str(&text), &plan);
+
+		path = xprintf("%s/%s", out, KSELFTEST_PLAN);
+		rc = write_file_atomic(path, plan.data ? plan.data : "", plan.len, err);
+		free(path);
+		buf_free(&plan);
+		snprintf(note, cap, "built; %d of run_vmtests.sh's tests; %d targets did not build "
+			 "(kselftest/mm/%s)", n, failed, KSELFTEST_FAILURES);
+	} else if (!rc) {
+		rc = error_prefix(err, "no run_vmtests.sh");
 	}
 	strvec_clear(&argv);
+	strvec_clear(&full);
+	buf_free(&text);
+	buf_free(&list);
 	free(mm);
 	free(cfg);
 	free(check);
 	free(hdr);
 	free(cc);
 	free(out);
+	free(log);
+	free(script);
 	return rc;
 }
 
@@ -981,6 +1020,34 @@ static int copy_into(const char *dir, const char *from, const char *name, struct
 	return rc;
 }
 
+/* obj/kselftest/mm's executables and text files (kselftest.h) into kst, with the kernel's config. */
+static int copy_selftests(struct build *b, const char *kst, const char *config, struct error *err)
+{
+	char *from = xprintf("%s/kselftest/mm", b->obj);
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int rc = 0, any = 0;
+
+	while (d && !rc && (e = readdir(d))) {
+		char *path = xprintf("%s/%s", from, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		    ((st.st_mode & 0111) || !strcmp(e->d_name, KSELFTEST_PLAN) ||
+		     !strcmp(e->d_name, KSELFTEST_FAILURES))) {
+			rc = copy_into(kst, path, e->d_name, err);
+			any = 1;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	if (!rc && any)
+		rc = copy_into(kst, config, KSELFTEST_CONFIG, err);
+	free(from);
+	return rc;
+}
+
 static int fill_done_dir(struct build *b, const char *tmp, const char *selftest_note,
 			 struct error *err)
 {
@@ -992,13 +1059,7 @@ static int fill_done_dir(struct build *b, const char *tmp, const char *selftest_
 		 copy_into(tmp, image, strrchr(image, '/') + 1, err) ||
 		 copy_into(tmp, config, "config", err) || copy_into(tmp, b->log, "build.log", err) ? -1 : 0;
 
-	for (int i = 0; !rc && selftests[i]; i++) {
-		char *from = xprintf("%s/kselftest/mm/%s", b->obj, selftests[i]);
-
-		if (file_exists(from))
-			rc = copy_into(kst, from, selftests[i], err);
-		free(from);
-	}
+	rc = rc ? rc : copy_selftests(b, kst, config, err);
 	if (!rc) {
 		build_meta(b, config_sha, selftest_note, &meta);
 		rc = write_file_atomic(meta_path, meta.data, meta.len, err);
@@ -1052,7 +1113,7 @@ static int build(struct build *b, struct error *err)
 		rc = configure(b, err);
 	if (!rc)
 		rc = make_image(b, err);
-	if (!rc && build_selftests(b, &st)) {
+	if (!rc && build_selftests(b, note, sizeof(note), &st)) {
 		snprintf(note, sizeof(note), "failed: %.200s", st.msg);
 		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->name, st.msg);
 	}
