@@ -299,7 +299,7 @@ int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65
 {
 	/* --no-optional-locks: not even the index's stat cache is rewritten. */
 	const char *inside[] = { "git", "--no-optional-locks", "-C", dir, "rev-parse", "--is-inside-work-tree", NULL };
-	const char *desc[] = { "git", "--no-optional-locks", "-C", dir, "describe", "--always", "--dirty", NULL };
+	const char *desc[] = { "git", "--no-optional-locks", "-C", dir, "describe", "--always", "--dirty", "--tags", NULL };
 	const char *diff[] = { "git", "--no-optional-locks", "-C", dir, "diff", "HEAD", "--no-ext-diff",
 			       "--no-color", NULL };
 	char *dotgit = xprintf("%s/.git", dir), out[256];
