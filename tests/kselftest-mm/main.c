@@ -20,9 +20,9 @@
  *   numalab.kselftest_mm=CAT,CAT   only these categories (default: all)
  *   numalab.kselftest_mm_timeout=S each test's timeout (default 180 s)
  *
- * Fails on a wrong kernel: e.g. a kernel whose mremap(MREMAP_DONTUNMAP)
- * leaves the old range mapped fails mremap/mremap_dontunmap, one whose
- * mlock2(MLOCK_ONFAULT) populates at once fails mlock/mlock2-tests.
+ * Fails on a wrong kernel: the one-line mutant
+ * tests/integration/full/mutants/mlock2-onfault-ignored.patch (mlock2()
+ * drops MLOCK_ONFAULT) fails mlock/mlock2-tests (kselftest-mm.sh).
  */
 #include <errno.h>
 #include <fcntl.h>

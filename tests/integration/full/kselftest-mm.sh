@@ -15,3 +15,10 @@ expect_grep '^    ok [0-9]+ hmm # SKIP the kernel has no CONFIG_TEST_HMM$' "$SCR
 expect_grep '^    ok [0-9]+ cow # SKIP not chosen' "$SCRATCH/out"
 expect_grep '^            (ok|not ok) [0-9]+ ' "$SCRATCH/out"   # a selftest's own TAP
 expect_no_qemu
+
+# The same suite on a one-line mutant (mlock2(MLOCK_ONFAULT) ignored): it fails.
+expect_rc 1 $NUMALAB run --topo 2node --kernel stock --patch tests/integration/full/mutants/mlock2-onfault-ignored.patch \
+	--tests kselftest-mm --timeout 900 --out "$SCRATCH/m" --append numalab.kselftest_mm=mlock
+expect_grep '^        not ok [0-9]+ \./mlock2-tests$' "$SCRATCH/out"
+expect_grep '^    not ok [0-9]+ mlock ' "$SCRATCH/out"
+expect_no_qemu
