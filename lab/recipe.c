@@ -8,6 +8,11 @@
 
 /* Bumped when the build procedure changes what a key means. */
 #define RECIPE_KEY_FORMAT "numalab-kbuild 2"   /* 2: every mm selftest, vmtests.plan */
+/*
+ * The work tree's key (with_patches 0) has its own: a change to what a
+ * finished kernel holds (the selftests) leaves src/ and obj/ reusable.
+ */
+#define RECIPE_WORK_FORMAT "numalab-kbuild 1"
 
 static int valid_name(const char *s)
 {
@@ -246,7 +251,7 @@ int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 	int rc = 0;
 
 	buf_addf(out, "format: %s\nsource: %s\narch: %s\ncompiler: %s\nbase: %s\n",
-		 RECIPE_KEY_FORMAT, source_id, arch, compiler, r->base);
+		 with_patches ? RECIPE_KEY_FORMAT : RECIPE_WORK_FORMAT, source_id, arch, compiler, r->base);
 	recipe_fragments(r, root, arch, &frags);
 	for (size_t i = 0; i < frags.nr && !rc; i++) {
 		char hex[65];
