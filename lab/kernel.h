@@ -67,7 +67,7 @@ struct kernel {
 	char patch_subjects[4096];    /* the same patches' subjects, one a line */
 	/* Built from a source tree (`--kernel DIR`); all "" otherwise. */
 	char tree[PATH_MAX];          /* the tree, absolute */
-	char tree_describe[128];      /* `git describe --always --dirty --tags`; "" not a git tree */
+	char tree_describe[128];      /* `git describe --always --tags`, "-dirty" added when the diff is not empty; "" not a git tree */
 	char tree_diff_sha256[65];    /* of `git diff HEAD`; "" none or not git */
 	char config_sha256[65];       /* of the final .config */
 	char selftests[PATH_MAX];     /* kselftest/ built from the same source; "" none */

@@ -299,7 +299,8 @@ int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65
 {
 	/* --no-optional-locks: not even the index's stat cache is rewritten. */
 	const char *inside[] = { "git", "--no-optional-locks", "-C", dir, "rev-parse", "--is-inside-work-tree", NULL };
-	const char *desc[] = { "git", "--no-optional-locks", "-C", dir, "describe", "--always", "--dirty", "--tags", NULL };
+	/* Not --dirty: it rewrites the index even with --no-optional-locks (git 2.39); the diff says. */
+	const char *desc[] = { "git", "--no-optional-locks", "-C", dir, "describe", "--always", "--tags", NULL };
 	const char *diff[] = { "git", "--no-optional-locks", "-C", dir, "diff", "HEAD", "--no-ext-diff",
 			       "--no-color", NULL };
 	char *dotgit = xprintf("%s/.git", dir), out[256];
@@ -311,12 +312,14 @@ int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65
 	if (!is_git || proc_capture(inside, out, sizeof(out), &ignored) != 0)
 		return 0;
 	if (proc_capture(desc, describe, cap, err) != 0)
-		return error_set(err, "`git -C %s describe --always --dirty` failed; is the tree's "
+		return error_set(err, "`git -C %s describe --always --tags` failed; is the tree's "
 				 "repository whole?", dir);
 	describe[strcspn(describe, "\n")] = '\0';
 	if (hash_output(diff, diff_sha256, &empty, err))
 		return -1;
 	if (empty)
 		diff_sha256[0] = '\0';
+	else if (strlen(describe) + 7 < cap)
+		strcat(describe, "-dirty");
 	return 1;
 }

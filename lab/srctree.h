@@ -47,7 +47,7 @@ int srctree_sync(const char *from, const char *to, struct srctree_sync_stats *st
 		 struct error *err);
 
 /*
- * If dir is a git work tree: 1, describe = `git describe --always --dirty --tags`,
+ * If dir is a git work tree: 1, describe = `git describe --always --tags`, "-dirty" added when the diff is not empty,
  * diff_sha256 = sha256 of `git diff HEAD` ("" when there is no uncommitted
  * change).  0 if it is not a git tree (both ""); -1 with err if git failed.
  */
