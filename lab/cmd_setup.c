@@ -47,6 +47,7 @@ static const struct host_package {
 	{ "ccache", "kernel builds are cached per object and rebuild in seconds" },
 	{ "patch", "applies recipe patch series" },
 	{ "xz-utils", "unpacks Debian's linux-source tarball" },
+	{ "libcap-dev", "the kernel's mm selftests memfd_secret and mlock-random-test link libcap (kselftest-mm)" },
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
 
