@@ -54,6 +54,8 @@ struct vmtest {
 	char cmd[512];
 };
 
+static long meminfo_kb(const char *key);
+
 static struct vmtest tests[MAX_TESTS];
 static int nr_tests;
 static char *failures, *config;
@@ -207,6 +209,35 @@ static const char *category_unfit(const char *cat, char *why, size_t cap)
 	return NULL;
 }
 
+/*
+ * Single tests that need more than their category: a kernel option, or
+ * memory (mremap_test maps 2 GiB regions, which a smaller guest refuses).
+ */
+static const char *program_unfit(const char *name, char *why, size_t cap)
+{
+	static const struct { const char *name, *option; long min_mib; } needs[] = {
+		{ "hugetlb-soft-offline", "CONFIG_MEMORY_FAILURE", 0 },
+		{ "hugetlb-read-hwpoison", "CONFIG_MEMORY_FAILURE", 0 },
+		{ "map_populate", "CONFIG_UNIX", 0 },   /* socketpair(AF_UNIX) */
+		{ "mremap_test", NULL, 3072 },
+	};
+
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		if (strcmp(name, needs[i].name))
+			continue;
+		if (needs[i].option && !config_on(needs[i].option)) {
+			snprintf(why, cap, "the kernel has no %s", needs[i].option);
+			return why;
+		}
+		if (needs[i].min_mib && meminfo_kb("MemTotal:") / 1024 < needs[i].min_mib) {
+			snprintf(why, cap, "needs %ld MiB of memory, the guest has %ld", needs[i].min_mib,
+				 meminfo_kb("MemTotal:") / 1024);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 /* Why this test line cannot run as a plain program here, or NULL; bin gets its program's path. */
 static const char *test_unfit(const char *cmd, char *bin, size_t bcap, char *why, size_t cap)
 {
@@ -226,7 +257,7 @@ static const char *test_unfit(const char *cmd, char *bin, size_t bcap, char *why
 		return why;
 	}
 	if (!access(bin, X_OK))
-		return NULL;
+		return program_unfit(name, why, cap);
 	if (failures) {
 		char want[160];
 
