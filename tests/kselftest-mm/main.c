@@ -438,7 +438,7 @@ static int run_category(const char *cat, int first)
 			       skip_line[0] ? skip_line : "exit status 4 (KSFT_SKIP)");
 			skipped++;
 			if (!reason[0])
-				snprintf(reason, sizeof(reason), "%s", cmd);
+				snprintf(reason, sizeof(reason), "%s: %s", cmd, skip_line[0] ? skip_line : "exit 4");
 		} else {
 			printf("    not ok %d %s\n    # %s %d\n", k + 1, cmd,
 			       WIFSIGNALED(status) ? "killed by signal" : "exit status",
