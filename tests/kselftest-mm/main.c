@@ -461,6 +461,16 @@ static int run_category(const char *cat, int first)
 	return 1;
 }
 
+/* shm_open() (rmap's migrate.shm) needs a tmpfs on /dev/shm; mounted unless the guest has one. */
+static void shm_mounted(void)
+{
+	struct stat dev, shm;
+
+	mkdir("/dev/shm", 01777);
+	if (!stat("/dev", &dev) && !stat("/dev/shm", &shm) && dev.st_dev == shm.st_dev)
+		mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+}
+
 int main(void)
 {
 	const char *cats[MAX_CATS];
@@ -486,6 +496,7 @@ int main(void)
 	/* The selftests want these, as run_vmtests.sh's environment has them. */
 	mkdir("/tmp", 01777);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	shm_mounted();
 	for (int i = 0; i < nr_tests; i++) {
 		int seen = 0;
 
