@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib.bash"
 make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 $NUMALAB run --topo 2node --kernel stock --tests kselftest-mm --timeout 1500 --out "$SCRATCH/k" \
-	--append numalab.kselftest_mm=mmap,mremap,mlock,madv_populate,vma_merge,mkdirty,mdwe,migration,hmm,hugetlb \
+	--append numalab.kselftest_mm=mmap,mremap,mlock,madv_populate,vma_merge,mkdirty,mdwe,migration,hmm,rmap,soft_dirty \
 	>"$SCRATCH/out" 2>"$SCRATCH/err"
 echo "# kselftest-mm exited $? ($(grep -cE '^        (not )?ok ' "$SCRATCH/out") nested results)"
 # Depths: the suite's results (categories) 4 spaces in, a category's tests 8,
