@@ -28,7 +28,6 @@ static const struct kbuild_arch {
 	  "arch/loongarch/boot/vmlinux.efi" },
 };
 
-
 struct build {
 	const char *root;          /* project root */
 	const char *spec;          /* the recipe's */
@@ -226,7 +225,7 @@ static int use_tree(struct build *b, const char *dir, struct error *err)
 	return 0;
 }
 
-/* The patch at r->patches[i], read by patch.h, kept in b->sets; errors are the caller's to judge. */
+/* The patches of the file path (patch.h), kept as the next of b->sets; errors are the caller's to judge. */
 static int read_patches(struct build *b, const char *path, struct patch_set **set, struct error *err)
 {
 	struct buf text = BUF_INIT;
