@@ -12,6 +12,10 @@ listing() { (cd "$tree" && find . -printf '%P %s %T@ %m\n' | LC_ALL=C sort | sha
 before=$(listing)
 
 expect_rc 0 $NUMALAB run --topo 2node --kernel "$tree" --tests topology --out "$SCRATCH/r1"
+# The scratch tree's work tree in the cache (~2 GB) goes with the test.
+work=$(sed -n 's/^numalab: copying .* into \(.*\)\/src (.*/\1/p' "$SCRATCH/err")
+[ -n "$work" ] || fail "no work tree named in $SCRATCH/err"
+trap 'rm -rf "$SCRATCH" "$work" "$work.lock"' EXIT
 cell=$(cell_dir "$SCRATCH/r1")
 expect_grep '^kernel.release: 7\.2\.13-byo' "$cell/meta"
 expect_grep "^kernel.tree: $tree\$" "$cell/meta"
