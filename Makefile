@@ -50,7 +50,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
 UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
 
 TIMEOUT ?=
-RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
+RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(foreach p,$(PATCH),--patch $(p)) $(if $(TESTS),--tests $(TESTS)) \
 	   $(if $(BACKEND),--backend $(BACKEND)) $(if $(URI),--uri $(URI)) $(if $(HOST_NODES),--host-nodes $(HOST_NODES)) \
 	   $(if $(ACCEL),--accel $(ACCEL)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
 	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE)) \

@@ -30,8 +30,12 @@ static const char help[] =
 	"                     NAME.numalab declares its conventions (repeatable;\n"
 	"                     docs/byo.md)\n"
 	"  --topo NAME|FILE   topologies/NAME.topo or a topology file (required)\n"
-	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian)\n"
-	"                     or a kernel image file\n"
+	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian),\n"
+	"                     a recipe (kernels/recipes), a kernel source tree (built\n"
+	"                     as it is, out of tree, in the cache) or a kernel image file\n"
+	"  --patch FILE       apply FILE's patches (git format-patch, an mbox series,\n"
+	"                     a mail quoting a patch) to a kernel built from source;\n"
+	"                     repeatable, in order (docs/byo.md)\n"
 	"  --tests LIST|none  comma-separated guest tests (default: the topology's)\n"
 	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
 	"  --out DIR          results root (default: results)\n"
@@ -61,6 +65,7 @@ static const char help[] =
 static const struct option options[] = {
 	{ "topo", required_argument, NULL, 't' },
 	{ "kernel", required_argument, NULL, 'k' },
+	{ "patch", required_argument, NULL, 'p' },
 	{ "tests", required_argument, NULL, 'T' },
 	{ "timeout", required_argument, NULL, 'o' },
 	{ "out", required_argument, NULL, 'O' },
@@ -115,6 +120,7 @@ struct report_files {
 static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o, struct strvec *rw,
 		      struct strvec *dirs, struct report_files *files)
 {
+	static const char *patches[64];
 	int c;
 
 	opterr = 0;
@@ -123,6 +129,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 		switch (c) {
 		case 't': o->topo = optarg; break;
 		case 'k': o->kernel = optarg; break;
+		case 'p':
+			if (o->nr_patches == (int)(sizeof(patches) / sizeof(patches[0])))
+				return command_usage_error(cmd, "more than %d --patch files", o->nr_patches);
+			if (access(optarg, R_OK))
+				return command_usage_error(cmd, "--patch %s: %s", optarg, strerror(errno));
+			patches[o->nr_patches++] = optarg;
+			o->patches = patches;
+			break;
 		case 'T': o->tests = optarg; break;
 		case 'O': o->out = optarg; break;
 		case 'a': o->accel = optarg; break;

@@ -50,6 +50,7 @@ static const struct host_package {
 	{ "patch", "applies recipe patch series" },
 	{ "lz4", "kernel build: the x86 lab kernel is LZ4-compressed (it unpacks fast under TCG)" },
 	{ "xz-utils", "unpacks Debian's linux-source tarball" },
+	{ "libcap-dev", "the kernel's mm selftests memfd_secret and mlock-random-test link libcap (kselftest-mm)" },
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
 

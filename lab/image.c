@@ -261,8 +261,23 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	return mkdir_p(dir, err) || write_base(out, manifest, guest_dir, topo_arch_name(arch), err) ? -1 : 0;
 }
 
-/* Every regular file of dir/mm as lab/kselftest/mm/NAME. */
-static int add_kselftests(struct cpio_stream *s, const char *dir, struct error *err)
+/*
+ * Does the run need the kernel selftest file name?  All of them for the
+ * suite kselftest-mm; else only one a guest test of the same name runs
+ * (tests/khugepaged runs kselftest/mm/khugepaged): the whole set is tens of
+ * MB of initramfs, read and unpacked at every boot.
+ */
+static int kselftest_wanted(const struct run_part *run, const char *name)
+{
+	for (int i = 0; run->tests[i]; i++)
+		if (!strcmp(run->tests[i], "kselftest-mm") || !strcmp(run->tests[i], name))
+			return 1;
+	return 0;
+}
+
+/* The regular files of dir/mm the run needs, as lab/kselftest/mm/NAME. */
+static int add_kselftests(struct cpio_stream *s, const char *dir, const struct run_part *run,
+			  struct error *err)
 {
 	char *mm = xprintf("%s/mm", dir);
 	DIR *d = opendir(mm);
@@ -278,8 +293,8 @@ static int add_kselftests(struct cpio_stream *s, const char *dir, struct error *
 		struct buf bin = BUF_INIT;
 		struct stat st;
 
-		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
-		    !(rc = read_file(path, &bin, err)))
+		if (e->d_name[0] != '.' && kselftest_wanted(run, e->d_name) && !stat(path, &st) &&
+		    S_ISREG(st.st_mode) && !(rc = read_file(path, &bin, err)))
 			cpio_add(&s->pending, name, 0100755, bin.data, bin.len);
 		buf_free(&bin);
 		cpio_flush(s);
@@ -478,7 +493,7 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 		cpio_flush(&st);
 	}
 	if (!rc && run->kselftest && *run->kselftest)
-		rc = add_kselftests(&st, run->kselftest, err);
+		rc = add_kselftests(&st, run->kselftest, run, err);
 	if (!rc && run->guest_file)
 		rc = add_guest_file(&st, run->guest_file, err);
 	/* The user's suites and the kernel's config are small: one flush each. */

@@ -1,8 +1,12 @@
 #include "kbuild.h"
+#include "kselftest.h"
+#include "patch.h"
 #include "proc.h"
+#include "srctree.h"
 #include "toolroot.h"
 #include "vm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,12 +28,10 @@ static const struct kbuild_arch {
 	  "arch/loongarch/boot/vmlinux.efi" },
 };
 
-/* The kernel's mm selftests the guest image gets (tests/khugepaged runs them). */
-static const char *const selftests[] = { "khugepaged", NULL };
-
 struct build {
 	const char *root;          /* project root */
-	const char *spec;
+	const char *spec;          /* the recipe's */
+	char name[160];            /* the kernel's: spec, "tree-DIRNAME", "+Npatches" appended */
 	const struct kbuild_arch *a;
 	struct recipe r;
 	char toolroot[PATH_MAX];   /* LoongArch: the toolchain root; "" host tools */
@@ -40,6 +42,11 @@ struct build {
 	char work[PATH_MAX], src[PATH_MAX + 8], obj[PATH_MAX + 8], log[PATH_MAX + 16];
 	char done[PATH_MAX];       /* the finished directory */
 	struct strvec env;
+	/* Every patch of r read by patch.h (for its subject and to explain a failure); NULL if unreadable. */
+	const struct patch *parsed[RECIPE_MAX_PATCHES];
+	struct patch_set sets[RECIPE_MAX_PATCHES];
+	int nr_sets;
+	char tree_describe[128], tree_diff[65];   /* RECIPE_SOURCE_TREE: srctree_git() */
 };
 
 static const struct kbuild_arch *find_arch(const char *arch)
@@ -156,6 +163,14 @@ static int source_identity(struct build *b, struct error *err)
 		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
 		return 0;
 	}
+	case RECIPE_SOURCE_TREE:
+		/* The listing, not the content: cheap enough to run before every build. */
+		if (srctree_check_clean(r->source_ref, err) || srctree_manifest(r->source_ref, hex, err) ||
+		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err) < 0)
+			return KERNEL_BAD_INPUT;
+		snprintf(b->source_id, sizeof(b->source_id), "tree:%s listing-sha256:%s", r->source_ref, hex);
+		snprintf(b->tree_id, sizeof(b->tree_id), "tree:%s", r->source_ref);
+		return 0;
 	}
 	return -1;
 }
@@ -188,23 +203,137 @@ static int override_source(struct recipe *r, const char *dir, const char *rev, s
 	return 0;
 }
 
-/* Recipe, tools and keys: everything but the build itself.  git_dir: see kbuild_kernel_at(). */
+/* Build the recipe from the source tree dir, as it is. */
+static int use_tree(struct build *b, const char *dir, struct error *err)
+{
+	char base[64];
+	const char *slash;
+	size_t n = 0;
+
+	if (!realpath(dir, b->r.source_ref))
+		return error_set(err, "kernel tree %s: %s", dir, strerror(errno));
+	if (!srctree_is_kernel(b->r.source_ref))
+		return error_set(err, "%s is not a kernel source tree (no Makefile, Kconfig, mm/, arch/ "
+				 "and scripts/kconfig/); give the top of one", dir);
+	b->r.source = RECIPE_SOURCE_TREE;
+	b->r.rev[0] = '\0';
+	slash = strrchr(b->r.source_ref, '/');
+	for (const char *c = slash ? slash + 1 : b->r.source_ref; *c && n < sizeof(base) - 1; c++)
+		base[n++] = strchr("+/ \t", *c) ? '_' : *c;
+	base[n] = '\0';
+	snprintf(b->name, sizeof(b->name), "tree-%s", n ? base : "root");
+	return 0;
+}
+
+/* The patches of the file path (patch.h), kept as the next of b->sets; errors are the caller's to judge. */
+static int read_patches(struct build *b, const char *path, struct patch_set **set, struct error *err)
+{
+	struct buf text = BUF_INIT;
+	int rc = read_file(path, &text, err);
+
+	*set = &b->sets[b->nr_sets];
+	if (!rc)
+		rc = patch_parse(path, buf_str(&text), text.len, *set, err);
+	if (!rc)
+		b->nr_sets++;
+	buf_free(&text);
+	return rc;
+}
+
+/* --patch files: every patch they hold joins the series as CACHE/patches/SHA256.patch. */
+static int add_patch_files(struct build *b, const struct kernel_request *req, struct error *err)
+{
+	char *dir = xprintf("%s/patches", lab_cache_dir());
+	int rc = mkdir_p(dir, err);
+
+	for (int i = 0; !rc && req && i < req->nr_patches; i++) {
+		const char *file = req->patches[i], *slash = strrchr(file, '/');
+		struct patch_set *set;
+
+		if (b->nr_sets == RECIPE_MAX_PATCHES || read_patches(b, file, &set, err)) {
+			rc = b->nr_sets == RECIPE_MAX_PATCHES ? error_set(err, "more than %d patches; "
+				"apply fewer", RECIPE_MAX_PATCHES) : error_prefix(err, "--patch");
+			break;
+		}
+		for (int k = 0; !rc && k < set->nr; k++) {
+			const struct patch *p = &set->items[k];
+			struct recipe_patch *rp = &b->r.patches[b->r.nr_patches];
+
+			if (b->r.nr_patches == RECIPE_MAX_PATCHES) {
+				rc = error_set(err, "--patch %s: more than %d patches in the series; apply fewer",
+					       file, RECIPE_MAX_PATCHES);
+				break;
+			}
+			memset(rp, 0, sizeof(*rp));
+			snprintf(rp->path, sizeof(rp->path), "%s/%s.patch", dir, p->sha256);
+			memcpy(rp->sha256, p->sha256, 65);
+			if (set->nr > 1) {
+				snprintf(rp->origin, sizeof(rp->origin), "%s#%d", file, k + 1);
+				snprintf(rp->name, sizeof(rp->name), "%s#%d", slash ? slash + 1 : file, k + 1);
+			} else {
+				snprintf(rp->origin, sizeof(rp->origin), "%s", file);
+				snprintf(rp->name, sizeof(rp->name), "%s", slash ? slash + 1 : file);
+			}
+			snprintf(rp->subject, sizeof(rp->subject), "%s", p->subject);
+			b->parsed[b->r.nr_patches++] = p;
+			if (!file_exists(rp->path))
+				rc = write_file_atomic(rp->path, p->diff.data, p->diff.len, err);
+		}
+	}
+	free(dir);
+	return rc;
+}
+
+/* The recipe's own patches by patch.h: their subjects, and hunk headers should one fail. */
+static void read_recipe_patches(struct build *b)
+{
+	struct error ignored;
+	struct patch_set *set;
+
+	for (int i = 0; i < b->r.nr_patches && b->nr_sets < RECIPE_MAX_PATCHES; i++)
+		if (!read_patches(b, b->r.patches[i].path, &set, &ignored)) {
+			b->parsed[i] = &set->items[0];
+			snprintf(b->r.patches[i].subject, sizeof(b->r.patches[i].subject), "%s",
+				 set->items[0].subject);
+		}
+}
+
+/*
+ * Recipe, tools and keys: everything but the build itself.  git_dir: see
+ * kbuild_kernel_at(); tree and req: see kbuild_kernel_request().
+ */
 static int prepare(struct build *b, const char *root, const char *spec, const char *arch,
-		   const char *git_dir, const char *rev, struct error *err)
+		   const char *git_dir, const char *rev, const char *tree,
+		   const struct kernel_request *req, struct error *err)
 {
 	struct toolroot_tools tools;
-	int rc;
+	int rc, user_patches;
 
 	memset(b, 0, sizeof(*b));
 	b->root = root;
 	b->spec = spec;
+	snprintf(b->name, sizeof(b->name), "%s", spec);
 	if (!(b->a = find_arch(arch)))
 		return error_set(err, "internal: no kernel build for arch %s", arch), KERNEL_BAD_INPUT;
 	rc = recipe_load(root, spec, &b->r, err);
 	if (!rc && git_dir)
 		rc = override_source(&b->r, git_dir, rev, err);
+	if (!rc && tree)
+		rc = use_tree(b, tree, err);
+	if (!rc)
+		read_recipe_patches(b);
+	user_patches = b->r.nr_patches;
+	if (!rc)
+		rc = add_patch_files(b, req, err);
 	if (rc)
 		return KERNEL_BAD_INPUT;
+	user_patches = b->r.nr_patches - user_patches;
+	if (user_patches) {
+		size_t used = strlen(b->name);
+
+		snprintf(b->name + used, sizeof(b->name) - used, "+%dpatch%s", user_patches,
+			 user_patches > 1 ? "es" : "");
+	}
 	if (strcmp(arch, "x86_64")) {
 		if (toolroot_tools(&tools, 0, err))
 			return -1;
@@ -223,21 +352,23 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	snprintf(b->src, sizeof(b->src), "%s/src", b->work);
 	snprintf(b->obj, sizeof(b->obj), "%s/obj", b->work);
 	snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
-	snprintf(b->done, sizeof(b->done), "%s/kernels/recipe-%s-%s-%s", lab_cache_dir(), spec, arch,
-		 b->key);
+	snprintf(b->done, sizeof(b->done), "%s/kernels/%s%s-%s-%s", lab_cache_dir(),
+		 tree ? "" : "recipe-", b->name, arch, b->key);
 	return 0;
 }
 
 static void build_free(struct build *b)
 {
 	strvec_clear(&b->env);
+	for (int i = 0; i < b->nr_sets; i++)
+		patch_set_free(&b->sets[i]);
 }
 
 int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
 		   struct buf *text, struct error *err)
 {
 	struct build *b = xmalloc(sizeof(*b));
-	int rc = prepare(b, root, spec, arch, NULL, NULL, err);
+	int rc = prepare(b, root, spec, arch, NULL, NULL, NULL, NULL, err);
 
 	if (!rc) {
 		memcpy(key, b->key, 17);
@@ -293,6 +424,8 @@ static int extract_source(struct build *b, const char *into, struct error *err)
 		return proc_run_logged("git clone", argv, NULL, NULL, b->log, err) ||
 		       git_checkout(b, into, err) ? -1 : 0;
 	}
+	case RECIPE_SOURCE_TREE:   /* mirrored by sync_tree(), never unpacked */
+		break;
 	}
 	return -1;
 }
@@ -322,6 +455,8 @@ static int move_git_tree(struct build *b, struct error *err)
 	return rc;
 }
 
+static int sync_tree(struct build *b, struct error *err);
+
 /* src/ holds exactly b->source_id, pristine or with the series recorded in applied/. */
 static int ensure_source(struct build *b, struct error *err)
 {
@@ -331,6 +466,12 @@ static int ensure_source(struct build *b, struct error *err)
 	struct error ignored;
 	int rc = 0;
 
+	if (b->r.source == RECIPE_SOURCE_TREE) {
+		free(stamp);
+		free(tmp);
+		free(applied);
+		return sync_tree(b, err);
+	}
 	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) ||
 	    !file_exists(b->src) || move_git_tree(b, &ignored)) {
 		fprintf(stderr, "numalab: unpacking %s\n", b->source_id);
@@ -396,33 +537,6 @@ static int write_applied(const struct build *b, const struct applied *ap, struct
 	return rc;
 }
 
-/* `patch` output → "FILE hunk #N FAILED at L" (or the first line that says why). */
-static void patch_failure(const char *out, char *why, size_t cap)
-{
-	char file[256] = "?";
-	const char *p = out;
-
-	snprintf(why, cap, "%.*s", (int)strcspn(out, "\n"), out);
-	for (; *p; p = next_line(p)) {
-		int hunk, line;
-
-		if (sscanf(p, "checking file %255s", file) == 1 || sscanf(p, "patching file %255s", file) == 1)
-			continue;
-		if (sscanf(p, "Hunk #%d FAILED at %d", &hunk, &line) == 2) {
-			snprintf(why, cap, "%s hunk #%d FAILED at line %d", file, hunk, line);
-			return;
-		}
-		if (strstr(p, "Reversed (or previously applied)")) {
-			snprintf(why, cap, "%s: already applied (or reversed)", file);
-			return;
-		}
-		if (!strncmp(p, "can't find file to patch", 24)) {
-			snprintf(why, cap, "a file it patches does not exist in this source");
-			return;
-		}
-	}
-}
-
 static int patch_cmd(struct build *b, const char *patch, int reverse, int dry, char *out,
 		     size_t cap, struct error *err)
 {
@@ -448,15 +562,20 @@ static int patch_cmd(struct build *b, const char *patch, int reverse, int dry, c
 static int apply_one(struct build *b, int i, struct applied *ap, struct error *err)
 {
 	const struct recipe_patch *p = &b->r.patches[i];
-	char out[8192], why[512];
+	char out[8192], why[800];
 	char *copy = applied_copy(b, i);
 	int rc = patch_cmd(b, p->path, 0, 1, out, sizeof(out), err);
 
 	if (rc == 0)
 		rc = patch_cmd(b, p->path, 0, 0, out, sizeof(out), err);
 	if (rc != 0) {
-		patch_failure(out, why, sizeof(why));
+		patch_explain_failure(b->parsed[i], out, why, sizeof(why));
 		free(copy);
+		if (p->origin[0])
+			return error_set(err, "--patch %s: \"%s\" does not apply to %s%s: %s; it needs "
+					 "porting to this base (try: patch -p1 --dry-run -d %s -i %s)",
+					 p->origin, p->subject, b->source_id, i ? " with the patches "
+					 "before it" : "", why, b->src, p->path), KERNEL_BAD_INPUT;
 		return error_set(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
 				 "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
 				 strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path),
@@ -507,6 +626,78 @@ static int apply_series(struct build *b, struct error *err)
 	}
 	for (int i = ap.nr; !rc && i < b->r.nr_patches; i++)
 		rc = apply_one(b, i, &ap, err);
+	return rc;
+}
+
+/* The files the applied copies change, as their diffs name them. */
+static void patched_files(const struct build *b, const struct applied *ap, struct strvec *out)
+{
+	for (int i = 0; i < ap->nr; i++) {
+		char *copy = applied_copy(b, i);
+		struct buf text = BUF_INIT;
+		struct patch_set set;
+		struct error ignored;
+
+		if (!read_file(copy, &text, &ignored) &&
+		    !patch_parse(copy, buf_str(&text), text.len, &set, &ignored)) {
+			for (int k = 0; k < set.nr; k++)
+				for (int f = 0; f < set.items[k].nr_files; f++)
+					strvec_pushf(out, "%s/%s", b->src, set.items[k].files[f].path);
+			patch_set_free(&set);
+		}
+		buf_free(&text);
+		free(copy);
+	}
+}
+
+/*
+ * A tree's mirror: the old series taken out, then synced with the tree
+ * (srctree.h), so src/ is the tree as it is now; apply_series() puts the
+ * series back.  Files the old series changed get the current time: the sync
+ * gave them the tree's older mtime back, but their objects were built from
+ * the patched text.  A mirror that cannot be restored is copied afresh,
+ * without its objects.
+ */
+static int sync_tree(struct build *b, struct error *err)
+{
+	char *stamp = xprintf("%s/source-id", b->work), *applied = xprintf("%s/applied", b->work);
+	struct strvec touched = STRVEC_INIT;
+	struct srctree_sync_stats st;
+	struct buf have = BUF_INIT;
+	struct error ignored;
+	struct applied ap;
+	double t0 = now_s();
+	int rc;
+
+	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) || !file_exists(b->src)) {
+		fprintf(stderr, "numalab: copying %s into %s (the tree itself is only read)\n",
+			b->r.source_ref, b->src);
+		remove_tree(b->src);
+		remove_tree(b->obj);
+		remove_tree(applied);
+		unlink(stamp);
+	} else {
+		read_applied(b, &ap);
+		patched_files(b, &ap, &touched);
+		if (unapply_to(b, &ap, 0, err)) {
+			fprintf(stderr, "numalab: %s; copying the tree again\n", err->msg);
+			remove_tree(b->src);
+			remove_tree(b->obj);
+			remove_tree(applied);
+		}
+	}
+	rc = srctree_sync(b->r.source_ref, b->src, &st, err);
+	for (size_t i = 0; !rc && i < touched.nr; i++)
+		utimensat(AT_FDCWD, touched.items[i], NULL, 0);
+	if (!rc)
+		rc = write_file_atomic(stamp, b->tree_id, strlen(b->tree_id), err);
+	if (!rc)
+		fprintf(stderr, "numalab: %s mirrored: %ld files, %ld copied, %ld removed (%.1f s)\n",
+			b->r.source_ref, st.files, st.copied, st.removed, now_s() - t0);
+	strvec_clear(&touched);
+	buf_free(&have);
+	free(stamp);
+	free(applied);
 	return rc;
 }
 
@@ -656,7 +847,7 @@ static void show_progress(const struct build *b, double start, int tty)
 	if (!tty)
 		return;
 	last_line(b->log, line, sizeof(line));
-	fprintf(stderr, "\r\033[Knumalab: [%5.0fs] building %s (%s): %.80s", now_s() - start, b->spec,
+	fprintf(stderr, "\r\033[Knumalab: [%5.0fs] building %s (%s): %.80s", now_s() - start, b->name,
 		b->a->arch, line);
 }
 
@@ -675,7 +866,7 @@ static int make_image(struct build *b, struct error *err)
 	fd = open(b->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, "cannot write %s: %s", b->log, strerror(errno));
-	fprintf(stderr, "numalab: building %s for %s (log %s)\n", b->spec, b->a->arch, b->log);
+	fprintf(stderr, "numalab: building %s for %s (log %s)\n", b->name, b->a->arch, b->log);
 	proc_init(&p, strvec_argv(&full));
 	p.env = strvec_argv(&b->env);
 	p.out = p.err = fd;
@@ -700,13 +891,13 @@ static int make_image(struct build *b, struct error *err)
 	}
 	if (rc > 0 && vm_interrupted()) {
 		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "
-			       "continues in %s", b->spec, b->a->arch, vm_interrupted(), b->work);
+			       "continues in %s", b->name, b->a->arch, vm_interrupted(), b->work);
 	} else if (rc > 0) {
 		struct buf lines = BUF_INIT;
 
 		error_lines(b->log, 6, &lines);
 		rc = error_set(err, "building %s for %s failed (make exited %d):%s\n  full log: %s",
-			       b->spec, b->a->arch, rc, buf_str(&lines), b->log);
+			       b->name, b->a->arch, rc, buf_str(&lines), b->log);
 		buf_free(&lines);
 	}
 	strvec_clear(&argv);
@@ -719,23 +910,29 @@ static int make_image(struct build *b, struct error *err)
 /*
  * The mm selftests' Makefile writes local_config.{h,mk} into the source tree
  * (check_config.sh) and headers_install needs rsync: both are done by hand
- * into obj/kselftest/ so the source stays as patched.
+ * into obj/kselftest/ so the source stays as patched.  Every target is
+ * built (`make -k`, serially so the log says which error stopped which
+ * target); those that fail are listed with why (kselftest.h), the rest of
+ * the kernel build does not depend on them.
  */
-static int build_selftests(struct build *b, struct error *err)
+static int build_selftests(struct build *b, char *note, size_t cap, struct error *err)
 {
 	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
 	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
 	char *cc = xprintf("CC=%sgcc", b->a->cross), *out = xprintf("%s/kselftest/mm", b->obj);
+	char *log = xprintf("%s/kselftest/build.log", b->obj), *script = xprintf("%s/run_vmtests.sh", mm);
 	const char *headers[] = { "headers", NULL };
 	/* check_config.sh probes $CC and writes its two files into the current directory. */
 	const char *probe[] = { "env", cc, "sh", check, NULL };
-	struct strvec argv = STRVEC_INIT;
+	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
+	struct buf text = BUF_INIT, list = BUF_INIT;
+	char *path;
 	int rc = run_make(b, "make headers", headers, err) || mkdir_p(cfg, err) || mkdir_p(out, err) ||
-		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0;
+		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0, failed = 0, made;
 
-	for (int i = 0; !rc && selftests[i]; i++) {
-		strvec_clear(&argv);
+	if (!rc) {
 		strvec_push(&argv, "make");
+		strvec_push(&argv, "-k");
 		strvec_pushf(&argv, "-C%s", mm);
 		strvec_pushf(&argv, "-I%s", cfg);
 		strvec_push(&argv, "LOCAL_HDRS=");
@@ -746,17 +943,50 @@ static int build_selftests(struct build *b, struct error *err)
 		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
 		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
 		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
-		strvec_push(&argv, "LDFLAGS=-static");
-		strvec_pushf(&argv, "%s/%s", out, selftests[i]);
-		rc = run_tool(b, "make selftest", strvec_argv(&argv), err);
+		/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
+		strvec_push(&argv, "LDFLAGS=-static -s");
+		strvec_push(&argv, "all");
+		wrap(b, strvec_argv(&argv), &full);
+		unlink(log);
+		/* make -k exits non-zero if any target failed: the log says which. */
+		made = proc_run_logged("make selftests", strvec_argv(&full), NULL, strvec_argv(&b->env), log, err);
+		if (!read_file(log, &text, err)) {
+			failed = kselftest_build_failures(buf_str(&text), &list);
+			path = xprintf("%s/%s", out, KSELFTEST_FAILURES);
+			rc = write_file_atomic(path, list.data ? list.data : "", list.len, err);
+			free(path);
+		} else {
+			rc = -1;
+		}
+		if (!rc && made && !failed)
+			rc = -1;   /* it failed and no target says why: err has make's line */
+	}
+	buf_free(&text);
+	if (!rc && !read_file(script, &text, err)) {
+		struct buf plan = BUF_INIT;
+		int n = kselftest_plan(buf_str(&text), &plan);
+
+		path = xprintf("%s/%s", out, KSELFTEST_PLAN);
+		rc = write_file_atomic(path, plan.data ? plan.data : "", plan.len, err);
+		free(path);
+		buf_free(&plan);
+		snprintf(note, cap, "built; %d of run_vmtests.sh's tests; %d targets did not build "
+			 "(kselftest/mm/%s)", n, failed, KSELFTEST_FAILURES);
+	} else if (!rc) {
+		rc = error_prefix(err, "no run_vmtests.sh");
 	}
 	strvec_clear(&argv);
+	strvec_clear(&full);
+	buf_free(&text);
+	buf_free(&list);
 	free(mm);
 	free(cfg);
 	free(check);
 	free(hdr);
 	free(cc);
 	free(out);
+	free(log);
+	free(script);
 	return rc;
 }
 
@@ -769,6 +999,13 @@ static void build_meta(struct build *b, const char *config_sha, const char *self
 
 	buf_addf(out, "recipe: %s (%s)\nkey: %s\n", b->spec, b->r.path, b->key);
 	recipe_key_text(&b->r, b->root, b->a->arch, b->source_id, b->compiler, 1, out, &ignored);
+	for (int i = 0; i < b->r.nr_patches; i++)
+		buf_addf(out, "patch.subject: %s\n", b->r.patches[i].subject[0] ? b->r.patches[i].subject :
+			 "(none)");
+	if (b->r.source == RECIPE_SOURCE_TREE)
+		buf_addf(out, "tree: %s\ntree.describe: %s\ntree.diff_sha256: %s\n", b->r.source_ref,
+			 b->tree_describe[0] ? b->tree_describe : "(not a git tree)",
+			 b->tree_diff[0] ? b->tree_diff : "(no uncommitted change)");
 	buf_addf(out, "config.sha256: %s\nselftests: %s\n", config_sha, selftest_note);
 }
 
@@ -779,6 +1016,34 @@ static int copy_into(const char *dir, const char *from, const char *name, struct
 	int rc = mkdir_p(dir, err) ? -1 : copy_file(from, to, err);
 
 	free(to);
+	return rc;
+}
+
+/* obj/kselftest/mm's executables and text files (kselftest.h) into kst, with the kernel's config. */
+static int copy_selftests(struct build *b, const char *kst, const char *config, struct error *err)
+{
+	char *from = xprintf("%s/kselftest/mm", b->obj);
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int rc = 0, any = 0;
+
+	while (d && !rc && (e = readdir(d))) {
+		char *path = xprintf("%s/%s", from, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		    ((st.st_mode & 0111) || !strcmp(e->d_name, KSELFTEST_PLAN) ||
+		     !strcmp(e->d_name, KSELFTEST_FAILURES))) {
+			rc = copy_into(kst, path, e->d_name, err);
+			any = 1;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	if (!rc && any)
+		rc = copy_into(kst, config, KSELFTEST_CONFIG, err);
+	free(from);
 	return rc;
 }
 
@@ -793,13 +1058,7 @@ static int fill_done_dir(struct build *b, const char *tmp, const char *selftest_
 		 copy_into(tmp, image, strrchr(image, '/') + 1, err) ||
 		 copy_into(tmp, config, "config", err) || copy_into(tmp, b->log, "build.log", err) ? -1 : 0;
 
-	for (int i = 0; !rc && selftests[i]; i++) {
-		char *from = xprintf("%s/kselftest/mm/%s", b->obj, selftests[i]);
-
-		if (file_exists(from))
-			rc = copy_into(kst, from, selftests[i], err);
-		free(from);
-	}
+	rc = rc ? rc : copy_selftests(b, kst, config, err);
 	if (!rc) {
 		build_meta(b, config_sha, selftest_note, &meta);
 		rc = write_file_atomic(meta_path, meta.data, meta.len, err);
@@ -853,9 +1112,9 @@ static int build(struct build *b, struct error *err)
 		rc = configure(b, err);
 	if (!rc)
 		rc = make_image(b, err);
-	if (!rc && build_selftests(b, &st)) {
+	if (!rc && build_selftests(b, note, sizeof(note), &st)) {
 		snprintf(note, sizeof(note), "failed: %.200s", st.msg);
-		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->spec, st.msg);
+		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->name, st.msg);
 	}
 	if (!rc)
 		rc = assemble(b, note, err);
@@ -871,7 +1130,7 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	const char *p;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", b->spec);
+	snprintf(out->name, sizeof(out->name), "%s", b->name);
 	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
 	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, strrchr(b->a->image, '/') + 1);
 	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
@@ -883,6 +1142,17 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	snprintf(out->selftests, sizeof(out->selftests), "%s/kselftest", b->done);
 	if (!file_exists(out->selftests))
 		out->selftests[0] = '\0';
+	for (int i = 0; i < b->r.nr_patches; i++) {
+		size_t used = strlen(out->patch_subjects);
+
+		snprintf(out->patch_subjects + used, sizeof(out->patch_subjects) - used, "%s\n",
+			 b->r.patches[i].subject[0] ? b->r.patches[i].subject : "(none)");
+	}
+	if (b->r.source == RECIPE_SOURCE_TREE) {
+		snprintf(out->tree, sizeof(out->tree), "%s", b->r.source_ref);
+		snprintf(out->tree_describe, sizeof(out->tree_describe), "%s", b->tree_describe);
+		snprintf(out->tree_diff_sha256, sizeof(out->tree_diff_sha256), "%s", b->tree_diff);
+	}
 	if (!read_file(path, &meta, &ignored)) {
 		for (p = buf_str(&meta); *p; p = next_line(p)) {
 			size_t n = strcspn(p, "\n"), used = strlen(out->patches);
@@ -899,11 +1169,12 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 }
 
 static int build_kernel(const char *root, const char *spec, const char *arch, const char *git_dir,
-			const char *rev, struct kernel *out, struct error *err)
+			const char *rev, const char *tree, const struct kernel_request *req,
+			struct kernel *out, struct error *err)
 {
 	struct build *b = xmalloc(sizeof(*b));
 	double t0 = now_s();
-	int rc = prepare(b, root, spec, arch, git_dir, rev, err), built = 0;
+	int rc = prepare(b, root, spec, arch, git_dir, rev, tree, req, err), built = 0;
 
 	if (!rc && !file_exists(b->done)) {
 		rc = build(b, err);
@@ -922,11 +1193,17 @@ static int build_kernel(const char *root, const char *spec, const char *arch, co
 int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
 		  struct error *err)
 {
-	return build_kernel(root, spec, arch, NULL, NULL, out, err);
+	return build_kernel(root, spec, arch, NULL, NULL, NULL, NULL, out, err);
+}
+
+int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
+			  const char *arch, struct kernel *out, struct error *err)
+{
+	return build_kernel(root, tree ? "stock" : req->spec, arch, NULL, NULL, tree, req, out, err);
 }
 
 int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
 		     const char *rev, struct kernel *out, struct error *err)
 {
-	return build_kernel(root, spec, arch, git_dir, rev, out, err);
+	return build_kernel(root, spec, arch, git_dir, rev, NULL, NULL, out, err);
 }

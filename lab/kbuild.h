@@ -56,6 +56,26 @@ int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const
 int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
 		   struct buf *text, struct error *err);
 
+/*
+ * As kbuild_kernel(), plus a source tree and --patch files.  tree: NULL, or
+ * a kernel source directory built instead of the recipe's source, as it is:
+ *
+ *   CACHE/kbuild/ARCH-CONFIGKEY/src/   a mirror of the tree (srctree.h),
+ *                                      synced before each build
+ *   CACHE/kernels/tree-NAME-ARCH-KEY/  finished, as for recipes
+ *
+ * The tree is never written; one configured in place is KERNEL_BAD_INPUT.
+ * Its key holds the tree's listing (srctree_manifest()): a tree that did
+ * not change reuses its kernel without running make.
+ *
+ * req->patches: each file is split into its patches (patch.h), each stored
+ * in CACHE/patches/SHA256.patch and applied after the recipe's series, in
+ * order, onto the lab's copy.  One that does not apply is KERNEL_BAD_INPUT
+ * naming the file, the patch's subject, and the file and hunk it fails on.
+ */
+int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
+			  const char *arch, struct kernel *out, struct error *err);
+
 /* 1 if root has a recipe for spec's name. */
 int kbuild_has_recipe(const char *root, const char *spec);
 

@@ -638,25 +638,51 @@ static int unknown_kernel(const struct kernel_lock *lock, const char *name, cons
 			 "one of those names or a recipe name", name, arch, names[0] ? names : "there are none");
 }
 
-int kernel_resolve_in(const char *root, const char *spec, const char *arch,
-		      struct kernel *out, struct error *err)
+static int is_dir(const char *path)
 {
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Patches go onto kernels built from source only. */
+static int not_from_source(const struct kernel_request *req, const char *what, struct error *err)
+{
+	return error_set(err, "--patch %s: %s is not built from source, so there is nothing to patch; "
+			 "use --kernel stock (Debian's 7.2.13 source with the lab's config), another "
+			 "recipe, or a kernel source tree", req->patches[0], what);
+}
+
+int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
+			   struct kernel *out, struct error *err)
+{
+	const char *spec = req->spec;
 	struct kernel_lock *lock;
 	const struct kernel_pin *pin;
 	int is_default = !spec || !*spec, rc;
 
 	if (!arch || !arch_known(arch))
 		return error_set(err, "internal: unknown kernel arch '%s'", arch ? arch : "(null)");
+	if (!is_default && is_dir(spec))
+		return kbuild_kernel_request(root, req, spec, arch, out, err);
+	if (!is_default && strchr(spec, '/') && req->nr_patches) {
+		not_from_source(req, spec, err);
+		return KERNEL_BAD_INPUT;
+	}
 	if (!is_default && strchr(spec, '/'))
 		return resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
 	lock = xmalloc(sizeof(*lock));
 	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
 	if (!rc) {
 		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin && !is_companion(pin))
+		if (pin && !is_companion(pin) && req->nr_patches)
+			rc = (not_from_source(req, "the pinned Debian kernel", err), KERNEL_BAD_INPUT);
+		else if (pin && !is_companion(pin))
 			rc = resolve_pin(pin, "kernels", out, err);
 		else if (!is_default && kbuild_has_recipe(root, spec))
-			rc = kbuild_kernel(root, spec, arch, out, err);
+			rc = kbuild_kernel_request(root, req, NULL, arch, out, err);
+		else if (!is_default && file_exists(spec) && req->nr_patches)
+			rc = (not_from_source(req, spec, err), KERNEL_BAD_INPUT);
 		else if (!is_default && file_exists(spec))
 			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
 		else
@@ -665,6 +691,14 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 	}
 	free(lock);
 	return rc;
+}
+
+int kernel_resolve_in(const char *root, const char *spec, const char *arch,
+		      struct kernel *out, struct error *err)
+{
+	struct kernel_request req = { spec, NULL, 0 };
+
+	return kernel_resolve_request(root, &req, arch, out, err);
 }
 
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,

@@ -7,8 +7,14 @@
  *    pinned by package, version and sha256, fetched once into the cache;
  *  - a recipe name, optionally with +FRAGMENTs ("stock", "stock+debug"): a
  *    kernel built from source (kbuild.h), built once per key;
- *  - a path to a kernel image: anything containing '/', or an existing file
- *    that is not a lock name.
+ *  - a kernel source tree (a directory with Makefile, Kconfig, mm/, arch/):
+ *    built as it is, uncommitted changes included, with the recipe "stock"'s
+ *    configuration, out of tree in the cache (kbuild.h); the tree is only read;
+ *  - a path to a kernel image: anything else containing '/', or an existing
+ *    file that is not a lock name.
+ *
+ * Patches (`--patch`, struct kernel_request) go on top of kernels built from
+ * source only: a recipe (after its own series) or a tree.
  *
  * A fetched kernel lives in lab_cache_dir()/kernels/NAME-ARCH-VERSION/ (the
  * image plus a `source` file naming package, version and sha256).  The
@@ -59,6 +65,11 @@ struct kernel {
 	/* Built from a recipe (kbuild.h); all "" for prebuilt kernels and files. */
 	char recipe[PATH_MAX];        /* the recipe file */
 	char patches[2048];           /* "NAME sha256:HEX, ..." in order */
+	char patch_subjects[4096];    /* the same patches' subjects, one a line */
+	/* Built from a source tree (`--kernel DIR`); all "" otherwise. */
+	char tree[PATH_MAX];          /* the tree, absolute */
+	char tree_describe[128];      /* `git describe --always --tags`, "-dirty" added when the diff is not empty; "" not a git tree */
+	char tree_diff_sha256[65];    /* of `git diff HEAD`; "" none or not git */
 	char config_sha256[65];       /* of the final .config */
 	char selftests[PATH_MAX];     /* kselftest/ built from the same source; "" none */
 	double build_s;               /* this call's build or lookup time */
@@ -128,5 +139,21 @@ int kernel_fetch_package_file(const char *root, const char *name, const char *ar
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 		      struct kernel *out, struct error *err);
+
+/* What a run asks for: --kernel SPEC and its --patch files. */
+struct kernel_request {
+	const char *spec;              /* as kernel_resolve()'s; NULL: the default */
+	const char *const *patches;    /* files as patch.h reads them, applied in order */
+	int nr_patches;
+};
+
+/*
+ * As kernel_resolve_in(), with req's patches on top.  Patches on a kernel
+ * not built from source (a pinned Debian kernel, an image file) are
+ * KERNEL_BAD_INPUT, and so is a patch that does not apply (err names the
+ * file, its subject, the file and hunk it fails on).
+ */
+int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
+			   struct kernel *out, struct error *err);
 
 #endif

@@ -7,7 +7,12 @@
 #include <string.h>
 
 /* Bumped when the build procedure changes what a key means. */
-#define RECIPE_KEY_FORMAT "numalab-kbuild 1"
+#define RECIPE_KEY_FORMAT "numalab-kbuild 2"   /* 2: every mm selftest, vmtests.plan */
+/*
+ * The work tree's key (with_patches 0) has its own: a change to what a
+ * finished kernel holds (the selftests) leaves src/ and obj/ reusable.
+ */
+#define RECIPE_WORK_FORMAT "numalab-kbuild 1"
 
 static int valid_name(const char *s)
 {
@@ -246,7 +251,7 @@ int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 	int rc = 0;
 
 	buf_addf(out, "format: %s\nsource: %s\narch: %s\ncompiler: %s\nbase: %s\n",
-		 RECIPE_KEY_FORMAT, source_id, arch, compiler, r->base);
+		 with_patches ? RECIPE_KEY_FORMAT : RECIPE_WORK_FORMAT, source_id, arch, compiler, r->base);
 	recipe_fragments(r, root, arch, &frags);
 	for (size_t i = 0; i < frags.nr && !rc; i++) {
 		char hex[65];
@@ -259,8 +264,8 @@ int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 	for (int i = 0; with_patches && i < r->nr_patches && !rc; i++) {
 		const char *slash = strrchr(r->patches[i].path, '/');
 
-		buf_addf(out, "patch: %s sha256:%s\n", slash ? slash + 1 : r->patches[i].path,
-			 r->patches[i].sha256);
+		buf_addf(out, "patch: %s sha256:%s\n", r->patches[i].name[0] ? r->patches[i].name :
+			 slash ? slash + 1 : r->patches[i].path, r->patches[i].sha256);
 	}
 	strvec_clear(&frags);
 	return rc;

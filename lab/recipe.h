@@ -38,12 +38,20 @@
 #define RECIPE_MAX_PATCHES 64
 #define RECIPE_MAX_CONFIGS 16
 
-enum recipe_source { RECIPE_SOURCE_PINNED, RECIPE_SOURCE_GIT, RECIPE_SOURCE_TARBALL };
+/*
+ * RECIPE_SOURCE_TREE is no recipe line: `--kernel DIR` builds the recipe
+ * "stock" with DIR, as it is, for its source (kbuild.h, srctree.h).
+ */
+enum recipe_source { RECIPE_SOURCE_PINNED, RECIPE_SOURCE_GIT, RECIPE_SOURCE_TARBALL, RECIPE_SOURCE_TREE };
 
 struct recipe_patch {
-	char path[PATH_MAX];       /* absolute */
+	char path[PATH_MAX];       /* absolute: the file `patch` reads */
 	char sha256[65];           /* of its content, filled by recipe_load() */
-	int line;
+	int line;                  /* in the recipe; 0: a --patch file */
+	/* --patch (kbuild.h): the user's file ("FILE" or "FILE#N" of a series); "" for recipe lines */
+	char origin[512];
+	char name[128];            /* what keys and messages call it; "": path's basename */
+	char subject[256];         /* the patch's subject (patch.h); "" if it has none */
 };
 
 struct recipe {

@@ -414,8 +414,17 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	if (k->recipe[0]) {
 		meta_add(&meta, "kernel.recipe", "%s", k->recipe);
 		meta_add(&meta, "kernel.patches", "%s", k->patches[0] ? k->patches : "none");
+		/* One line per patch, in order: what it is called by its author. */
+		for (const char *s = k->patch_subjects; *s; s = next_line(s))
+			meta_add(&meta, "kernel.patch.subject", "%.*s", (int)strcspn(s, "\n"), s);
 		meta_add(&meta, "kernel.config_sha256", "%s", k->config_sha256);
 		meta_add(&meta, "kernel.selftests", "%s", k->selftests[0] ? k->selftests : "none");
+	}
+	if (k->tree[0]) {
+		meta_add(&meta, "kernel.tree", "%s", k->tree);
+		meta_add(&meta, "kernel.tree.describe", "%s", k->tree_describe[0] ? k->tree_describe : "none (not a git tree)");
+		meta_add(&meta, "kernel.tree.diff_sha256", "%s", k->tree_diff_sha256[0] ? k->tree_diff_sha256 :
+			 k->tree_describe[0] ? "none (no uncommitted change)" : "none (not a git tree)");
 	}
 	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, "qemu", "%s", qemu_ver);
@@ -654,7 +663,8 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	if (o->kernel_built)
 		p->kernel = *o->kernel_built;
 	else
-		rc = kernel_resolve(o->kernel, topo_arch_name(p->topo.arch), &p->kernel, err);
+		rc = kernel_resolve_request(lab_root(), &(struct kernel_request){ o->kernel, o->patches,
+					    o->nr_patches }, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
 		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (plan_modules(o, p, err))

@@ -16,6 +16,8 @@
 struct run_opts {
 	const char *topo;        /* NAME or FILE */
 	const char *kernel;      /* NULL: the arch's default pinned kernel */
+	const char *const *patches;   /* --patch files on a kernel built from source (kernel.h) */
+	int nr_patches;
 	const struct kernel *kernel_built;   /* already resolved (bisect-run): kernel unused */
 	const char *tests;       /* comma-separated; NULL: the topology's default */
 	int timeout_s;           /* 0: the topology's */

@@ -84,6 +84,17 @@ expect_rc 2 $NUMALAB kernel key stock+nosuchfragment
 expect_grep "stock.recipe: config fragment kernels/config/nosuchfragment.config does not exist" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel key 'stock+../../etc/passwd'
 expect_grep "^numalab kernel: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
+# --patch: only onto kernels built from source, only files holding a patch;
+# a kernel tree configured in place is the user's to clean (docs/byo.md).
+wi=kernels/patches/wi-carryover/0001-mm-mempolicy-simplify-weighted-interleave-bulk-alloc-calculations.patch
+expect_rc 2 $NUMALAB run --topo 2node --kernel debian --patch $wi --out "$SCRATCH/r"
+expect_grep "^numalab run: --patch .*: the pinned Debian kernel is not built from source" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --kernel stock --patch tests/integration/lib.bash --out "$SCRATCH/r"
+expect_grep "lib.bash: no patch in it" "$SCRATCH/err"
+mkdir -p "$SCRATCH/ktree/mm" "$SCRATCH/ktree/arch" "$SCRATCH/ktree/scripts/kconfig"
+touch "$SCRATCH/ktree/Makefile" "$SCRATCH/ktree/Kconfig" "$SCRATCH/ktree/.config"
+expect_rc 2 $NUMALAB run --topo 2node --kernel "$SCRATCH/ktree" --out "$SCRATCH/r"
+expect_grep "configured or built in place .*make -C $SCRATCH/ktree mrproper" "$SCRATCH/err"
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"

@@ -6,8 +6,10 @@
 #include "kbuild.h"
 #include "proc.h"
 #include "recipe.h"
+#include "srctree.h"
 #include "unit.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -205,13 +207,85 @@ UNIT_TEST(patch_that_does_not_apply)
 	setenv("NUMALAB_CACHE", cache, 1);
 	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK(strstr(err.msg, "t.recipe:4: patch bad.patch does not apply") != NULL);
-	CHECK(strstr(err.msg, "mm/mempolicy.c hunk #1 FAILED at line 1") != NULL);
+	CHECK(strstr(err.msg, "mm/mempolicy.c hunk #1 (@@ -1,3 +1,3 @@) FAILED at line 1") != NULL);
 	if (!strstr(err.msg, "hunk #1"))
 		printf("#   got: %s\n", err.msg);
 	/* The good patch stays applied, as the work tree's record says. */
 	put("kernels/recipes/t.recipe", "source tarball ../../linux.tar\nconfig lab\npatch bad.patch\n");
 	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), KERNEL_BAD_INPUT);
 	CHECK(strstr(err.msg, "t.recipe:3: patch bad.patch") != NULL);
+}
+
+/* The tree's listing, to show it was never written. */
+static void tree_listing(const char *tree, char hex[65])
+{
+	struct error err;
+
+	CHECK_INT(srctree_manifest(tree, hex, &err), 0);
+}
+
+/*
+ * --patch on a kernel tree (kbuild_kernel_request): a quoted patch that does
+ * not apply names the file, its subject and the hunk; one that applies goes
+ * onto the lab's mirror, not the tree (the fake tree then fails to
+ * configure: a harness error, not the user's); a tree configured in place is
+ * the user's to clean.
+ */
+UNIT_TEST(patches_on_a_tree_go_onto_the_mirror_only)
+{
+	char *tree = xprintf("%s/ktree", root), *mirror = xprintf("%s/cache/kbuild", root);
+	const char *bad[] = { NULL }, *good[] = { NULL };
+	struct kernel_request req = { "stock", bad, 1 };
+	char before[65], after[65], *path, *cache = xprintf("%s/cache", root);
+	struct buf text = BUF_INIT;
+	struct kernel k;
+	struct error err;
+	glob_t g;
+
+	put("kernels/config/lab.config", "CONFIG_NUMA=y\n");
+	put("kernels/recipes/stock.recipe", "source pinned linux-7.2\nconfig lab\n");
+	put("ktree/Makefile", "all:\n\tfalse\n");
+	put("ktree/Kconfig", "");
+	put("ktree/arch/x86/Kconfig", "");
+	put("ktree/scripts/kconfig/Makefile", "");
+	put("ktree/mm/mempolicy.c", "int a;\nint b;\nint c;\n");
+	put("bad.mail", "Re: [PATCH] mm: rename y\n\n>> diff --git a/mm/mempolicy.c b/mm/mempolicy.c\n"
+	    ">> --- a/mm/mempolicy.c\n>> +++ b/mm/mempolicy.c\n>> @@ -1,3 +1,3 @@ struct s {\n>>  int x;\n"
+	    "> Why?\n>> -int y;\n>> +int z;\n>>  int w;\n");
+	put("good.mail", "Re: [PATCH] mm: rename b\n\n> --- a/mm/mempolicy.c\n> +++ b/mm/mempolicy.c\n"
+	    "> @@ -1,3 +1,3 @@\n>  int a;\n> -int b;\n> +int bb;\n>  int c;\n");
+	bad[0] = xprintf("%s/bad.mail", root);
+	good[0] = xprintf("%s/good.mail", root);
+	setenv("NUMALAB_CACHE", cache, 1);
+	tree_listing(tree, before);
+
+	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK(strstr(err.msg, "bad.mail: \"mm: rename y\" does not apply") != NULL);
+	CHECK(strstr(err.msg, "mm/mempolicy.c hunk #1 (@@ -1,3 +1,3 @@ struct s {) FAILED") != NULL);
+	CHECK(strstr(err.msg, "needs porting to this base") != NULL);
+	if (!strstr(err.msg, "hunk #1"))
+		printf("#   got: %s\n", err.msg);
+
+	req.patches = good;
+	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), -1);
+	path = xprintf("%s/x86_64-*/src/mm/mempolicy.c", mirror);
+	CHECK_INT(glob(path, 0, NULL, &g), 0);
+	if (g.gl_pathc == 1 && !read_file(g.gl_pathv[0], &text, &err))
+		CHECK_STR(buf_str(&text), "int a;\nint bb;\nint c;\n");
+	tree_listing(tree, after);
+	CHECK_STR(after, before);
+
+	put("ktree/.config", "CONFIG_NUMA=y\n");
+	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK(strstr(err.msg, "mrproper") != NULL);
+	globfree(&g);
+	buf_free(&text);
+	free(path);
+	free(tree);
+	free(mirror);
+	free(cache);
+	free((char *)bad[0]);
+	free((char *)good[0]);
 }
 
 static void cleanup(void)
@@ -229,6 +303,7 @@ int main(void)
 		UNIT_CASE(keys_change_with_every_input),
 		UNIT_CASE(missing_files_are_named),
 		UNIT_CASE(patch_that_does_not_apply),
+		UNIT_CASE(patches_on_a_tree_go_onto_the_mirror_only),
 	};
 
 	if (!mkdtemp(root))
