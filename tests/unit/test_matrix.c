@@ -249,6 +249,10 @@ UNIT_TEST(shipped_matrices)
 	CHECK(has_cell(cells, n, "la-3c5000l.khugepaged-numa.khugepaged.r1"));
 	CHECK(!has_cell(cells, n, "la-2node.stock.workloads.r1"));
 	CHECK(!has_cell(cells, n, "2node.khugepaged-numa.mempolicy.r1"));
+	CHECK(has_cell(cells, n, "la-2node.stock+debug.khugepaged.r1"));
+	CHECK(has_cell(cells, n, "cxl.stock+debug.topology.r1"));
+	CHECK(!has_cell(cells, n, "8node.stock+debug.topology.r1"));
+	CHECK(!has_cell(cells, n, "2node.stock+debug.workloads.r1"));
 	free(cells);
 	matrix_free(&m);
 }
