@@ -17,10 +17,14 @@
  * after the one it stopped at are taken from the new run, as long as each
  * new run gets further (a bail out that comes from the guest's state, like
  * the 64 GiB above, repeats: then the rest are SKIPs naming where it stopped).
+ * It runs SCHED_FIFO on one CPU with khugepaged moved there, so khugepaged
+ * works only while the selftest waits for it (run_on_cpu_fifo() says why).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +125,93 @@ static void parse_line(struct st_run *r, char *line)
 	}
 }
 
+/*
+ * khugepaged collapses only while the selftest waits for it: the selftest
+ * assumes so.  collapse_max_ptes_shared (khugepaged context) CoWs its 256th
+ * of 512 pages, reads smaps twice to see the range is not huge, and only
+ * then waits for khugepaged; khugepaged, rescanning every 10 ms with
+ * MADV_HUGEPAGE already set, rightly collapses at 256 shared PTEs
+ * (max_ptes_shared) inside that window when smaps reads are slow (KASAN
+ * under TCG), and the selftest bails out "Unexpected huge page".  So the
+ * selftest runs SCHED_FIFO on one CPU and khugepaged is moved to that CPU:
+ * khugepaged then runs only while the selftest sleeps (usleep() in its
+ * wait_for_scan(), wait() for its children), as on the quiet machine the
+ * selftest was written for.  khugepaged's own CPUs are put back after each
+ * run (the madvise cases set THP "never", which stops the thread; the one
+ * started after it has its default CPUs).
+ */
+#define SELFTEST_CPU 0
+#define SELFTEST_CPU_PRIO 1
+
+struct khugepaged_pin {
+	pid_t pid;                 /* 0: not found */
+	cpu_set_t saved;
+	int pinned;
+};
+
+/* The kernel thread (the selftest's own processes are called khugepaged too): no cmdline. */
+static pid_t khugepaged_pid(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300], comm[32], cmdline[64];
+	pid_t pid = 0;
+
+	while (d && !pid && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/comm", e->d_name);
+		if (sys_read(path, comm, sizeof(comm)) || strcmp(comm, "khugepaged"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/cmdline", e->d_name);
+		if (!sys_read(path, cmdline, sizeof(cmdline)) && !cmdline[0])
+			pid = (pid_t)atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return pid;
+}
+
+static void pin_khugepaged(struct khugepaged_pin *k, int cpu)
+{
+	cpu_set_t one;
+
+	memset(k, 0, sizeof(*k));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	k->pid = khugepaged_pid();
+	if (!k->pid || sched_getaffinity(k->pid, sizeof(k->saved), &k->saved) ||
+	    sched_setaffinity(k->pid, sizeof(one), &one))
+		ktap_diag("cannot move khugepaged (pid %d) to CPU %d: %s; the selftest may race it",
+			  (int)k->pid, cpu, k->pid ? strerror(errno) : "not found");
+	else
+		k->pinned = 1;
+}
+
+/* A khugepaged that THP "never" stopped meanwhile (ESRCH) took its pinning with it. */
+static void unpin_khugepaged(const struct khugepaged_pin *k)
+{
+	if (k->pinned && sched_setaffinity(k->pid, sizeof(k->saved), &k->saved) && errno != ESRCH)
+		ktap_diag("cannot give khugepaged its CPUs back: %s", strerror(errno));
+}
+
+/* In the selftest's child, before exec: FIFO on cpu (failures leave it as it was). */
+static void run_on_cpu_fifo(int cpu)
+{
+	struct sched_param sp = { .sched_priority = SELFTEST_CPU_PRIO };
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		fprintf(stderr, "khugepaged selftest: cannot run SCHED_FIFO on CPU %d: %s\n", cpu,
+			strerror(errno));
+}
+
 /* Run the selftest for group, parsing its output as it comes; returns its wait status. */
 static int run_selftest(struct st_run *r, const char *group)
 {
+	struct khugepaged_pin pin;
 	int fds[2], status = -1;
 	char buf[4096], line[1024];
 	size_t len = 0;
@@ -132,10 +220,12 @@ static int run_selftest(struct st_run *r, const char *group)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
+	pin_khugepaged(&pin, SELFTEST_CPU);
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { (char *)KSELFTEST, (char *)group, NULL };
 
+		run_on_cpu_fifo(SELFTEST_CPU);
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
 		execv(KSELFTEST, argv);
@@ -167,6 +257,7 @@ static int run_selftest(struct st_run *r, const char *group)
 	close(fds[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
+	unpin_khugepaged(&pin);
 	return status;
 }
 
