@@ -349,7 +349,7 @@ static void qemu_failure(const struct vm_result *vm, char *out, size_t cap)
 		snprintf(out, cap, "qemu exited with status %d", vm->qemu_status);
 }
 
-/* Close the TAP stream for a guest that did not finish its plan. */
+/* Close the TAP stream for a guest that did not finish its plan, or whose console showed a crash. */
 static void close_unfinished(struct cell *c, const struct vm_result *vm, int timeout_s,
 			     const struct strvec *tests)
 {
@@ -390,7 +390,18 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 	if (vm->end == VM_CRASHED)
 		for (const char *l = vm->scan.report; *l; l = next_line(l))
 			fprintf(mem, "# console: %.*s\n", (int)strcspn(l, "\n"), l);
+	fflush(mem);
+	size_t before_close = len;
+
 	tap_close(&c->tap, st, reason, (const char *const *)tests->items, (int)tests->nr, mem);
+	fflush(mem);
+	/*
+	 * Every test had its result before the report (a KASAN report in a test
+	 * that then passed, lockdep after the last test): the report is still
+	 * the run's failure, as a result of its own.
+	 */
+	if (vm->end == VM_CRASHED && len == before_close)
+		tap_add_error(&c->tap, "console", reason, mem);
 	fclose(mem);
 	fputs(added, c->tap_file);
 	if (c->o->echo_tap)

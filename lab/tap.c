@@ -429,6 +429,21 @@ void tap_close(struct tap_parser *p, enum tap_status status, const char *reason,
 		fprintf(out, "1..%d\n", p->planned);
 }
 
+void tap_add_error(struct tap_parser *p, const char *name, const char *reason, FILE *out)
+{
+	int number = highest_number(p) + 1;
+	struct tap_test *t = add_test(p, name);
+
+	if (!t) {
+		p->tests_dropped++;
+		return;
+	}
+	t->number = number;
+	t->status = TAP_ERROR;
+	set_reason(t, reason);
+	write_result(out, t);
+}
+
 void tap_summarise(const struct tap_parser *p, struct tap_summary *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -112,6 +112,15 @@ void tap_end(struct tap_parser *p);
 void tap_close(struct tap_parser *p, enum tap_status status, const char *reason,
 	       const char *const *plan_names, int n, FILE *out);
 
+/*
+ * After tap_close(): one more result for a finding about the run rather than
+ * about a test (a sanitizer report on the console while every test had its
+ * result): "not ok N name # ERROR reason", numbered after the highest number
+ * seen, written to out (may be NULL).  It lies outside the guest's plan, so
+ * any TAP consumer counts the run as failed; reason is sanitised as above.
+ */
+void tap_add_error(struct tap_parser *p, const char *name, const char *reason, FILE *out);
+
 /* A test still pending counts as failed. */
 struct tap_summary {
 	int tests, passed, failed, skipped, todo, timeout, errors;

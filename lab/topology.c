@@ -331,14 +331,6 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 
 		if (parse_size(w[1], dst) || (*dst & (*dst - 1)))
 			return fail(ps, ps->line, "bad %s '%s'; write a power of two like 16K or 32M", k, w[1]);
-	} else if (!strcmp(k, "mem-tolerance")) {
-		size_t len = strlen(w[1]);
-
-		if (len < 2 || w[1][len - 1] != '%')
-			return fail(ps, ps->line, "bad mem-tolerance '%s'; write a percentage like 15%%", w[1]);
-		w[1][len - 1] = '\0';
-		if (parse_int(w[1], 0, 90, &t->mem_tolerance_pct))
-			return fail(ps, ps->line, "bad mem-tolerance '%s%%'; use 0%%..90%%", w[1]);
 	} else if (!strcmp(k, "timeout")) {
 		if (parse_int(w[1], 1, 86400, &t->timeout_s))
 			return fail(ps, ps->line, "bad timeout '%s'; give seconds, 1..86400", w[1]);
@@ -353,7 +345,7 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 static int statement(struct parse *ps, char **w, int nw)
 {
 	static const char *const scalars[] = {
-		"machine", "memory", "page-size", "pmd-size", "mem-tolerance", "timeout", "tests",
+		"machine", "memory", "page-size", "pmd-size", "timeout", "tests",
 	};
 
 	if (!strcmp(w[0], "arch"))
@@ -368,6 +360,9 @@ static int statement(struct parse *ps, char **w, int nw)
 		return st_hmat_lb(ps, w, nw);
 	if (!strcmp(w[0], "hmat-cache"))
 		return st_hmat_cache(ps, w, nw);
+	if (!strcmp(w[0], "mem-tolerance"))
+		return fail(ps, ps->line, "mem-tolerance is gone: the topology test checks each node's "
+			    "memory exactly against the firmware's SRAT; delete this line");
 	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
 		if (!strcmp(w[0], scalars[i]))
 			return st_scalar(ps, w, nw);
@@ -480,7 +475,6 @@ int topo_parse(const char *path, const char *buf, size_t len,
 
 	memset(topo, 0, sizeof(*topo));
 	set_name(topo, path);
-	topo->mem_tolerance_pct = 15;
 	topo->timeout_s = 600;
 	snprintf(topo->tests, sizeof(topo->tests), "topology");
 	while (pos < len) {

@@ -61,7 +61,6 @@ struct topology {
 	/* Expectations the guest tests check. */
 	uint64_t page_size;        /* bytes the guest must report; 0: not checked */
 	uint64_t pmd_size;         /* hpage_pmd_size; 0: not checked */
-	int mem_tolerance_pct;     /* how far below mem a node's MemTotal may be */
 	int timeout_s;             /* default VM timeout for runs of this shape */
 	char tests[256];           /* default test plan, comma-separated */
 };

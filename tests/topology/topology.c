@@ -3,7 +3,8 @@
  *
  * Reads /lab/topology (the file the host validated and built the VM from)
  * and compares it with what the guest kernel reports in sysfs: online nodes,
- * CPUs and memory per node, the SLIT, page and PMD sizes, and, for shapes
+ * CPUs per node, memory per node as the firmware's SRAT gives it and the
+ * kernel's zones hold it (memory.h), the SLIT, page and PMD sizes, and, for shapes
  * with HMAT, the access classes, memory tiers and weighted-interleave knobs
  * the kernel derives from it, and that a PMD-size THP can be placed on every
  * memory node and migrated whole (thp.h).  One KTAP result per check.
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "memory.h"
 #include "thp.h"
 #include "topology.h"
 
@@ -105,41 +107,6 @@ static void check_node_cpus(const struct topology *t, int node)
 		ktap_diag("node%d cpulist: guest '%s', declared '%s'", node, list, want_s);
 	ok = check_node_states(node, n->cpu_first >= 0) && ok;
 	ktap_ok(ok, "node%d cpus %s", node, want_s);
-}
-
-/* MemTotal of a node in KiB from its meminfo ("Node 0 MemTotal:  524288 kB"). */
-static int read_node_memtotal(int node, unsigned long long *kib)
-{
-	char path[128], meminfo[8192];
-	const char *field;
-
-	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node);
-	if (sys_read(path, meminfo, sizeof(meminfo)))
-		return -1;
-	field = strstr(meminfo, "MemTotal:");
-	if (!field) {
-		errno = ENOENT;
-		return -1;
-	}
-	*kib = strtoull(field + strlen("MemTotal:"), NULL, 10);
-	return 0;
-}
-
-static void check_node_mem(const struct topology *t, int node)
-{
-	unsigned long long got, want = t->nodes[node].mem_bytes >> 10;
-	unsigned long long floor = want * (unsigned)(100 - t->mem_tolerance_pct) / 100;
-	int ok;
-
-	if (read_node_memtotal(node, &got)) {
-		ktap_diag("node%d meminfo: %s", node, strerror(errno));
-		ktap_ok(0, "node%d memory", node);
-		return;
-	}
-	ok = got <= want && got >= floor;
-	ktap_diag("node%d MemTotal %llu KiB, declared %llu KiB, allowed %llu..%llu",
-		  node, got, want, floor, want);
-	ktap_ok(ok, "node%d memory", node);
 }
 
 /* Compare one SLIT row: NODE_DIR/nodeN/distance against t->dist[node]. */
@@ -347,8 +314,8 @@ static int plan_size(const struct topology *t)
 {
 	int hmat_checks = topo_has_hmat(t) ? nr_cpuless_nodes(t) : 0;
 
-	/* online, cpus + memory per node, distances, page, pmd, tiers, weights, THPs */
-	return 1 + 2 * t->nr_nodes + 1 + 2 + (hmat_checks ? hmat_checks : 1) + 1 + 1 +
+	/* online, cpus per node, memory, distances, page, pmd, tiers, weights, THPs */
+	return 1 + t->nr_nodes + memory_plan(t) + 1 + 2 + (hmat_checks ? hmat_checks : 1) + 1 + 1 +
 	       thp_plan(t);
 }
 
@@ -368,8 +335,7 @@ int main(void)
 	check_online(&t);
 	for (int i = 0; i < t.nr_nodes; i++)
 		check_node_cpus(&t, i);
-	for (int i = 0; i < t.nr_nodes; i++)
-		check_node_mem(&t, i);
+	check_memory(&t);
 	check_distances(&t);
 	check_size("page size", page_size(), t.page_size);
 	check_size("pmd size", pmd_size(), t.pmd_size);

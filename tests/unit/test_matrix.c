@@ -255,6 +255,10 @@ UNIT_TEST(shipped_matrices)
 	CHECK(has_cell(cells, n, "la-3c5000l.khugepaged-numa.khugepaged.r1"));
 	CHECK(!has_cell(cells, n, "la-2node.stock.workloads.r1"));
 	CHECK(!has_cell(cells, n, "2node.khugepaged-numa.mempolicy.r1"));
+	CHECK(has_cell(cells, n, "la-2node.stock+debug.khugepaged.r1"));
+	CHECK(has_cell(cells, n, "cxl.stock+debug.topology.r1"));
+	CHECK(!has_cell(cells, n, "8node.stock+debug.topology.r1"));
+	CHECK(!has_cell(cells, n, "2node.stock+debug.workloads.r1"));
 	/* tiering on the shapes with CPU-less HMAT nodes only, mthp on every shape. */
 	CHECK(has_cell(cells, n, "cxl.stock.tiering.r1"));
 	CHECK(has_cell(cells, n, "cxl-3tier.stock.tiering.r1"));

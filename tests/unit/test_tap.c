@@ -315,6 +315,33 @@ UNIT_TEST(truncated_pending_test_times_out)
 	free(out);
 }
 
+/* A crash report after every result: one more failing result of its own. */
+UNIT_TEST(error_after_a_complete_stream)
+{
+	static const char *const names[] = { "sanitizer" };
+	struct tap_parser p;
+	struct tap_summary s;
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+
+	tap_init(&p);
+	feed(&p, "KTAP version 1\n1..1\n    # Subtest: sanitizer\n    1..1\n    ok 1 provoked\n"
+		 "ok 1 sanitizer\n# numalab: done\n");
+	CHECK_INT(tap_failed(&p), 0);
+	tap_close(&p, TAP_ERROR, "kernel sanitizer: BUG: KASAN: slab-out-of-bounds", names, 1, f);
+	fflush(f);
+	CHECK_INT(out_len, 0);	/* nothing was open */
+	tap_add_error(&p, "console", "kernel sanitizer: BUG: KASAN: slab-out-of-bounds\x1b[0m", f);
+	fclose(f);
+	CHECK_STR(out, "not ok 2 console # ERROR kernel sanitizer: BUG: KASAN: slab-out-of-bounds?[0m\n");
+	CHECK_INT(tap_failed(&p), 1);
+	tap_summarise(&p, &s);
+	CHECK_INT(s.passed, 1);
+	CHECK_INT(s.errors, 1);
+	free(out);
+}
+
 UNIT_TEST(close_without_plan)
 {
 	static const char *const names[] = { "a", "b" };
@@ -646,7 +673,8 @@ UNIT_TEST(status_names)
 UNIT_MAIN(UNIT_CASE(nested_pass_fail_skip), UNIT_CASE(directives),
 	  UNIT_CASE(garbage_mixed_in), UNIT_CASE(byte_at_a_time_same_as_all_at_once),
 	  UNIT_CASE(truncated_plan_gives_not_run_errors),
-	  UNIT_CASE(truncated_pending_test_times_out), UNIT_CASE(close_without_plan),
+	  UNIT_CASE(truncated_pending_test_times_out), UNIT_CASE(error_after_a_complete_stream),
+	  UNIT_CASE(close_without_plan),
 	  UNIT_CASE(result_matches_pending_by_name), UNIT_CASE(overlong_lines_cut),
 	  UNIT_CASE(control_bytes_and_cr), UNIT_CASE(invalid_utf8),
 	  UNIT_CASE(name_cut_at_character_boundary), UNIT_CASE(fake_plans_and_wrong_depths),

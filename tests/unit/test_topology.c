@@ -132,7 +132,6 @@ UNIT_TEST(topo_2node)
 	CHECK_INT(topo_cpu_node(&t, -1), -1);
 	CHECK_INT(t.page_size, 0);
 	CHECK_INT(t.pmd_size, 0);
-	CHECK_INT(t.mem_tolerance_pct, 15);
 	CHECK_INT(t.timeout_s, 600);
 	CHECK_STR(t.tests, "topology,mempolicy");
 }
@@ -194,7 +193,6 @@ UNIT_TEST(topo_cxl)
 		CHECK_INT(t.hmat_cache[i].write_back, 1);
 		CHECK_INT(t.hmat_cache[i].direct_mapped, 1);
 	}
-	CHECK_INT(t.mem_tolerance_pct, 15);
 	CHECK_INT(t.timeout_s, 600);
 	CHECK_STR(t.tests, "topology,mempolicy,tiering");
 }
@@ -247,7 +245,6 @@ UNIT_TEST(good_fixtures)
 		CHECK_INT(t.nr_nodes, 2);
 		CHECK_INT(topo_nr_cpus(&t), 4);
 		CHECK_INT(t.dist[1][0], 21);
-		CHECK_INT(t.mem_tolerance_pct, 20);
 		CHECK_INT(t.timeout_s, 120);
 		CHECK_STR(t.tests, "topology");
 	}
@@ -268,7 +265,6 @@ UNIT_TEST(good_fixtures)
 		CHECK_STR(t.machine, "virt");
 		CHECK_INT(t.page_size, 16 << 10);
 		CHECK_INT(t.pmd_size, 32 * MIB);
-		CHECK_INT(t.mem_tolerance_pct, 0);
 		CHECK_INT(t.timeout_s, 86400);
 		CHECK_INT(t.nr_hmat_lb, 6);
 		CHECK_INT(topo_hmat_find(&t, 1, 2)->bandwidth_bps, 1536 * MIB);
@@ -423,10 +419,9 @@ UNIT_TEST(parse_scalars)
 	struct topology t;
 	struct topo_error err;
 
-	CHECK_INT(parse_str("arch x86_64\nnode 0 cpus=0 mem=1G\ntimeout 1\nmem-tolerance 90%\n"
+	CHECK_INT(parse_str("arch x86_64\nnode 0 cpus=0 mem=1G\ntimeout 1\n"
 			    "machine pc-q35-9.2\ntests a,b\ntimeout 30\n", &t, &err), 0);
 	CHECK_INT(t.timeout_s, 30);
-	CHECK_INT(t.mem_tolerance_pct, 90);
 	CHECK_STR(t.machine, "pc-q35-9.2");
 	CHECK_STR(t.tests, "a,b");
 	/* machine before arch would be rejected; after arch, arch keeps it. */
