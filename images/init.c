@@ -618,10 +618,10 @@ static int read_plan(struct plan_entry *plan, int max)
 
 /*
  * A line of (K)TAP: after an indentation of whole levels (4 spaces), a
- * version, plan, result, diagnostic or bail out; or, two spaces further in,
- * a line of a result's YAML block (tests/workloads: "  ---" ... "  ...",
- * read by compare and kept by flat TAP).  Anything else a program prints is
- * its plain output.
+ * version, plan, result, diagnostic or bail out.  (A result's YAML block,
+ * "  ---" ... "  ...", is in_yaml_block()'s.)  Anything else a program
+ * prints is its plain output, even indented by two ("  0:  10  21" of
+ * numactl --hardware).
  */
 static int is_tap_line(const char *line)
 {
@@ -629,8 +629,6 @@ static int is_tap_line(const char *line)
 					      "#", "Bail out!" };
 	size_t indent = strspn(line, " ");
 
-	if (indent % 4 == 2 && line[indent])
-		return 1;
 	if (indent % 4)
 		return 0;
 	line += indent;

@@ -226,11 +226,12 @@ static int check_image(const char *path, const char *arch, struct error *err)
 	n = read(fd, head, sizeof(head));
 	close(fd);
 	got = image_arch(head, n > 0 ? (size_t)n : 0);
-	if (!got)
+	/* A DOS/EFI stub whose PE part is broken is the firmware's to refuse (it says why). */
+	if (!got && !(n >= 2 && !memcmp(head, "MZ", 2)))
 		return error_set(err, "%s is not a kernel image: it has no bzImage (HdrS), ELF or PE/EFI "
 				 "header; give a kernel image (arch/x86/boot/bzImage, vmlinuz, vmlinux.efi), "
 				 "a recipe or a name from " KERNEL_LOCK_FILE, path);
-	if (strcmp(got, arch))
+	if (got && strcmp(got, arch))
 		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
 				 path, got, arch, arch);
 	return 0;
