@@ -495,6 +495,13 @@ struct modules {
 	struct strvec order;          /* chosen, in load order (indexes into paths) */
 };
 
+static void modules_free(struct modules *m)
+{
+	strvec_clear(&m->names);
+	strvec_clear(&m->paths);
+	strvec_clear(&m->order);
+}
+
 static void module_name(const char *file, char *out, size_t cap)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
@@ -637,9 +644,7 @@ int disk_boot_initrd(const char *guest_dir, const char *modules_dir, const char 
 	if (!rc)
 		rc = write_file_atomic(out, cpio.data, cpio.len, err);
 out:
-	strvec_clear(&m.names);
-	strvec_clear(&m.paths);
-	strvec_clear(&m.order);
+	modules_free(&m);
 	buf_free(&bin);
 	buf_free(&cpio);
 	free(init);
@@ -676,9 +681,7 @@ int disk_modules_cpio(const char *modules_dir, const char *const *names, char *o
 	if (!rc)
 		rc = write_file_atomic(out, cpio.data, cpio.len, err);
 out:
-	strvec_clear(&m.names);
-	strvec_clear(&m.paths);
-	strvec_clear(&m.order);
+	modules_free(&m);
 	buf_free(&cpio);
 	free(dir);
 	free(tmp);
