@@ -268,29 +268,38 @@ int proc_run_logged(const char *what, const char **argv, const char *dir,
 	return error_set(err, "%s exited %d (%s); see %s", what, rc, last, log);
 }
 
-int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
+int proc_start_reader(struct proc *p, const char **argv, struct error *err)
 {
-	struct proc p;
 	int pfd[2];
-	size_t len = 0;
-	ssize_t n;
-	char sink[4096];
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return error_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-	proc_init(&p, argv);
-	p.out = pfd[1];
-	if (proc_start(&p, err)) {
+	proc_init(p, argv);
+	p->out = pfd[1];
+	if (proc_start(p, err)) {
 		close(pfd[0]);
 		close(pfd[1]);
 		return -1;
 	}
 	close(pfd[1]);
+	return pfd[0];
+}
+
+int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
+{
+	struct proc p;
+	int fd;
+	size_t len = 0;
+	ssize_t n;
+	char sink[4096];
+
+	if ((fd = proc_start_reader(&p, argv, err)) < 0)
+		return -1;
 	for (;;) {
 		char *dst = len + 1 < cap ? out + len : sink;
 		size_t room = len + 1 < cap ? cap - 1 - len : sizeof(sink);
 
-		n = read(pfd[0], dst, room);
+		n = read(fd, dst, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -298,7 +307,7 @@ int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
 		if (dst != sink)
 			len += (size_t)n;
 	}
-	close(pfd[0]);
+	close(fd);
 	if (cap)
 		out[len] = '\0';
 	return proc_wait(&p, err);

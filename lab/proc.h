@@ -63,6 +63,13 @@ int proc_poll(struct proc *p, int *code);
 void proc_kill_all(void);
 
 /*
+ * Start argv (proc_init + proc_start) with its stdout on a pipe: the
+ * pipe's read end (close-on-exec; the caller reads and closes it, then
+ * proc_wait(p)), or -1 with err and nothing left running.
+ */
+int proc_start_reader(struct proc *p, const char **argv, struct error *err);
+
+/*
  * Run argv to completion, stdout and stderr to the file log_path (appended;
  * NULL: /dev/null).  Returns the exit code as proc_wait(), -1 if it could not
  * start (err set).  timeout_s > 0 kills the child after that many seconds

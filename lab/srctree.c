@@ -265,20 +265,12 @@ static int hash_output(const char **argv, char hex[65], int *empty, struct error
 	unsigned char digest[32], chunk[65536];
 	size_t total = 0;
 	ssize_t n;
-	int pfd[2], rc;
+	int fd, rc;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return error_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-	proc_init(&p, argv);
-	p.out = pfd[1];
-	if (proc_start(&p, err)) {
-		close(pfd[0]);
-		close(pfd[1]);
+	if ((fd = proc_start_reader(&p, argv, err)) < 0)
 		return -1;
-	}
-	close(pfd[1]);
 	sha256_init(&s);
-	while ((n = read(pfd[0], chunk, sizeof(chunk))) != 0) {
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -286,7 +278,7 @@ static int hash_output(const char **argv, char hex[65], int *empty, struct error
 		sha256_update(&s, chunk, (size_t)n);
 		total += (size_t)n;
 	}
-	close(pfd[0]);
+	close(fd);
 	sha256_final(&s, digest);
 	sha256_hex(digest, hex);
 	*empty = total == 0;
