@@ -10,21 +10,21 @@ CFLAGS  ?= -O2 -g
 DEPFLAGS = -MMD -MP
 B        = build
 LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(DEPFLAGS) -Ilab -I$(B)
-# Optional libraries: the libvirt backend (lab/vm_libvirt.c, libvirt-dev) and
-# disk images (lab/disk.c, libguestfs-dev): their headers.  `make setup` installs both, but
+# Optional libraries: the libvirt backend (lab/boot/vm_libvirt.c, libvirt-dev) and
+# disk images (lab/boot/disk.c, libguestfs-dev): their headers.  `make setup` installs both, but
 # numalab must build without them first (setup is numalab).  Which of them
 # this build has is $(B)/config.h, rewritten only when the answer changes, so
 # exactly the objects that include it are rebuilt once a library arrives.
 # `make HAVE_LIBVIRT=no HAVE_GUESTFS=no` builds without them on any host.
 HAVE_LIBVIRT ?= $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
 HAVE_GUESTFS ?= $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes || echo no)
-# Both are loaded when first used (lab/dynlib.h), so nothing links them.
-# lab/stats.c: sqrt, exp, log, lgamma; lab/dynlib.c: dlopen.
+# Both are loaded when first used (lab/base/dynlib.h), so nothing links them.
+# lab/analysis/stats.c: sqrt, exp, log, lgamma; lab/base/dynlib.c: dlopen.
 LAB_LIBS = -lm -ldl
 CONFIG_H = $(B)/config.h
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LAB_SRC  = $(wildcard lab/*.c)
+LAB_SRC  = $(wildcard lab/*/*.c)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
 
@@ -41,7 +41,7 @@ GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
 GUEST_TESTS = $(filter-out unit lib integration fuzz,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
-GUEST_LIB  = $(wildcard tests/lib/*.c) lab/topology.c
+GUEST_LIB  = $(wildcard tests/lib/*.c) lab/model/topology.c
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave model).
@@ -93,7 +93,7 @@ $(GB)/init: images/init.c $(wildcard tests/lib/*.h) | $(GUEST_DEPS_$(GUEST_ARCH)
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $<
 
-$(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/topology.h | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/model/topology.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $(wildcard tests/$*/*.c) $(GUEST_LIB)
 

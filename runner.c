@@ -1,13 +1,13 @@
 /*
  * numalab: the NUMA test lab's single binary.  This file only finds the
  * subcommand and hands it the rest of the command line; each subcommand
- * (lab/cmd_*.c) owns its options, help and work.
+ * (lab/cli/cmd_*.c) owns its options, help and work.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "command.h"
-#include "toolroot.h"
+#include "cli/command.h"
+#include "host/toolroot.h"
 
 static const struct command commands[] = {
 	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },

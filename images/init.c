@@ -11,7 +11,7 @@
  * timeout, and every failure of init itself ends in "# numalab: init error"
  * and a power-off.
  *
- * Booting from a disk (lab/disk.h): with numalab.root=DEV on the command line
+ * Booting from a disk (lab/boot/disk.h): with numalab.root=DEV on the command line
  * the initramfs /init loads /lab/modules.order's modules, mounts DEV as the
  * new root and execs the disk's /lab/init (ON_DISK_ARG), which runs the plan
  * with the disk's userland and also writes the TAP to /lab/results/tap,
@@ -920,7 +920,7 @@ static void env_add(struct launch *l, char *var)
 
 /*
  * A suite's settings (/lab/suites/NAME.conf, written by the host from its
- * sidecar, lab/suite.h): "skip-code N", "tmpdir", "env NAME=VALUE".
+ * sidecar, lab/model/suite.h): "skip-code N", "tmpdir", "env NAME=VALUE".
  */
 static void read_suite_conf(const char *name, struct launch *l)
 {
@@ -1452,7 +1452,7 @@ int main(int argc, char **argv)
 	read_faults(cmdline);
 	furnish_guest();
 	if (!on_disk)
-		load_modules();   /* a modular kernel's 9p (lab/image.h) */
+		load_modules();   /* a modular kernel's 9p (lab/boot/image.h) */
 	mount_shares();
 	if (fault == FAULT_SILENT) {
 		log_msg("numalab.fault=silent: no TAP, hanging");

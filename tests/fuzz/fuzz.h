@@ -33,7 +33,7 @@ static inline int fuzz_printable(const char *s)
 	return 1;
 }
 
-/* Printable text for a terminal or file: also tabs (lab/tap.h passes them on). */
+/* Printable text for a terminal or file: also tabs (lab/results/tap.h passes them on). */
 static inline int fuzz_text(const char *s)
 {
 	for (; *s; s++)

@@ -2,7 +2,7 @@
  * The console scanner over any bytes, cut in two feed() calls: bounded,
  * and whatever it reports is printable text.
  */
-#include "console.h"
+#include "boot/console.h"
 #include "fuzz.h"
 
 #include <string.h>

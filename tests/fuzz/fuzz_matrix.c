@@ -1,6 +1,6 @@
 /* The matrix parser over any text: an error or a matrix whose cells expand and shard sanely. */
 #include "fuzz.h"
-#include "matrix.h"
+#include "model/matrix.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The kernel recipe parser over any text: an error or a recipe, never a crash. */
 #include "fuzz.h"
-#include "recipe.h"
+#include "model/recipe.h"
 
 #include <string.h>
 

@@ -7,8 +7,8 @@
  * one per leaf, numbered 1..N, and the plan says N.
  */
 #include "fuzz.h"
-#include "report.h"
-#include "tap.h"
+#include "analysis/report.h"
+#include "results/tap.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The topology parser over any text: an error or a topology, never a crash. */
 #include "fuzz.h"
-#include "topology.h"
+#include "model/topology.h"
 
 #include <string.h>
 

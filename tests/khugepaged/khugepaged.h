@@ -16,7 +16,7 @@
 #ifndef NUMALAB_TEST_KHUGEPAGED_H
 #define NUMALAB_TEST_KHUGEPAGED_H
 
-#include "topology.h"
+#include "model/topology.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define KHP_DIR THP_DIR "/khugepaged"

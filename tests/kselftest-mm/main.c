@@ -1,6 +1,6 @@
 /*
  * kselftest-mm: the kernel's own tools/testing/selftests/mm, built by the
- * lab from the same tree as the kernel (lab/kselftest.h), run as
+ * lab from the same tree as the kernel (lab/model/kselftest.h), run as
  * run_vmtests.sh would, grouped by its categories (`-t`).
  *
  * One KTAP result per category, in the script's order; inside it one result

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "topology.h"
+#include "model/topology.h"
 
 /* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
 #define MPOL_DEFAULT 0

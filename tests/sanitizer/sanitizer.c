@@ -2,7 +2,7 @@
  * sanitizer: provoke one real KASAN report.
  *
  * The lab turns a sanitizer report on the console into a failing result
- * that quotes the report (lab/console.c, lab/vm.c); this test gives it a
+ * that quotes the report (lab/boot/console.c, lab/boot/vm.c); this test gives it a
  * real one.  It writes SLAB_LINEAR_OVERFLOW to LKDTM's
  * /sys/kernel/debug/provoke-crash/DIRECT: kmalloc(1020), then a write at
  * byte 1024, which generic KASAN reports as "BUG: KASAN: slab-out-of-bounds

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "topology.h"
+#include "model/topology.h"
 
 #define NODE_DIR "/sys/devices/system/node"
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"

@@ -26,7 +26,7 @@
 #ifndef NUMALAB_TEST_MEMORY_H
 #define NUMALAB_TEST_MEMORY_H
 
-#include "topology.h"
+#include "model/topology.h"
 
 /* Results printed: one per node, plus the MemTotal bound. */
 int memory_plan(const struct topology *t);

@@ -10,7 +10,7 @@
 #ifndef NUMALAB_TEST_THP_H
 #define NUMALAB_TEST_THP_H
 
-#include "topology.h"
+#include "model/topology.h"
 
 int thp_plan(const struct topology *t);
 void check_thp(const struct topology *t);

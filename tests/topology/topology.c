@@ -18,7 +18,7 @@
 #include "ktap.h"
 #include "memory.h"
 #include "thp.h"
-#include "topology.h"
+#include "model/topology.h"
 
 #define TOPOLOGY_PATH "/lab/topology"
 #define NODE_DIR "/sys/devices/system/node"

@@ -2,8 +2,8 @@
  * bisect: the exit code of a `git bisect run` step from a run's saved TAP
  * (good, bad, skip, abort and why), the step log and its build count.
  */
-#include "bisect.h"
-#include "command.h"
+#include "analysis/bisect.h"
+#include "cli/command.h"
 #include "unit.h"
 
 #include <unistd.h>

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "compare.h"
-#include "compare_report.h"
+#include "cli/command.h"
+#include "analysis/compare.h"
+#include "analysis/compare_report.h"
 #include "unit.h"
 
 static char root[64];
@@ -407,7 +407,7 @@ UNIT_TEST(clean_cuts_and_replaces)
 	struct buf b = BUF_INIT;
 
 	compare_report_clean(&b, "a\tb\xc2\x85" "c\xff" "d\xc3\xa9" "e", 0);
-	CHECK_STR(buf_str(&b), "a?b??c?d\xc3\xa9" "e");    /* each byte of a C1 control, like lab/tap.h */
+	CHECK_STR(buf_str(&b), "a?b??c?d\xc3\xa9" "e");    /* each byte of a C1 control, like lab/results/tap.h */
 	buf_free(&b);
 	compare_report_clean(&b, "ab\xc3\xa9", 3);    /* no half character */
 	CHECK_STR(buf_str(&b), "ab");

@@ -1,5 +1,5 @@
 /* The console scanner: kernel findings, firmware trouble, hostile bytes. */
-#include "console.h"
+#include "boot/console.h"
 #include "unit.h"
 
 static void feed(struct console_scan *s, const char *text)

@@ -2,8 +2,8 @@
  * test_disk: the guest disk description parser (images/NAME.image) and the
  * choice between the streamed TAP and the one read back from a disk.
  */
-#include "disk.h"
-#include "diskdesc.h"
+#include "boot/disk.h"
+#include "model/diskdesc.h"
 #include "unit.h"
 
 static int parse(const char *text, struct disk_desc *d, struct error *err)

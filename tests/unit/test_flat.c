@@ -7,10 +7,10 @@
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the
  * diff before committing it).
  */
-#include "report.h"
-#include "tap.h"
+#include "analysis/report.h"
+#include "results/tap.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

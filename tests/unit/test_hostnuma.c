@@ -4,7 +4,7 @@
  * with vCPUs are refused naming the node, maps the host can back are taken
  * with the host CPUs to pin to.
  */
-#include "hostnuma.h"
+#include "boot/hostnuma.h"
 #include "unit.h"
 
 #include <stdlib.h>

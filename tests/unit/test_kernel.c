@@ -1,5 +1,5 @@
 /* kernel: the lock parser, and resolving path, unknown and cached specs (no network). */
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "unit.h"
 
 #include <stdlib.h>

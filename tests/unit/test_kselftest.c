@@ -1,9 +1,9 @@
 /*
- * The host side of kselftest-mm (lab/kselftest.h): run_vmtests.sh's test
+ * The host side of kselftest-mm (lab/model/kselftest.h): run_vmtests.sh's test
  * lines become plan lines, and a `make -k` log names each target that did
  * not build with the error that stopped it.
  */
-#include "kselftest.h"
+#include "model/kselftest.h"
 #include "unit.h"
 
 UNIT_TEST(plan_from_run_vmtests)

@@ -6,9 +6,9 @@
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the
  * diff before committing it).
  */
-#include "libvirt_xml.h"
+#include "boot/libvirt_xml.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <glob.h>
 #include <stdlib.h>

@@ -4,18 +4,18 @@
  * verdicts, the merged KTAP (with hostile cell TAP), JUnit escaping, and the
  * parallel child runner on real (tiny) children.
  */
-#include "matrix.h"
-#include "parallel.h"
-#include "proc.h"
-#include "report.h"
-#include "tap.h"
+#include "model/matrix.h"
+#include "base/parallel.h"
+#include "base/proc.h"
+#include "analysis/report.h"
+#include "results/tap.h"
 #include "unit.h"
 
 #include <unistd.h>
 
 static int parse(const char *text, struct matrix *m, struct error *err)
 {
-	return matrix_parse("lab/matrices/t.matrix", text, strlen(text), m, err);
+	return matrix_parse("matrices/t.matrix", text, strlen(text), m, err);
 }
 
 static const char base[] =
@@ -239,14 +239,14 @@ UNIT_TEST(shipped_matrices)
 	struct matrix_cell *cells;
 	int n;
 
-	CHECK_INT(load("lab/matrices/smoke.matrix", &m), 0);
+	CHECK_INT(load("matrices/smoke.matrix", &m), 0);
 	matrix_expand(&m, &cells, &n);
 	CHECK_INT(n, 2);
 	CHECK_STR(cells[0].id, "2node.debian.topology.r1");
 	free(cells);
 	matrix_free(&m);
 
-	CHECK_INT(load("lab/matrices/nightly.matrix", &m), 0);
+	CHECK_INT(load("matrices/nightly.matrix", &m), 0);
 	matrix_expand(&m, &cells, &n);
 	CHECK(n > 30);
 	CHECK(has_cell(cells, n, "2node.stock.mempolicy.r1"));

@@ -1,6 +1,6 @@
 /* mirror: which archive of the host's apt sources the lab downloads from. */
 #include "unit.h"
-#include "mirror.h"
+#include "host/mirror.h"
 
 UNIT_TEST(deb822_skips_other_repositories_and_security)
 {

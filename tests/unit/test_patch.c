@@ -1,12 +1,12 @@
 /*
- * Patches from the list (lab/patch.h): the two seed mails (an mm-commits
+ * Patches from the list (lab/model/patch.h): the two seed mails (an mm-commits
  * mail with akpm's "a/FILE~name" diff, a reply quoting a patch at depth 2
  * with review comments between its hunks), the recipes' format-patch files
  * alone and as one mbox series with a cover letter, a quote trimmed mid-hunk,
  * and a quoted patch really applied with `patch` after unquoting.
  */
-#include "patch.h"
-#include "proc.h"
+#include "model/patch.h"
+#include "base/proc.h"
 #include "unit.h"
 
 #include <stdlib.h>

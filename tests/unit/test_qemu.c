@@ -7,9 +7,9 @@
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the
  * diff before committing it).
  */
-#include "qemu.h"
+#include "boot/qemu.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <glob.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 #define GOLDEN_DIR "tests/unit/golden/qemu"
 
-/* The spec of lab/cmd_topo.c's show(). */
+/* The spec of lab/cli/cmd_topo.c's show(). */
 static void show_spec(const struct topology *t, struct vm_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));

@@ -3,10 +3,10 @@
  * errors, key stability and sensitivity, and a patch that does not apply
  * (run for real with `patch` on a tiny source tarball).
  */
-#include "kbuild.h"
-#include "proc.h"
-#include "recipe.h"
-#include "srctree.h"
+#include "kernel/kbuild.h"
+#include "base/proc.h"
+#include "model/recipe.h"
+#include "kernel/srctree.h"
 #include "unit.h"
 
 #include <glob.h>

@@ -1,11 +1,11 @@
 /*
- * The user's kernel tree (lab/srctree.h) on a tiny fake tree: the mirror
+ * The user's kernel tree (lab/kernel/srctree.h) on a tiny fake tree: the mirror
  * copies only what changed and keeps the tree's mtimes (so make rebuilds
  * just that), drops what the tree no longer has, leaves .git out; the
  * listing hash follows an edit; a tree configured in place is refused with
  * the command to clean it; and nothing is ever written into the tree.
  */
-#include "srctree.h"
+#include "kernel/srctree.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  */
 #include <math.h>
 
-#include "stats.h"
+#include "analysis/stats.h"
 #include "unit.h"
 
 #define CHECK_NEAR(got, want, tol)                                               \

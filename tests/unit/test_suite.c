@@ -1,11 +1,11 @@
 /*
- * test_suite: --tests-dir suites (lab/suite.h): which files are suites, the
+ * test_suite: --tests-dir suites (lab/model/suite.h): which files are suites, the
  * sidecar's keys and its errors (file:line and the fix), and what the guest
  * is told.
  */
-#include "suite.h"
+#include "model/suite.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

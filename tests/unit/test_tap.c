@@ -2,7 +2,7 @@
  * test_tap: the KTAP parser against well-formed, truncated and hostile guest
  * streams.
  */
-#include "tap.h"
+#include "results/tap.h"
 #include "unit.h"
 
 /* Every line on_line saw, each followed by '\n'. */

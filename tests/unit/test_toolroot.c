@@ -1,6 +1,6 @@
 /* toolroot: the pure parts (hash, paths, argv wrapping, option parsing, bind sets). */
 #include "unit.h"
-#include "toolroot.h"
+#include "host/toolroot.h"
 
 UNIT_TEST(hash_is_stable_and_over_the_table)
 {

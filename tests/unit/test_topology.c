@@ -3,9 +3,9 @@
  * edge cases (tests/unit/topo/good/) and one fixture per error
  * (tests/unit/topo/bad/, each starting with `# expect: LINE: SUBSTRING`).
  */
-#include "topology.h"
+#include "model/topology.h"
 #include "unit.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <glob.h>

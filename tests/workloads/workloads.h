@@ -74,7 +74,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology.h"
+#include "model/topology.h"
 
 #define MAX_NODES 64
 #define WHY_MAX 200

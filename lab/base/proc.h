@@ -1,0 +1,94 @@
+/*
+ * proc: starting and reaping child processes (after git's run-command).
+ *
+ * Contract:
+ *  - argv[0] is looked up in PATH unless it contains a '/'; no shell is ever
+ *    involved.
+ *  - The child runs in its own process group and gets SIGKILL if the runner
+ *    dies (PR_SET_PDEATHSIG), so no child outlives numalab, even on SIGKILL.
+ *  - If exec fails, the child sends errno back over a close-on-exec pipe and
+ *    proc_start() returns -1 with the reason in err: "cannot run X: why".
+ *  - Every started child must be passed to proc_wait() (or proc_kill() then
+ *    proc_wait()); proc_wait() reaps it.
+ *  - All started children are registered so proc_kill_all() (called from
+ *    signal handling) can stop them: SIGKILL, or interrupt_signal for a child
+ *    that records its own interruption (a `numalab run` cell); whoever set
+ *    it SIGKILLs the child later if it does not end.
+ */
+#ifndef LAB_PROC_H
+#define LAB_PROC_H
+
+#include <sys/types.h>
+#include "base/util.h"
+
+struct proc {
+	const char **argv;     /* NULL-terminated */
+	const char **env;      /* NULL: inherit */
+	const char *dir;       /* NULL: current directory */
+	int in, out, err;      /* fds for the child's 0/1/2; -1: /dev/null */
+	const int *keep_fds;   /* further fds passed to the child as they are */
+	int nr_keep_fds;
+	int interrupt_signal;  /* what proc_kill_all() sends; 0: SIGKILL */
+	pid_t pid;             /* set by proc_start */
+};
+
+/* Initialise with stdin/stdout/stderr to /dev/null and no extra fds. */
+void proc_init(struct proc *p, const char **argv);
+
+/* Fork and exec.  0 on success, -1 with err set (nothing left running). */
+int proc_start(struct proc *p, struct error *err);
+
+/*
+ * Reap the child.  Returns its exit code, 128+signal if killed by a signal,
+ * -1 on waitpid failure (err set).
+ */
+int proc_wait(struct proc *p, struct error *err);
+
+/* SIGKILL the child's whole process group (no-op if already reaped). */
+void proc_kill(struct proc *p);
+
+/* Send sig to the child's process group (no-op if already reaped). */
+void proc_signal(struct proc *p, int sig);
+
+/*
+ * Reap the child if it has ended, without blocking: 1 with *code as
+ * proc_wait() returns it, 0 while it runs.
+ */
+int proc_poll(struct proc *p, int *code);
+
+/*
+ * Signal every started, not yet reaped child's process group (SIGKILL or its
+ * interrupt_signal).  Async-signal-safe.
+ */
+void proc_kill_all(void);
+
+/*
+ * Start argv (proc_init + proc_start) with its stdout on a pipe: the
+ * pipe's read end (close-on-exec; the caller reads and closes it, then
+ * proc_wait(p)), or -1 with err and nothing left running.
+ */
+int proc_start_reader(struct proc *p, const char **argv, struct error *err);
+
+/*
+ * Run argv to completion, stdout and stderr to the file log_path (appended;
+ * NULL: /dev/null).  Returns the exit code as proc_wait(), -1 if it could not
+ * start (err set).  timeout_s > 0 kills the child after that many seconds
+ * (returns 128+SIGKILL).
+ */
+int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err);
+
+/*
+ * Run argv to completion in dir (NULL: here) with env (NULL: inherited),
+ * stdout and stderr appended to log behind a "$ argv" line.  Returns 0 if it
+ * exited 0, else -1 with err: "WHAT exited N (the log's last line); see LOG".
+ */
+int proc_run_logged(const char *what, const char **argv, const char *dir,
+		    const char **env, const char *log, struct error *err);
+
+/*
+ * Run argv and capture its stdout (at most cap-1 bytes, NUL terminated).
+ * Returns the exit code, -1 if it could not start.
+ */
+int proc_capture(const char **argv, char *out, size_t cap, struct error *err);
+
+#endif

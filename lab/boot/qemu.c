@@ -1,0 +1,247 @@
+#include "boot/qemu.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *qemu_x86_firmware(void)
+{
+	return access(QEMU_X86_QBOOT, R_OK) ? NULL : QEMU_X86_QBOOT;
+}
+
+const char *qemu_binary(enum topo_arch arch)
+{
+	return arch == TOPO_ARCH_X86_64 ? "qemu-system-x86_64" : "qemu-system-loongarch64";
+}
+
+const char *vm_accel_name(enum vm_accel accel)
+{
+	return accel == VM_ACCEL_KVM ? "kvm" : "tcg";
+}
+
+void qemu_format_size(uint64_t n, char *out, size_t cap)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && n && !(n & 1023)) {
+		n >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(out, cap, "%llu", (unsigned long long)n);
+	else
+		snprintf(out, cap, "%llu%c", (unsigned long long)n, units[u]);
+}
+
+void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
+{
+	/*
+	 * panic=-1 with -no-reboot turns a panic into a QEMU exit; oops and
+	 * lockups are made panics so a sick guest ends instead of hanging.
+	 * numa_balancing is off so placement tests see where pages were put.
+	 * loglevel=6 (not quiet) keeps the "Linux version" banner and the EFI
+	 * stub's lines on the console: they tell a kernel that started (and a
+	 * second boot) from firmware that never handed over.
+	 */
+	buf_addstr(out, spec->topo->arch == TOPO_ARCH_X86_64 ? "console=ttyS0" : "console=ttyS0,115200");
+	buf_addstr(out, " panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
+		   " numa_balancing=disable loglevel=6");
+	if (spec->disk)   /* images/init.c mounts it and runs the disk's /lab/init */
+		buf_addf(out, " numalab.root=%s", spec->disk_root);
+	if (spec->extra_cmdline && *spec->extra_cmdline)
+		buf_addf(out, " %s", spec->extra_cmdline);
+}
+
+int qemu_sockets(const struct topology *t)
+{
+	int cpus = topo_nr_cpus(t), sockets = topo_nr_cpu_nodes(t);
+
+	for (int i = 0; i < t->nr_nodes; i++)
+		if (topo_node_has_cpus(t, i) &&
+		    (t->nodes[i].cpu_last - t->nodes[i].cpu_first + 1) * sockets != cpus)
+			sockets = cpus;
+	return sockets;
+}
+
+static void add_smp(const struct topology *t, struct strvec *argv)
+{
+	int cpus = topo_nr_cpus(t), sockets = qemu_sockets(t);
+
+	strvec_push(argv, "-smp");
+	if (t->arch == TOPO_ARCH_X86_64)
+		strvec_pushf(argv, "%d,sockets=%d,cores=%d,threads=1", cpus, sockets, cpus / sockets);
+	else
+		strvec_pushf(argv, "%d", cpus);
+}
+
+static void add_nodes(const struct topology *t, const struct vm_host_nodes *host, struct strvec *argv)
+{
+	char size[32];
+
+	for (int i = 0; i < t->nr_nodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		struct buf node = BUF_INIT;
+
+		qemu_format_size(n->mem_bytes, size, sizeof(size));
+		strvec_push(argv, "-object");
+		if (host)
+			strvec_pushf(argv, "memory-backend-ram,id=mem%d,size=%s,host-nodes=%d,policy=bind%s",
+				     i, size, host->host_node[i], host->prealloc ? ",prealloc=on" : "");
+		else
+			strvec_pushf(argv, "memory-backend-ram,id=mem%d,size=%s", i, size);
+		buf_addf(&node, "node,nodeid=%d", i);
+		if (n->cpu_first >= 0 && n->cpu_first == n->cpu_last)
+			buf_addf(&node, ",cpus=%d", n->cpu_first);
+		else if (n->cpu_first >= 0)
+			buf_addf(&node, ",cpus=%d-%d", n->cpu_first, n->cpu_last);
+		buf_addf(&node, ",memdev=mem%d", i);
+		if (topo_has_hmat(t))
+			buf_addf(&node, ",initiator=%d", n->cpu_first >= 0 ? i : n->initiator);
+		strvec_push(argv, "-numa");
+		strvec_push(argv, buf_str(&node));
+		buf_free(&node);
+	}
+	for (int i = 0; i < t->nr_nodes; i++)
+		for (int j = 0; j < t->nr_nodes; j++) {
+			if (i == j)
+				continue;
+			strvec_push(argv, "-numa");
+			strvec_pushf(argv, "dist,src=%d,dst=%d,val=%d", i, j, t->dist[i][j]);
+		}
+}
+
+void qemu_hmat_lb_args(const struct topo_hmat_lb *lb, struct strvec *argv)
+{
+	char size[32];
+
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
+		     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
+	qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
+	strvec_push(argv, "-numa");
+	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",
+		     lb->initiator, lb->target, size);
+}
+
+static void add_hmat(const struct topology *t, struct strvec *argv)
+{
+	char size[32];
+
+	for (int i = 0; i < t->nr_hmat_lb; i++)
+		qemu_hmat_lb_args(&t->hmat_lb[i], argv);
+	for (int i = 0; i < t->nr_hmat_cache; i++) {
+		const struct topo_hmat_cache *c = &t->hmat_cache[i];
+
+		qemu_format_size(c->size_bytes, size, sizeof(size));
+		strvec_push(argv, "-numa");
+		strvec_pushf(argv, "hmat-cache,node-id=%d,size=%s,level=%d,associativity=%s,policy=%s,line=%u",
+			     c->node, size, c->level, c->direct_mapped ? "direct" : "complex",
+			     c->write_back ? "write-back" : "write-through", c->line_bytes);
+	}
+}
+
+static void add_machine(const struct vm_spec *spec, struct strvec *argv)
+{
+	const struct topology *t = spec->topo;
+	char size[32];
+
+	strvec_push(argv, "-accel");
+	strvec_push(argv, spec->accel == VM_ACCEL_KVM ? "kvm" : "tcg,thread=multi");
+	strvec_push(argv, "-machine");
+	strvec_pushf(argv, "%s%s", t->machine, topo_has_hmat(t) ? ",hmat=on" : "");
+	strvec_push(argv, "-cpu");
+	strvec_push(argv, t->arch == TOPO_ARCH_X86_64 ? "max" : "la464");
+	qemu_format_size(topo_mem_bytes(t), size, sizeof(size));
+	strvec_push(argv, "-m");
+	strvec_push(argv, size);
+	add_smp(t, argv);
+}
+
+/* Console on the first serial port, TAP on a virtio console of its own. */
+static void add_chardev(struct strvec *argv, const char *id, const char *file, int fd)
+{
+	strvec_push(argv, "-chardev");
+	if (file)
+		strvec_pushf(argv, "file,id=%s,path=%s", id, file);
+	else
+		strvec_pushf(argv, "socket,id=%s,fd=%d", id, fd);
+}
+
+static void add_channels(const struct vm_spec *spec, struct strvec *argv)
+{
+	add_chardev(argv, "console", spec->console_file, spec->console_fd);
+	strvec_push(argv, "-serial");
+	strvec_push(argv, "chardev:console");
+	strvec_push(argv, "-device");
+	strvec_push(argv, "virtio-serial-pci,id=vser0");
+	add_chardev(argv, "tap", spec->tap_file, spec->tap_fd);
+	strvec_push(argv, "-device");
+	strvec_push(argv, "virtconsole,chardev=tap,name=numalab.tap");
+}
+
+/*
+ * multidevs=remap: the root share spans several host file systems, whose
+ * inode numbers would collide in the guest (QEMU warns and the guest's
+ * `find`, `cp`, hard links see false duplicates) without it.
+ */
+static void add_shares(const struct vm_spec *spec, struct strvec *argv)
+{
+	for (int i = 0; i < spec->nr_shares; i++) {
+		const struct vm_share *sh = &spec->shares[i];
+		struct buf path = BUF_INIT;
+
+		/* QEMU's option syntax: a comma in a value is written twice. */
+		for (const char *c = sh->path; *c; c++)
+			buf_addstr(&path, *c == ',' ? ",," : (char[]){ *c, '\0' });
+		strvec_push(argv, "-fsdev");
+		strvec_pushf(argv, "local,id=fs%d,path=%s,security_model=none,multidevs=remap%s", i,
+			     buf_str(&path), sh->writable ? "" : ",readonly=on");
+		buf_free(&path);
+		strvec_push(argv, "-device");
+		strvec_pushf(argv, "virtio-9p-pci,fsdev=fs%d,mount_tag=%s", i, sh->tag);
+	}
+}
+
+void qemu_build_argv(const struct vm_spec *spec, struct strvec *argv)
+{
+	struct buf cmdline = BUF_INIT;
+
+	strvec_push(argv, spec->qemu);
+	strvec_push(argv, "-name");
+	strvec_pushf(argv, "numalab-%s", spec->topo->name);
+	/* No default devices, NIC, display or config files: only what we add. */
+	strvec_push(argv, "-nodefaults");
+	strvec_push(argv, "-no-user-config");
+	strvec_push(argv, "-nographic");
+	strvec_push(argv, "-no-reboot");
+	add_machine(spec, argv);
+	add_nodes(spec->topo, spec->host_nodes, argv);
+	add_hmat(spec->topo, argv);
+	add_channels(spec, argv);
+	if (spec->host_nodes) {
+		/* Paused until vm.c has pinned the vCPU threads QMP names, then `cont`. */
+		strvec_push(argv, "-S");
+		strvec_push(argv, "-chardev");
+		strvec_pushf(argv, "socket,id=qmp,fd=%d", spec->qmp_fd);
+		strvec_push(argv, "-mon");
+		strvec_push(argv, "chardev=qmp,mode=control");
+	}
+	if (spec->firmware) {
+		strvec_push(argv, "-bios");
+		strvec_push(argv, spec->firmware);
+	}
+	add_shares(spec, argv);
+	if (spec->disk) {
+		strvec_push(argv, "-drive");
+		strvec_pushf(argv, "file=%s,format=qcow2,if=virtio", spec->disk);
+	}
+	strvec_push(argv, "-kernel");
+	strvec_push(argv, spec->kernel);
+	strvec_push(argv, "-initrd");
+	strvec_push(argv, spec->initrd);
+	qemu_cmdline(spec, &cmdline);
+	strvec_push(argv, "-append");
+	strvec_push(argv, buf_str(&cmdline));
+	buf_free(&cmdline);
+}

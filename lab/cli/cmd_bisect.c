@@ -1,0 +1,336 @@
+/*
+ * numalab bisect: find the commit that broke a test: `git bisect start BAD
+ * GOOD`, `git bisect run numalab bisect-run ...`, then a summary and
+ * `git bisect reset`, whatever happened.
+ */
+#include "analysis/bisect.h"
+#include "cli/command.h"
+#include "base/proc.h"
+#include "results/results.h"
+#include "boot/vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char help[] =
+	"usage: numalab bisect --ksrc DIR --good REV --bad REV --topo NAME --test SPEC\n"
+	"                      [--recipe NAME] [--timeout S] [--out DIR]\n"
+	"                      [--metric [TEST:]NAME [--repeat N] [--threshold P] [--alpha A]]\n"
+	"\n"
+	"Bisect the kernel git tree DIR between GOOD and BAD: each step builds the\n"
+	"commit with the recipe's config (incrementally), boots the topology and runs\n"
+	"the test (SUITE or SUITE:PREFIX, see `numalab bisect-run --help`).  Steps,\n"
+	"their runs and bisect.log (each verdict and why, kernel builds counted) go\n"
+	"to OUT/<run-id>/.  The tree is `git bisect reset` at the end.\n"
+	"\n"
+	"With --metric, a performance regression: GOOD is built and run --repeat\n"
+	"times first (the baseline); each step runs as often and is bad when the\n"
+	"metric regressed by at least --threshold percent (default 5) at\n"
+	"significance --alpha (default 0.05), as `numalab compare` decides.\n"
+	"\n"
+	"Exit: 0 the first bad commit was found, 1 it could not be narrowed to one\n"
+	"commit, 2 bad request, 3 harness error.\n";
+
+static const struct option options[] = {
+	{ "ksrc", required_argument, NULL, 'k' },
+	{ "good", required_argument, NULL, 'g' },
+	{ "bad", required_argument, NULL, 'b' },
+	{ "topo", required_argument, NULL, 't' },
+	{ "test", required_argument, NULL, 'T' },
+	{ "recipe", required_argument, NULL, 'r' },
+	{ "timeout", required_argument, NULL, 'o' },
+	{ "out", required_argument, NULL, 'O' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "repeat", required_argument, NULL, 'n' },
+	{ "threshold", required_argument, NULL, 'x' },
+	{ "alpha", required_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct bisect_opts {
+	const char *good, *bad, *topo, *test, *recipe, *timeout, *out;
+	const char *metric, *repeat, *threshold, *alpha;   /* passed on to bisect-run as given */
+	/* Absolute: git bisect run starts each step in the tree's top directory. */
+	char ksrc[PATH_MAX], topo_path[PATH_MAX], out_abs[PATH_MAX];
+	char dir[4096], log[4200];
+};
+
+static int git_capture(const char *ksrc, const char **args, char *out, size_t cap)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct error ignored;
+	int rc;
+
+	strvec_push(&argv, "git");
+	strvec_push(&argv, "-C");
+	strvec_push(&argv, ksrc);
+	for (int i = 0; args[i]; i++)
+		strvec_push(&argv, args[i]);
+	rc = proc_capture(strvec_argv(&argv), out, cap, &ignored);
+	strvec_clear(&argv);
+	out[strcspn(out, "\n")] = '\0';
+	return rc;
+}
+
+/* bisect-run's command line for this bisect; rev NULL: the step's HEAD. */
+static void step_argv(const struct bisect_opts *bo, const char *record, struct strvec *argv)
+{
+	strvec_pushf(argv, "%s/numalab", lab_root());
+	strvec_push(argv, "bisect-run");
+	strvec_push(argv, "--ksrc");
+	strvec_push(argv, bo->ksrc);
+	strvec_push(argv, "--topo");
+	strvec_push(argv, bo->topo);
+	strvec_push(argv, "--test");
+	strvec_push(argv, bo->test);
+	strvec_push(argv, "--recipe");
+	strvec_push(argv, bo->recipe);
+	strvec_push(argv, "--out");
+	strvec_push(argv, bo->dir);
+	strvec_push(argv, "--log");
+	strvec_push(argv, bo->log);
+	if (bo->timeout)
+		strvec_pushf(argv, "--timeout=%s", bo->timeout);
+	if (!bo->metric)
+		return;
+	strvec_pushf(argv, "--metric=%s", bo->metric);
+	if (bo->repeat)
+		strvec_pushf(argv, "--repeat=%s", bo->repeat);
+	if (bo->threshold)
+		strvec_pushf(argv, "--threshold=%s", bo->threshold);
+	if (bo->alpha)
+		strvec_pushf(argv, "--alpha=%s", bo->alpha);
+	if (record) {
+		strvec_pushf(argv, "--record=%s", record);
+		strvec_pushf(argv, "--rev=%s", bo->good);
+	} else {
+		strvec_pushf(argv, "--baseline=%s/baseline", bo->dir);
+	}
+}
+
+/* Run argv with stdout appended to OUT/git-bisect.log, stderr to ours. */
+static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct error *err)
+{
+	char *out = xprintf("%s/git-bisect.log", bo->dir);
+	struct proc p;
+	int rc = -1, fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		error_set(err, "cannot write %s: %s", out, strerror(errno));
+	else {
+		proc_init(&p, strvec_argv(argv));
+		p.out = fd;
+		p.err = 2;
+		if (!proc_start(&p, err))
+			rc = proc_wait(&p, err);
+		close(fd);
+	}
+	free(out);
+	return rc;
+}
+
+/* The metric's baseline: GOOD built and run --repeat times into OUT/baseline. */
+static int record_baseline(const struct bisect_opts *bo, struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	char *dir = xprintf("%s/baseline", bo->dir);
+	int rc;
+
+	step_argv(bo, dir, &argv);
+	rc = run_logged(bo, &argv, err);
+	if (rc > 0)
+		error_set(err, "measuring the baseline at %s failed (bisect-run exited %d); see %s",
+			  bo->good, rc, bo->log);
+	strvec_clear(&argv);
+	free(dir);
+	return rc ? -1 : 0;
+}
+
+/* git bisect run with bisect-run as the script.  Returns its exit code, -1 (err). */
+static int bisect_run(const struct bisect_opts *bo, struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	strvec_push(&argv, "git");
+	strvec_push(&argv, "-C");
+	strvec_push(&argv, bo->ksrc);
+	strvec_push(&argv, "bisect");
+	strvec_push(&argv, "run");
+	step_argv(bo, NULL, &argv);
+	rc = run_logged(bo, &argv, err);
+	strvec_clear(&argv);
+	return rc;
+}
+
+static void append_log(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		if (write(fd, text, strlen(text)) < 0)
+			fprintf(stderr, "numalab bisect: cannot append to %s: %s\n", path, strerror(errno));
+		close(fd);
+	}
+}
+
+/* The outcome, appended to the log and printed.  Returns the exit code. */
+static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
+{
+	const char *bad_args[] = { "rev-parse", "refs/bisect/bad", NULL };
+	const char *skip_args[] = { "for-each-ref", "--format=%(objectname)", "refs/bisect/skip-*", NULL };
+	char first_bad[64] = "", skipped[4096] = "", subject[512] = "", *out = xprintf("%s/git-bisect.log", bo->dir);
+	struct buf steps_text = BUF_INIT, run_text = BUF_INIT, sum = BUF_INIT;
+	struct error ignored;
+	int steps = 0, builds = 0, found;
+
+	git_capture(bo->ksrc, bad_args, first_bad, sizeof(first_bad));
+	git_capture(bo->ksrc, skip_args, skipped, sizeof(skipped));
+	read_file(bo->log, &steps_text, &ignored);
+	read_file(out, &run_text, &ignored);
+	bisect_log_count(buf_str(&steps_text), &steps, &builds);
+	found = run_rc == 0 && strstr(buf_str(&run_text), "is the first bad commit") != NULL;
+	if (found) {
+		const char *args[] = { "log", "-1", "--format=%s", first_bad, NULL };
+
+		git_capture(bo->ksrc, args, subject, sizeof(subject));
+		buf_addf(&sum, "first bad commit: %.12s %s\n", first_bad, subject);
+	} else {
+		buf_addf(&sum, "no single first bad commit (git bisect run exited %d; see %s)\n", run_rc, out);
+	}
+	buf_addf(&sum, "commits in GOOD..BAD: %d; steps: %d; kernel builds: %d (at most ceil(log2 %d)+1 = %d)\n",
+		 nr_commits, steps, builds, nr_commits, bisect_build_budget(nr_commits));
+	append_log(bo->log, buf_str(&sum));
+	fputs(buf_str(&sum), stdout);
+	printf("log: %s\n", bo->log);
+	buf_free(&steps_text);
+	buf_free(&run_text);
+	buf_free(&sum);
+	free(out);
+	return found ? EXIT_PASS : EXIT_FAIL;
+}
+
+/* Commits in GOOD..BAD; 0 with err when that is not a range. */
+static int count_commits(const struct bisect_opts *bo, struct error *err)
+{
+	char *range = xprintf("%s..%s", bo->good, bo->bad), count[64] = "";
+	const char *args[] = { "rev-list", "--count", range, NULL };
+	int n = git_capture(bo->ksrc, args, count, sizeof(count)) ? 0 : atoi(count);
+
+	free(range);
+	if (n < 1)
+		error_set(err, "%s..%s is not a range of commits of %s; give --good older than --bad",
+			  bo->good, bo->bad, bo->ksrc);
+	return n;
+}
+
+static int start(const struct bisect_opts *bo, struct error *err)
+{
+	const char *args[] = { "bisect", "start", bo->bad, bo->good, "--", NULL };
+	char out[256];
+
+	if (git_capture(bo->ksrc, args, out, sizeof(out)))
+		return error_set(err, "`git bisect start` failed in %s (a bisect in progress? uncommitted "
+				 "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc);
+	return 0;
+}
+
+static int bisect(struct bisect_opts *bo)
+{
+	const char *reset_args[] = { "bisect", "reset", NULL };
+	char reset_out[256], run_dir[4096];
+	struct error err;
+	int nr_commits = count_commits(bo, &err), rc;
+
+	if (!nr_commits) {
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (start(bo, &err)) {
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (results_new_run(bo->out_abs, run_dir, sizeof(run_dir), &err)) {
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+		git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
+		return EXIT_HARNESS;
+	}
+	snprintf(bo->dir, sizeof(bo->dir), "%s", run_dir);
+	snprintf(bo->log, sizeof(bo->log), "%s/bisect.log", bo->dir);
+	rc = bo->metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
+	if (rc < 0)
+		fprintf(stderr, "numalab bisect: %s\n", err.msg);
+	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
+	git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
+	results_set_state(bo->dir, vm_interrupted() ? "interrupted" : "complete", &err);
+	return vm_interrupted() ? EXIT_HARNESS : rc;
+}
+
+static int is_git_tree(const char *dir)
+{
+	char *dot = xprintf("%s/.git", dir);
+	int yes = file_exists(dot);
+
+	free(dot);
+	return yes;
+}
+
+static int absolute(const char *path, char *out, size_t cap)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(out, cap, "%s", path), 0;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	snprintf(out, cap, "%s/%s", cwd, path);
+	return 0;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bisect_opts bo = { .recipe = "stock" };
+	const char *ksrc = NULL;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'k': ksrc = optarg; break;
+		case 'g': bo.good = optarg; break;
+		case 'b': bo.bad = optarg; break;
+		case 't': bo.topo = optarg; break;
+		case 'T': bo.test = optarg; break;
+		case 'r': bo.recipe = optarg; break;
+		case 'o': bo.timeout = optarg; break;
+		case 'O': bo.out = optarg; break;
+		case 'm': bo.metric = optarg; break;
+		case 'n': bo.repeat = optarg; break;
+		case 'x': bo.threshold = optarg; break;
+		case 'p': bo.alpha = optarg; break;
+		case 'h': return command_help(help);
+		default:
+			return command_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return command_usage_error("bisect", "unexpected argument '%s'", argv[optind]);
+	if (!ksrc || !bo.good || !bo.bad || !bo.topo || !bo.test)
+		return command_usage_error("bisect", "--ksrc, --good, --bad, --topo and --test are required");
+	if (!realpath(ksrc, bo.ksrc) || !is_git_tree(bo.ksrc))
+		return command_usage_error("bisect", "--ksrc %s: not a git tree; make one with "
+					   "`numalab kernel git-tree`", ksrc);
+	if (absolute(bo.out ? bo.out : "results", bo.out_abs, sizeof(bo.out_abs)))
+		return command_usage_error("bisect", "--out %s: %s", bo.out, strerror(errno));
+	if (file_exists(bo.topo) && realpath(bo.topo, bo.topo_path))
+		bo.topo = bo.topo_path;
+	vm_catch_signals();
+	return bisect(&bo);
+}

@@ -1,0 +1,307 @@
+/*
+ * numalab bisect-run: one step of `git bisect run`: build HEAD of a kernel
+ * git tree with a recipe's config, boot it, run one test, exit with the
+ * verdict git bisect understands (lab/analysis/bisect.h).
+ */
+#include "analysis/bisect.h"
+#include "cli/command.h"
+#include "kernel/kbuild.h"
+#include "base/proc.h"
+#include "drive/run.h"
+#include "model/topology.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+	"usage: numalab bisect-run --ksrc DIR --topo NAME --test SUITE[:PREFIX] [options]\n"
+	"\n"
+	"A `git bisect run` step: build HEAD of the kernel git tree DIR with the\n"
+	"recipe's base, fragments and patches (incrementally, through the kernel\n"
+	"build cache), boot it on the topology, run the guest test SUITE (only its\n"
+	"subtests whose names start with PREFIX decide, when given) and exit\n"
+	"  0 good, 1 bad (failed, timed out, or the kernel crashed during the test),\n"
+	"  125 skip (did not build, did not boot to the test, the lab failed),\n"
+	"  128 abort (bad request: unknown test, recipe or topology).\n"
+	"Each step is appended to the log with its verdict and why.\n"
+	"\n"
+	"A performance regression instead: --metric [TEST:]NAME runs the suite\n"
+	"--repeat times and compares the metric with the runs in --baseline DIR\n"
+	"(the good commit's, made by --record DIR) as `numalab compare` does: bad\n"
+	"when it regressed significantly (--alpha) by at least --threshold percent.\n"
+	"\n"
+	"  --ksrc DIR     the kernel git tree being bisected (required)\n"
+	"  --topo NAME    topologies/NAME.topo or a file (required)\n"
+	"  --test SPEC    SUITE or SUITE:PREFIX, e.g. mempolicy:bulk (required)\n"
+	"  --recipe NAME  kernels/recipes/NAME.recipe for the config (default: stock)\n"
+	"  --rev REV      build REV instead of HEAD\n"
+	"  --timeout S    whole-VM timeout (default: the topology's)\n"
+	"  --out DIR      results root (default: results)\n"
+	"  --log FILE     the step log (default: OUT/bisect.log)\n"
+	"  --metric M     decide by metric M ([TEST:]NAME) instead of pass/fail\n"
+	"  --baseline DIR the good commit's runs to compare with (--metric)\n"
+	"  --record DIR   only run --repeat times into DIR (the baseline); exit 0\n"
+	"  --repeat N     runs per step with --metric (default 3)\n"
+	"  --threshold P  smallest change that counts, percent (default 5)\n"
+	"  --alpha A      significance level (default 0.05)\n"
+	"\n"
+	"`make lab-bisect` / `numalab bisect` drive it (docs/bisect.md).\n";
+
+static const struct option options[] = {
+	{ "ksrc", required_argument, NULL, 'k' },
+	{ "topo", required_argument, NULL, 't' },
+	{ "test", required_argument, NULL, 'T' },
+	{ "recipe", required_argument, NULL, 'r' },
+	{ "rev", required_argument, NULL, 'R' },
+	{ "timeout", required_argument, NULL, 'o' },
+	{ "out", required_argument, NULL, 'O' },
+	{ "log", required_argument, NULL, 'l' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "baseline", required_argument, NULL, 'B' },
+	{ "record", required_argument, NULL, 'C' },
+	{ "repeat", required_argument, NULL, 'n' },
+	{ "threshold", required_argument, NULL, 'x' },
+	{ "alpha", required_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct step_opts {
+	const char *ksrc, *topo, *test, *recipe, *rev, *out, *log;
+	const char *metric, *baseline, *record;
+	int timeout_s, repeat;
+	double threshold, alpha;
+	struct bisect_test t;
+};
+
+/* git bisect would take 2 for "bad": a request it cannot carry out aborts instead. */
+static int abort_request(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int abort_request(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("numalab bisect-run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; aborting the bisect\n", stderr);
+	return BISECT_ABORT;
+}
+
+/* The commit id and subject of rev in the tree. */
+static int describe(const char *ksrc, const char *rev, char *commit, char *subject, size_t cap,
+		    struct error *err)
+{
+	char out[512];
+	const char *argv[] = { "git", "-C", ksrc, "log", "-1", "--format=%H %s", rev, "--", NULL };
+
+	if (proc_capture(argv, out, sizeof(out), err) != 0 || strlen(out) < 41)
+		return error_set(err, "%s is not a commit of the git tree %s", rev, ksrc);
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(commit, 41, "%.40s", out);
+	snprintf(subject, cap, "%s", out + 41);
+	return 0;
+}
+
+static int log_dir(const char *log, struct error *err)
+{
+	char *dir = xprintf("%.*s", strrchr(log, '/') ? (int)(strrchr(log, '/') - log) : 1,
+			    strrchr(log, '/') ? log : ".");
+	int rc = mkdir_p(dir, err);
+
+	free(dir);
+	return rc;
+}
+
+static enum bisect_verdict judge_run(const struct step_opts *so, const struct run_outcome *res,
+				     int rc, char *why, size_t cap)
+{
+	char *path = xprintf("%s/tap", res->cell_dir);
+	struct buf tap = BUF_INIT;
+	struct error ignored;
+	enum bisect_verdict v;
+
+	if (vm_interrupted())
+		v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
+	else if (!res->cell_dir[0] || read_file(path, &tap, &ignored))
+		v = (snprintf(why, cap, "the lab could not run the guest"), BISECT_SKIP);
+	else
+		v = bisect_verdict(&so->t, buf_str(&tap), tap.len, rc, why, cap);
+	buf_free(&tap);
+	free(path);
+	return v;
+}
+
+/* Pass/fail: one run of the suite. */
+static enum bisect_verdict judge_test(const struct step_opts *so, const struct run_opts *o,
+				      struct run_outcome *res, char *why, size_t cap)
+{
+	struct error err;
+	int rc = run_cell(o, res, &err);
+
+	if (rc == EXIT_HARNESS)
+		fprintf(stderr, "numalab bisect-run: %s\n", err.msg);
+	return judge_run(so, res, rc, why, cap);
+}
+
+/* Performance: --repeat runs into dir, then the metric against the baseline. */
+static enum bisect_verdict judge_metric(const struct step_opts *so, struct run_opts *o,
+					struct run_outcome *res, const char *dir, char *why, size_t cap)
+{
+	struct comparison c;
+	struct cmp_options copts;
+	struct error err;
+	enum bisect_verdict v = BISECT_GOOD;
+
+	o->out = dir;
+	for (int i = 0; i < so->repeat && v == BISECT_GOOD; i++) {
+		int rc = run_cell(o, res, &err);
+
+		if (vm_interrupted())
+			v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
+		else if (rc == EXIT_USAGE)
+			v = (snprintf(why, cap, "%s", err.msg), BISECT_ABORT);
+		else if (rc == EXIT_HARNESS)
+			v = (snprintf(why, cap, "run %d: %s", i + 1, err.msg), BISECT_SKIP);
+	}
+	if (v != BISECT_GOOD)
+		return v;
+	if (so->record)
+		return snprintf(why, cap, "recorded %d runs as the baseline", so->repeat), BISECT_GOOD;
+	cmp_options_default(&copts);
+	copts.threshold_pct = so->threshold;
+	copts.alpha = so->alpha;
+	if (compare_run(&c, so->baseline, dir, &copts, &err))
+		v = (snprintf(why, cap, "cannot compare with the baseline: %s", err.msg), BISECT_ABORT);
+	else
+		v = bisect_metric_verdict(&c, so->metric, why, cap);
+	compare_free(&c);
+	return v;
+}
+
+static int step(const struct step_opts *so, const char *arch)
+{
+	struct bisect_step s = { .run_dir = "" };
+	struct run_outcome *res = xcalloc(1, sizeof(*res));
+	struct kernel k;
+	struct error err;
+	char why[1024], log[4200], *dir = NULL;
+
+	if (describe(so->ksrc, so->rev, s.commit, s.subject, sizeof(s.subject), &err))
+		return free(res), abort_request("%s", err.msg);
+	snprintf(log, sizeof(log), "%s", so->log ? so->log : "");
+	if (!so->log)
+		snprintf(log, sizeof(log), "%s/bisect.log", so->out ? so->out : "results");
+	fprintf(stderr, "numalab bisect-run: %.12s %s\n", s.commit, s.subject);
+	if (kbuild_kernel_at(lab_root(), so->recipe, arch, so->ksrc, s.commit, &k, &err)) {
+		snprintf(why, sizeof(why), "the kernel did not build: %s", err.msg);
+		s.verdict = BISECT_SKIP;
+	} else {
+		struct run_opts o = { .topo = so->topo, .kernel_built = &k, .tests = so->t.suite,
+				      .timeout_s = so->timeout_s, .out = so->out, .accel = "auto",
+				      .progress = 1 };
+
+		s.built = k.built;
+		s.build_s = k.build_s;
+		if (so->metric) {
+			dir = so->record ? xprintf("%s", so->record)
+					 : xprintf("%s/step-%.12s", so->out ? so->out : "results", s.commit);
+			s.verdict = judge_metric(so, &o, res, dir, why, sizeof(why));
+			s.run_dir = dir;
+		} else {
+			s.verdict = judge_test(so, &o, res, why, sizeof(why));
+			s.run_dir = res->cell_dir;
+		}
+	}
+	s.why = why;
+	fprintf(stderr, "numalab bisect-run: %.12s is %s: %s\n", s.commit,
+		bisect_verdict_name(s.verdict), why);
+	if (log_dir(log, &err) || bisect_log_step(log, &s, &err))
+		fprintf(stderr, "numalab bisect-run: %s\n", err.msg);
+	free(dir);
+	free(res);
+	return s.verdict;
+}
+
+/* Everything that makes the request wrong whatever the commit: checked before building. */
+static int check_request(struct step_opts *so, char *arch, size_t cap)
+{
+	char path[4096];
+	struct topology topo;
+	struct topo_error terr;
+	struct recipe r;
+	struct error err;
+
+	if (!so->ksrc || !so->topo || !so->test)
+		return abort_request("--ksrc, --topo and --test are required");
+	if (bisect_test_parse(so->test, &so->t))
+		return abort_request("--test %s: give SUITE or SUITE:PREFIX", so->test);
+	if (so->metric && !so->baseline == !so->record)
+		return abort_request("--metric needs --baseline DIR (or --record DIR to make it)");
+	if (!so->metric && (so->baseline || so->record))
+		return abort_request("--baseline and --record go with --metric");
+	command_topology_path(so->topo, path, sizeof(path));
+	if (topo_load(path, &topo, &terr))
+		return abort_request("%s", terr.msg);
+	snprintf(arch, cap, "%s", topo_arch_name(topo.arch));
+	if (recipe_load(lab_root(), so->recipe, &r, &err))
+		return abort_request("%s", err.msg);
+	return 0;
+}
+
+int cmd_bisect_run(int argc, char **argv)
+{
+	struct step_opts so = { .recipe = "stock", .rev = "HEAD", .repeat = 3, .threshold = 5,
+				.alpha = 0.05 };
+	char arch[16];
+	char *end;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'k': so.ksrc = optarg; break;
+		case 't': so.topo = optarg; break;
+		case 'T': so.test = optarg; break;
+		case 'r': so.recipe = optarg; break;
+		case 'R': so.rev = optarg; break;
+		case 'O': so.out = optarg; break;
+		case 'l': so.log = optarg; break;
+		case 'm': so.metric = optarg; break;
+		case 'B': so.baseline = optarg; break;
+		case 'C': so.record = optarg; break;
+		case 'n':
+			so.repeat = (int)strtol(optarg, &end, 10);
+			if (*end || so.repeat < 2 || so.repeat > 100)
+				return abort_request("--repeat %s: give 2..100 (statistics need two runs a side)", optarg);
+			break;
+		case 'x':
+			so.threshold = strtod(optarg, &end);
+			if (*end || end == optarg || so.threshold < 0)
+				return abort_request("--threshold %s: give a percentage >= 0", optarg);
+			break;
+		case 'p':
+			so.alpha = strtod(optarg, &end);
+			if (*end || end == optarg || so.alpha <= 0 || so.alpha >= 1)
+				return abort_request("--alpha %s: give a level between 0 and 1", optarg);
+			break;
+		case 'h': return command_help(help);
+		case 'o':
+			so.timeout_s = (int)strtol(optarg, &end, 10);
+			if (*end || so.timeout_s < 1 || so.timeout_s > 86400)
+				return abort_request("--timeout %s: give seconds, 1..86400", optarg);
+			break;
+		default:
+			return abort_request("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return abort_request("unexpected argument '%s'", argv[optind]);
+	if ((c = check_request(&so, arch, sizeof(arch))))
+		return c;
+	vm_catch_signals();
+	return step(&so, arch);
+}

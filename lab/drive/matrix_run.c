@@ -1,0 +1,790 @@
+#include "drive/matrix_run.h"
+#include "results/celldir.h"
+#include "cli/command.h"
+#include "kernel/kbuild.h"
+#include "kernel/kernel.h"
+#include "model/matrix.h"
+#include "base/parallel.h"
+#include "analysis/report.h"
+#include "model/topology.h"
+#include "boot/vm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* QEMU's own memory and the host side of a guest, beyond its RAM (LoongArch: + firmware, toolroot). */
+#define QEMU_OVERHEAD_X86 (256ULL << 20)
+#define QEMU_OVERHEAD_LA (512ULL << 20)
+/* A cell may boot twice (an early crash is retried), plus image, probe and firmware time. */
+#define WATCHDOG_SLACK_S 300
+#define GRACE_S 20
+
+struct mcell {
+	struct matrix_cell c;
+	const struct topology *topo;
+	char dir[4096];          /* OUT/cells/ID */
+	char not_run[512];       /* why it was not started; "" */
+	int todo;                /* to run in this invocation */
+	int host;                /* index into the matrix's hosts; -1 local */
+	unsigned long long mem;  /* host memory it needs while running (local) */
+};
+
+struct build_job {
+	const char *spec;
+	const char *arch;
+	char log[4200];
+	char failed[512];
+};
+
+struct mrun {
+	const char *out;
+	struct matrix m;
+	struct topology *topos;  /* one per m.topos */
+	struct mcell *cells;
+	int nr_cells, shard, nr_shards, quiet;
+	int jobs, next, done, to_run;
+	unsigned long long mem_budget, mem_used;
+	int *host_used;
+	struct build_job *builds;
+	int nr_builds, next_build;
+};
+
+/* A line of the matrix's own progress, in order with the cells' output. */
+__attribute__((format(printf, 1, 2)))
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("numalab matrix: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static const char *numalab_path(void)
+{
+	static char path[4200];
+
+	snprintf(path, sizeof(path), "%s/numalab", lab_root());
+	return path;
+}
+
+/* The matrix file as the user knows it: relative to the project when inside it. */
+static const char *display_path(const char *path)
+{
+	size_t n = strlen(lab_root());
+
+	return !strncmp(path, lab_root(), n) && path[n] == '/' ? path + n + 1 : path;
+}
+
+static int load_matrix(const char *path, struct matrix *m, struct error *err)
+{
+	struct buf text = BUF_INIT;
+	int rc = read_file(path, &text, err);
+
+	if (rc)
+		error_prefix(err, "matrix file (a path, or NAME for matrices/NAME.matrix)");
+	else
+		rc = matrix_parse(path, buf_str(&text), text.len, m, err);
+	buf_free(&text);
+	return rc;
+}
+
+static int lock_names_pin(const struct kernel_lock *lock, const char *name, const char *arch)
+{
+	return kernel_lock_find(lock, name, arch) != NULL;
+}
+
+/* The names in the file exist in this project: topologies, suites, kernels. */
+static int check_names(struct mrun *r, struct error *err)
+{
+	const struct matrix *m = &r->m;
+	struct kernel_lock *lock = xcalloc(1, sizeof(*lock));
+	struct buf text = BUF_INIT;
+	char path[4096];
+	int rc = 0;
+
+	r->topos = xcalloc((size_t)m->nr_topos, sizeof(*r->topos));
+	for (int i = 0; i < m->nr_topos && !rc; i++) {
+		struct topo_error terr;
+
+		command_topology_path(m->topos[i], path, sizeof(path));
+		if (topo_load(path, &r->topos[i], &terr))
+			rc = error_set(err, "%s:%d: topology '%s': %s", m->path, m->topo_lines[i],
+				       m->topos[i], terr.msg);
+	}
+	for (int i = 0; i < m->nr_suites && !rc; i++) {
+		snprintf(path, sizeof(path), "%s/tests/%s/.", lab_root(), m->suites[i]);
+		if (!file_exists(path) || !strcmp(m->suites[i], "unit") || !strcmp(m->suites[i], "lib") ||
+		    !strcmp(m->suites[i], "integration"))
+			rc = error_set(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
+				       "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
+				       m->suite_lines[i], m->suites[i]);
+	}
+	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
+	if (!rc && (read_file(path, &text, err) ||
+		    kernel_lock_parse(path, buf_str(&text), text.len, lock, err)))
+		rc = -1;
+	for (int i = 0; i < m->nr_kernels && !rc; i++) {
+		const struct matrix_kernel *k = &m->kernels[i];
+		int known = strchr(k->spec, '/') ? file_exists(k->spec) :
+			    lock_names_pin(lock, k->spec, "x86_64") ||
+			    lock_names_pin(lock, k->spec, "loongarch64") ||
+			    kbuild_has_recipe(lab_root(), k->spec) || file_exists(k->spec);
+
+		if (!known)
+			rc = error_set(err, "%s:%d: kernel '%s' is not a name in %s, a recipe in kernels/recipes/ "
+				       "nor an existing file", m->path, k->line, k->spec, KERNEL_LOCK_FILE);
+	}
+	buf_free(&text);
+	free(lock);
+	return rc;
+}
+
+static unsigned long long mem_available(void)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	unsigned long long kib = 0;
+	const char *p;
+
+	if (!read_file("/proc/meminfo", &b, &ignored) && (p = strstr(buf_str(&b), "MemAvailable:")))
+		kib = strtoull(p + 13, NULL, 10);
+	buf_free(&b);
+	return kib << 10;
+}
+
+static const char *cell_arch(const struct mrun *r, const struct mcell *c)
+{
+	return topo_arch_name(r->topos[c->c.topo].arch);
+}
+
+/* The cells of this shard, with their directories and needs. */
+static void plan_cells(struct mrun *r, struct matrix_cell *cells, int n)
+{
+	r->cells = xcalloc((size_t)(n ? n : 1), sizeof(*r->cells));
+	r->nr_cells = n;
+	for (int i = 0; i < n; i++) {
+		struct mcell *c = &r->cells[i];
+		const struct topology *t = &r->topos[cells[i].topo];
+
+		c->c = cells[i];
+		c->topo = t;
+		c->host = -1;
+		c->mem = topo_mem_bytes(t) + (t->arch == TOPO_ARCH_LOONGARCH64 ? QEMU_OVERHEAD_LA
+									  : QEMU_OVERHEAD_X86);
+		snprintf(c->dir, sizeof(c->dir), "%s/cells/%s", r->out, c->c.id);
+	}
+}
+
+static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
+{
+	const struct matrix_kernel *k = &r->m.kernels[c->c.kernel];
+
+	strvec_push(argv, numalab_path());
+	strvec_push(argv, "run");
+	strvec_pushf(argv, "--topo=%s", r->m.topos[c->c.topo]);
+	strvec_pushf(argv, "--kernel=%s", k->spec);
+	strvec_pushf(argv, "--tests=%s", r->m.suites[c->c.suite]);
+	strvec_pushf(argv, "--out=%s", c->dir);
+	if (c->c.timeout_s)
+		strvec_pushf(argv, "--timeout=%d", c->c.timeout_s);
+	if (c->c.accel != MATRIX_ACCEL_AUTO)
+		strvec_pushf(argv, "--accel=%s", matrix_accel_name(c->c.accel));
+	if (k->append[0])
+		strvec_pushf(argv, "--append=%s", k->append);
+	if (c->host >= 0 && strcmp(r->m.hosts[c->host].uri, "local")) {
+		strvec_push(argv, "--backend=libvirt");
+		strvec_pushf(argv, "--uri=%s", r->m.hosts[c->host].uri);
+	}
+}
+
+static int dry_run(struct mrun *r)
+{
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct strvec argv = STRVEC_INIT;
+		struct mcell *c = &r->cells[i];
+
+		if (r->m.nr_hosts)
+			c->host = r->cells[i].c.index % r->m.nr_hosts;
+		cell_argv(r, c, &argv);
+		printf("%-4d %s:", c->c.index, c->c.id);
+		for (size_t a = 1; a < argv.nr; a++)
+			printf(" %s", argv.items[a]);
+		printf("\n");
+		strvec_clear(&argv);
+	}
+	return EXIT_PASS;
+}
+
+static int print_arches(const struct mrun *r)
+{
+	int seen[2] = { 0, 0 };
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		enum topo_arch a = r->topos[r->cells[i].c.topo].arch;
+		int k = a == TOPO_ARCH_LOONGARCH64;
+
+		if (!seen[k]++)
+			printf("%s\n", topo_arch_name(a));
+	}
+	return EXIT_PASS;
+}
+
+/* Keep finished cells, move partial ones aside; count what is left to run. */
+static int sort_out_cells(struct mrun *r, struct error *err)
+{
+	int kept = 0, aside = 0;
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+		struct celldir cd;
+		char moved[4200];
+
+		celldir_load(c->dir, &cd);
+		c->todo = !cd.finished;
+		kept += cd.finished;
+		if (!cd.finished && cd.exists) {
+			if (celldir_set_aside(r->out, c->c.id, moved, sizeof(moved), err))
+				return celldir_free(&cd), -1;
+			aside++;
+		}
+		celldir_free(&cd);
+	}
+	if (kept || aside)
+		say("resuming %s: %d of %d cells already finished (kept), "
+			"%d partial attempts moved to %s/partial/\n", r->out, kept, r->nr_cells, aside, r->out);
+	return 0;
+}
+
+/* --- kernel builds: each recipe kernel once per arch, one at a time, before the cells */
+
+static int is_recipe_kernel(const struct kernel_lock *lock, const char *spec, const char *arch)
+{
+	return !strchr(spec, '/') && !kernel_lock_find(lock, spec, arch) &&
+	       kbuild_has_recipe(lab_root(), spec);
+}
+
+static void plan_builds(struct mrun *r)
+{
+	struct kernel_lock *lock = xcalloc(1, sizeof(*lock));
+	struct buf text = BUF_INIT;
+	struct error ignored;
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
+	if (read_file(path, &text, &ignored) || kernel_lock_parse(path, buf_str(&text), text.len, lock, &ignored))
+		lock->nr = 0;
+	r->builds = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*r->builds));
+	for (int i = 0; i < r->nr_cells; i++) {
+		const char *spec = r->m.kernels[r->cells[i].c.kernel].spec, *arch = cell_arch(r, &r->cells[i]);
+		int seen = 0;
+
+		if (!r->cells[i].todo || !is_recipe_kernel(lock, spec, arch))
+			continue;
+		for (int b = 0; b < r->nr_builds; b++)
+			seen |= !strcmp(r->builds[b].spec, spec) && !strcmp(r->builds[b].arch, arch);
+		if (seen)
+			continue;
+		r->builds[r->nr_builds].spec = spec;
+		r->builds[r->nr_builds].arch = arch;
+		snprintf(r->builds[r->nr_builds].log, sizeof(r->builds[0].log), "%s/kernels/%s.%s.log",
+			 r->out, spec, arch);
+		r->nr_builds++;
+	}
+	buf_free(&text);
+	free(lock);
+}
+
+static int next_build(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct build_job *b;
+
+	if (r->next_build == r->nr_builds)
+		return PARALLEL_DONE;
+	b = &r->builds[r->next_build++];
+	strvec_push(&task->argv, numalab_path());
+	strvec_push(&task->argv, "kernel");
+	strvec_push(&task->argv, "build");
+	strvec_push(&task->argv, b->spec);
+	strvec_pushf(&task->argv, "--arch=%s", b->arch);
+	snprintf(task->log, sizeof(task->log), "%s", b->log);
+	task->data = b;
+	say("kernel %s for %s (log %s)\n", b->spec, b->arch, b->log);
+	return PARALLEL_START;
+}
+
+static void last_line_of(const char *path, char *out, size_t cap)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	char *s, *nl;
+
+	out[0] = '\0';
+	if (!read_file(path, &b, &ignored) && b.len) {
+		s = b.data;
+		while (b.len && s[b.len - 1] == '\n')
+			s[--b.len] = '\0';
+		nl = strrchr(s, '\n');
+		snprintf(out, cap, "%s", nl ? nl + 1 : s);
+	}
+	buf_free(&b);
+}
+
+static void build_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
+{
+	struct build_job *b = task->data;
+	char last[256];
+
+	(void)ctx;
+	if (end->code == 0) {
+		say("kernel %s for %s ready (%.1f s)\n", b->spec, b->arch,
+			end->elapsed_s);
+		return;
+	}
+	if (end->code < 0)
+		snprintf(last, sizeof(last), "%s", end->err->msg);
+	else
+		last_line_of(b->log, last, sizeof(last));
+	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->spec,
+		 b->arch, last, b->log);
+	fprintf(stderr, "numalab matrix: %s\n", b->failed);
+}
+
+static int build_kernels(struct mrun *r)
+{
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, vm_interrupted, r };
+	char dir[4200];
+	struct error err;
+	int interrupted;
+
+	plan_builds(r);
+	if (!r->nr_builds)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/kernels", r->out);
+	if (mkdir_p(dir, &err)) {
+		for (int b = 0; b < r->nr_builds; b++)
+			snprintf(r->builds[b].failed, sizeof(r->builds[b].failed), "%s", err.msg);
+		interrupted = 0;
+	} else {
+		interrupted = parallel_run(&pp);
+	}
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+
+		for (int b = 0; b < r->nr_builds && c->todo; b++)
+			if (r->builds[b].failed[0] && !strcmp(r->builds[b].spec, r->m.kernels[c->c.kernel].spec) &&
+			    !strcmp(r->builds[b].arch, cell_arch(r, c))) {
+				snprintf(c->not_run, sizeof(c->not_run), "%s", r->builds[b].failed);
+				c->todo = 0;
+			}
+	}
+	return interrupted;
+}
+
+/* --- the cells */
+
+static int pick_host(struct mrun *r, struct mcell *c)
+{
+	if (!r->m.nr_hosts)
+		return -1;
+	for (int h = 0; h < r->m.nr_hosts; h++)
+		if (r->host_used[h] < r->m.hosts[h].capacity && (strcmp(r->m.hosts[h].uri, "local") ||
+		    !r->mem_used || r->mem_used + c->mem <= r->mem_budget))
+			return h;
+	return -2;
+}
+
+static int is_local(const struct mrun *r, const struct mcell *c)
+{
+	return c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local");
+}
+
+static int next_cell(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct mcell *c;
+	struct error err;
+
+	while (r->next < r->nr_cells && !r->cells[r->next].todo)
+		r->next++;
+	if (r->next == r->nr_cells)
+		return PARALLEL_DONE;
+	c = &r->cells[r->next];
+	if ((c->host = pick_host(r, c)) == -2 ||
+	    (c->host == -1 && r->mem_used && r->mem_used + c->mem > r->mem_budget))
+		return PARALLEL_WAIT;
+	r->next++;
+	if (mkdir_p(c->dir, &err)) {
+		snprintf(c->not_run, sizeof(c->not_run), "%s", err.msg);
+		return next_cell(ctx, task);
+	}
+	if (c->host >= 0)
+		r->host_used[c->host]++;
+	if (is_local(r, c))
+		r->mem_used += c->mem;
+	cell_argv(r, c, &task->argv);
+	snprintf(task->log, sizeof(task->log), "%s/log", c->dir);
+	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
+	task->data = c;
+	return PARALLEL_START;
+}
+
+static void print_log(const struct mcell *c, const char *log)
+{
+	struct buf b = BUF_INIT;
+	struct error ignored;
+
+	printf("--- %s (%s)\n", c->c.id, log);
+	if (!read_file(log, &b, &ignored))
+		fwrite(buf_str(&b), 1, b.len, stdout);
+	buf_free(&b);
+}
+
+/*
+ * A cell's verdict from its directory.  Not run, or stopped because the
+ * matrix was interrupted, is an ERROR that says so (the next run with the
+ * same --out runs it again); otherwise the run's exit code and TAP decide.
+ */
+static enum cell_status judge_cell(const struct mcell *c, const struct celldir *cd, char *reason,
+				   size_t cap)
+{
+	if (c->not_run[0] || (!cd->finished && cd->exit_code < 0)) {
+		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : vm_interrupted() ?
+			 "the matrix was interrupted" : "no result");
+		return CELL_ERROR;
+	}
+	if (!cd->finished && (cd->interrupted || !strcmp(cd->end, "interrupted") || cd->exit_code < 2)) {
+		snprintf(reason, cap, "interrupted: the run did not complete%s",
+			 cd->exit_code > 128 ? " (it did not stop on SIGTERM and was killed)" : "");
+		return CELL_ERROR;
+	}
+	return report_classify(cd->exit_code, cd->watchdog, cd->end, buf_str((struct buf *)&cd->tap),
+			       cd->tap.len, cd->last_log, reason, cap);
+}
+
+static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
+{
+	struct mrun *r = ctx;
+	struct mcell *c = task->data;
+	struct celldir cd;
+	struct report_counts k;
+	struct error err;
+	char reason[512];
+	enum cell_status st;
+
+	if (c->host >= 0)
+		r->host_used[c->host]--;
+	if (is_local(r, c))
+		r->mem_used -= c->mem;
+	r->done++;
+	if (end->code < 0) {
+		snprintf(c->not_run, sizeof(c->not_run), "%s", end->err->msg);
+		printf("[%d/%d] %s: error: %s\n", r->done, r->to_run, c->c.id, c->not_run);
+		fflush(stdout);
+		return;
+	}
+	if (celldir_write_exit(c->dir, end->code, end->elapsed_s, end->timed_out, end->interrupted, &err))
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	celldir_load(c->dir, &cd);
+	st = judge_cell(c, &cd, reason, sizeof(reason));
+	report_count(&(struct report_cell){ .id = c->c.id, .status = st, .reason = reason,
+					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
+	if (!r->quiet)
+		print_log(c, task->log);
+	printf("[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s\n", r->done, r->to_run,
+	       c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped, end->elapsed_s,
+	       *reason ? ": " : "", reason);
+	fflush(stdout);
+	celldir_free(&cd);
+}
+
+static unsigned long long max_cell_mem(const struct mrun *r)
+{
+	unsigned long long max = 0;
+
+	for (int i = 0; i < r->nr_cells; i++)
+		if (r->cells[i].mem > max)
+			max = r->cells[i].mem;
+	return max;
+}
+
+static void choose_jobs(struct mrun *r, int asked)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long need = max_cell_mem(r);
+	int by_mem;
+
+	r->mem_budget = mem_available();
+	by_mem = need ? (int)(r->mem_budget / need) : 1;
+	if (asked)
+		r->jobs = asked;
+	else if (r->m.nr_hosts) {
+		r->jobs = 0;
+		for (int h = 0; h < r->m.nr_hosts; h++)
+			r->jobs += r->m.hosts[h].capacity;
+	} else {
+		r->jobs = (int)(cores < by_mem ? cores : by_mem);
+	}
+	if (r->jobs < 1)
+		r->jobs = 1;
+	say("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
+		"a cell needs up to %.1f GiB)\n", r->to_run, r->jobs, cores,
+		(double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
+}
+
+static int run_cells(struct mrun *r, int asked_jobs)
+{
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, vm_interrupted, r };
+
+	r->to_run = 0;
+	for (int i = 0; i < r->nr_cells; i++)
+		r->to_run += r->cells[i].todo;
+	if (!r->to_run)
+		return 0;
+	choose_jobs(r, asked_jobs);
+	pp.jobs = r->jobs;
+	r->host_used = xcalloc((size_t)(r->m.nr_hosts + 1), sizeof(int));
+	return parallel_run(&pp);
+}
+
+/* --- outputs */
+
+struct loaded {
+	struct celldir cd;
+	char reason[512];
+	char dir[4200];
+};
+
+static int write_out(const char *out, const char *name, const struct buf *b, struct error *err)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", out, name);
+	return write_file_atomic(path, buf_str((struct buf *)b), b->len, err);
+}
+
+/* matrix.tap, flat.tap, junit.xml, summary.txt from every cell of the shard; returns the exit code. */
+static int write_reports(struct mrun *r, const char *title)
+{
+	struct report_cell *rc = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*rc));
+	struct loaded *ld = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*ld));
+	struct buf tap = BUF_INIT, flat = BUF_INIT, junit = BUF_INIT, summary = BUF_INIT;
+	struct error err;
+	int failed = 0, harness = 0, wrc;
+
+	for (int i = 0; i < r->nr_cells; i++) {
+		struct mcell *c = &r->cells[i];
+		struct loaded *l = &ld[i];
+
+		celldir_load(c->dir, &l->cd);
+		rc[i].id = c->c.id;
+		rc[i].reason = l->reason;
+		rc[i].time_s = l->cd.time_s;
+		snprintf(l->dir, sizeof(l->dir), "%s", l->cd.run_cell[0] ? l->cd.run_cell : c->dir);
+		rc[i].dir = l->dir;
+		rc[i].status = judge_cell(c, &l->cd, l->reason, sizeof(l->reason));
+		rc[i].tap = buf_str(&l->cd.tap);
+		rc[i].tap_len = l->cd.tap.len;
+		failed |= rc[i].status == CELL_FAIL;
+		harness |= rc[i].status == CELL_TIMEOUT || rc[i].status == CELL_ERROR;
+	}
+	report_tap(rc, r->nr_cells, title, &tap);
+	report_flat_tap(rc, r->nr_cells, &flat);
+	report_junit(rc, r->nr_cells, title, &junit);
+	report_summary(rc, r->nr_cells, &summary);
+	wrc = write_out(r->out, "matrix.tap", &tap, &err) || write_out(r->out, "flat.tap", &flat, &err) ||
+	      write_out(r->out, "junit.xml", &junit, &err) ||
+	      write_out(r->out, "summary.txt", &summary, &err);
+	if (wrc)
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	fputs(buf_str(&summary), stdout);
+	fflush(stdout);
+	say("wrote %s/matrix.tap, flat.tap, junit.xml, summary.txt\n", r->out);
+	for (int i = 0; i < r->nr_cells; i++)
+		celldir_free(&ld[i].cd);
+	free(ld);
+	free(rc);
+	buf_free(&tap);
+	buf_free(&flat);
+	buf_free(&junit);
+	buf_free(&summary);
+	if (wrc)
+		return EXIT_HARNESS;
+	return failed ? EXIT_FAIL : harness ? EXIT_HARNESS : EXIT_PASS;
+}
+
+static int set_state(const char *out, const char *state)
+{
+	char path[4200], line[32];
+	struct error err;
+	int len = snprintf(line, sizeof(line), "%s\n", state);
+
+	snprintf(path, sizeof(path), "%s/state", out);
+	if (write_file_atomic(path, line, (size_t)len, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), -1;
+	return 0;
+}
+
+/* The cell list of this output, in order (for humans and for merging shards). */
+static int write_cell_list(struct mrun *r, const char *matrix_path, struct error *err)
+{
+	struct buf b = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	buf_addf(&b, "# numalab matrix %s, shard %d/%d: INDEX ID\n", display_path(matrix_path), r->shard,
+		 r->nr_shards);
+	for (int i = 0; i < r->nr_cells; i++)
+		buf_addf(&b, "%d %s\n", r->cells[i].c.index, r->cells[i].c.id);
+	snprintf(path, sizeof(path), "%s/cells.list", r->out);
+	rc = write_file_atomic(path, b.data, b.len, err);
+	buf_free(&b);
+	return rc;
+}
+
+static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
+{
+	char lock_path[4200], title[1200];
+	struct error err;
+	int lock, code, interrupted;
+
+	if (mkdir_p(r->out, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	snprintf(lock_path, sizeof(lock_path), "%s/.lock", r->out);
+	if ((lock = lock_file(lock_path, "matrix in this --out", &err)) < 0)
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	vm_catch_signals();
+	if (sort_out_cells(r, &err) || write_cell_list(r, matrix_path, &err)) {
+		close(lock);
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	}
+	set_state(r->out, "running");
+	interrupted = build_kernels(r);
+	if (!interrupted && !vm_interrupted())
+		interrupted = run_cells(r, asked_jobs);
+	interrupted = interrupted || vm_interrupted();
+	snprintf(title, sizeof(title), "%s shard %d/%d", display_path(matrix_path), r->shard, r->nr_shards);
+	code = write_reports(r, title);
+	set_state(r->out, interrupted ? "interrupted" : "complete");
+	if (interrupted)
+		say("interrupted; run the same command with --out %s to resume\n",
+			r->out);
+	close(lock);
+	return code;
+}
+
+/* --- merging shards: each shard's cells.list names its cells and their global index */
+
+static int valid_cell_id(const char *id)
+{
+	if (!*id || *id == '.' || strlen(id) >= MATRIX_ID_MAX)
+		return 0;
+	for (; *id; id++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.", *id))
+			return 0;
+	return 1;
+}
+
+static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct error *err)
+{
+	char path[4200];
+	struct buf text = BUF_INIT;
+	int line = 0;
+
+	snprintf(path, sizeof(path), "%s/cells.list", dir);
+	if (read_file(path, &text, err))
+		return error_prefix(err, "%s is not a matrix output directory", dir);
+	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
+		struct mcell *c;
+		char id[256];
+		int index;
+
+		line++;
+		if (*l == '#')
+			continue;
+		if (sscanf(l, "%d %255s", &index, id) != 2 || index < 0 || !valid_cell_id(id)) {
+			buf_free(&text);
+			return error_set(err, "%s:%d: not `INDEX ID`", path, line);
+		}
+		if (r->nr_cells == *cap)
+			r->cells = xrealloc(r->cells, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof(*r->cells));
+		c = &r->cells[r->nr_cells++];
+		memset(c, 0, sizeof(*c));
+		c->c.index = index;
+		snprintf(c->c.id, sizeof(c->c.id), "%s", id);
+		snprintf(c->dir, sizeof(c->dir), "%s/cells/%s", dir, id);
+	}
+	buf_free(&text);
+	return 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	const struct mcell *x = a, *y = b;
+
+	return (x->c.index > y->c.index) - (x->c.index < y->c.index);
+}
+
+int matrix_merge(char *const *dirs, int n, const char *out)
+{
+	struct mrun r = { .out = out };
+	struct error err;
+	int cap = 0, code;
+
+	for (int i = 0; i < n; i++)
+		if (read_cell_list(&r, dirs[i], &cap, &err))
+			goto bad;
+	qsort(r.cells, (size_t)r.nr_cells, sizeof(*r.cells), by_index);
+	for (int i = 1; i < r.nr_cells; i++)
+		if (r.cells[i].c.index == r.cells[i - 1].c.index) {
+			error_set(&err, "cell %d is in two outputs (%s, %s): merge the shards of one matrix, once each",
+				  r.cells[i].c.index, r.cells[i - 1].dir, r.cells[i].dir);
+			goto bad;
+		}
+	if (mkdir_p(out, &err)) {
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+		code = EXIT_HARNESS;
+	} else {
+		code = write_reports(&r, "merged shards");
+	}
+	free(r.cells);
+	return code;
+bad:
+	fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	free(r.cells);
+	return EXIT_USAGE;
+}
+
+int matrix_run(const struct matrix_run_opts *o)
+{
+	struct mrun r = { .out = o->out, .shard = o->shard, .nr_shards = o->nr_shards, .quiet = o->quiet };
+	struct matrix_cell *cells;
+	struct error err;
+	int n, code = EXIT_USAGE;
+
+	if (load_matrix(o->file, &r.m, &err))
+		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_USAGE;
+	if (check_names(&r, &err)) {
+		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+		goto done;
+	}
+	matrix_expand(&r.m, &cells, &n);
+	n = matrix_shard(cells, n, r.shard, r.nr_shards);
+	plan_cells(&r, cells, n);
+	free(cells);
+	code = o->mode == MATRIX_ARCHES ? print_arches(&r) : o->mode == MATRIX_DRY_RUN ? dry_run(&r)
+											: run_matrix(&r, o->file, o->jobs);
+done:
+	free(r.cells);
+	free(r.builds);
+	free(r.host_used);
+	free(r.topos);
+	matrix_free(&r.m);
+	return code;
+}

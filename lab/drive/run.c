@@ -1,0 +1,858 @@
+#include "drive/run.h"
+#include "cli/command.h"
+#include "boot/hostnuma.h"
+#include "boot/disk.h"
+#include "boot/image.h"
+#include "kernel/kernel.h"
+#include "base/proc.h"
+#include "results/results.h"
+#include "host/toolroot.h"
+#include "boot/vm_libvirt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__loongarch__)
+#define HOST_ARCH TOPO_ARCH_LOONGARCH64
+#else
+#define HOST_ARCH TOPO_ARCH_X86_64
+#endif
+/* The guest needs this long after its last test to report and power off. */
+#define GUEST_SLACK_S 20
+
+/* Everything one cell's streams write into. */
+struct cell {
+	const struct run_opts *o;
+	struct vm_libvirt *libvirt;   /* NULL: the direct QEMU backend */
+	struct tap_parser tap;
+	FILE *tap_file;
+	double start;
+	int progress_tty;
+	char phase[160];
+	int write_errno;         /* the first failed write to tap_file (a full disk) */
+};
+
+/* A new phase (a line of its own off a terminal), or NULL: refresh the clock. */
+static void say_progress(struct cell *c, const char *phase)
+{
+	if (!c->o->progress || (!phase && !c->progress_tty))
+		return;
+	if (phase)
+		snprintf(c->phase, sizeof(c->phase), "%s", phase);
+	phase = c->phase;
+	if (c->progress_tty)
+		fprintf(stderr, "\r\033[K[%6.1fs] %s", now_s() - c->start, phase);
+	else
+		fprintf(stderr, "numalab: [%6.1fs] %s\n", now_s() - c->start, phase);
+}
+
+static void on_progress(void *ctx, const char *phase)
+{
+	say_progress(ctx, phase);
+}
+
+static void on_tap_line(void *ctx, const char *line)
+{
+	struct cell *c = ctx;
+	const char *sub = strstr(line, "# Subtest: ");
+
+	fprintf(c->tap_file, "%s\n", line);
+	if (fflush(c->tap_file) && !c->write_errno)
+		c->write_errno = errno;
+	if (c->o->echo_tap) {
+		if (c->progress_tty && c->o->progress)
+			fputs("\r\033[K", stderr);
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	if (sub && line == strstr(line, "    # Subtest: ")) {
+		char phase[160];
+
+		snprintf(phase, sizeof(phase), "running %.100s", sub + 11);
+		say_progress(c, phase);
+	}
+}
+
+static void on_tap_bytes(void *ctx, const char *data, size_t len)
+{
+	struct cell *c = ctx;
+
+	tap_feed(&c->tap, data, len);
+}
+
+/* Split "a,b,c" into names; each must have a guest binary.  "none": no lab test. */
+static int plan_tests(const char *list, const char *guest_dir, struct strvec *names, struct error *err)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!strcmp(list, "none")) {
+		free(copy);
+		return 0;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/tests/%s", guest_dir, t);
+		if (!file_exists(path))
+			rc = error_set(err, "unknown test '%s' (no %s); the tests are the directories under tests/ (run `make` first)",
+				       t, path);
+		else
+			strvec_push(names, t);
+	}
+	free(copy);
+	if (!rc && !names->nr)
+		rc = error_set(err, "empty test list; give --tests NAME[,NAME...] or --tests none");
+	return rc;
+}
+
+/* "exec: numactl --hardware": the command as a TAP name ('#' and control bytes become '?'). */
+static void exec_tap_name(const char *const *argv, char *out, size_t cap)
+{
+	size_t len = (size_t)snprintf(out, cap, "exec:");
+
+	for (int i = 0; argv[i] && len + 1 < cap; i++) {
+		out[len++] = ' ';
+		for (const char *c = argv[i]; *c && len + 1 < cap; c++)
+			out[len++] = (unsigned char)*c < ' ' || *c == '#' || *c == 0x7f ? '?' : *c;
+	}
+	out[len] = '\0';
+	if (len + 1 >= cap)
+		memcpy(out + cap - 4, "...", 4);
+}
+
+static int add_share(struct run_inputs *p, const char *path, int writable, enum share_view view,
+		     const char *guest_path, struct error *err)
+{
+	struct guest_share *sh = &p->shares[p->nr_shares];
+
+	if (p->nr_shares == VM_MAX_SHARES)
+		return error_set(err, "more than %d shared directories; give fewer --rw", VM_MAX_SHARES - 3);
+	if (strchr(path, '\n'))
+		return error_set(err, "%s: a path with a newline cannot be shared", path);
+	strvec_push(&p->share_paths, path);
+	sh->vm.path = p->share_paths.items[p->share_paths.nr - 1];
+	strvec_pushf(&p->share_paths, "numalab.%d", p->nr_shares);
+	sh->vm.tag = p->share_paths.items[p->share_paths.nr - 1];
+	sh->vm.writable = writable;
+	sh->view = view;
+	strvec_push(&p->share_paths, guest_path);
+	sh->guest_path = p->share_paths.items[p->share_paths.nr - 1];
+	p->nr_shares++;
+	return 0;
+}
+
+static int shorter_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return (x > y) - (x < y);
+}
+
+/* sub is dir or below it. */
+static int path_within(const char *sub, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(sub, dir, n) && (sub[n] == '\0' || sub[n] == '/'));
+}
+
+/*
+ * The host-root view of -- CMD and the shell: the host's / read-only, the
+ * current directory at its own path (read-only unless an --rw covers it),
+ * each --rw directory writable.  x86_64 only: a LoongArch guest cannot run
+ * the host's programs, and its QEMU runs chrooted in the toolroot.
+ */
+static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	struct strvec rw = STRVEC_INIT;
+	int cwd_covered = 0, rc = 0;
+	struct stat st;
+
+	if (!o->exec_argv && !o->shell && !o->rw_dirs)
+		return 0;
+	if (p->topo.arch != TOPO_ARCH_X86_64)
+		return error_set(err, "%s is a %s shape: `-- CMD`, `shell` and --rw share the host's root, "
+				 "whose programs are x86_64, and its QEMU runs in the toolroot; use an x86_64 "
+				 "shape, or put %s programs in a --tests-dir (docs/byo.md)", p->topo.path,
+				 topo_arch_name(p->topo.arch), topo_arch_name(p->topo.arch));
+	if (o->disk)
+		return error_set(err, "--disk boots the disk's own userland; `-- CMD`, `shell` and --rw "
+				 "need the initramfs guest (leave out --disk)");
+	if (!getcwd(p->cwd, sizeof(p->cwd)))
+		return error_set(err, "getcwd: %s", strerror(errno));
+	if (add_share(p, "/", 0, SHARE_IN_HOST_VIEW, "/", err))
+		return -1;
+	for (int i = 0; o->rw_dirs && o->rw_dirs[i] && !rc; i++) {
+		char real[4096];
+
+		if (!realpath(o->rw_dirs[i], real))
+			rc = error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
+		else if (stat(real, &st) || !S_ISDIR(st.st_mode))
+			rc = error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
+		else if (!strcmp(real, "/"))
+			rc = error_set(err, "--rw /: the host's root stays read-only; give the directories "
+				       "the guest may write");
+		if (rc)
+			break;
+		cwd_covered |= path_within(p->cwd, real);
+		strvec_push(&rw, real);
+	}
+	/* Its own share: the guest's tmpfs on /tmp, /run would hide it otherwise. */
+	if (!rc && !cwd_covered && strcmp(p->cwd, "/"))
+		rc = add_share(p, p->cwd, 0, SHARE_IN_HOST_VIEW, p->cwd, err);
+	/* Mounted in this order: a directory before those inside it. */
+	if (rw.nr)
+		qsort(rw.items, rw.nr, sizeof(rw.items[0]), shorter_first);
+	for (size_t i = 0; i < rw.nr && !rc; i++)
+		rc = add_share(p, rw.items[i], 1, SHARE_IN_HOST_VIEW, rw.items[i], err);
+	strvec_clear(&rw);
+	return rc;
+}
+
+/*
+ * modules.dep and the other indexes modprobe reads: Debian's package leaves
+ * them to its postinst, so depmod writes them into the cached tree once
+ * (through a base directory whose lib/modules/RELEASE links to the tree;
+ * depmod renames each file into place, so runs racing here agree).
+ */
+static int module_index(const char *modules, const char *release, struct error *err)
+{
+	char *dep = xprintf("%s/modules.dep", modules), *base = xprintf("%s.depmod-%d", modules, (int)getpid());
+	char *libdir = xprintf("%s/lib/modules", base), *link = xprintf("%s/%s", libdir, release);
+	const char *argv[] = { "depmod", "-b", base, release, NULL };
+	int rc = 0;
+
+	if (!file_exists(dep)) {
+		rc = mkdir_p(libdir, err);
+		if (!rc && symlink(modules, link))
+			rc = error_set(err, "symlink %s: %s", link, strerror(errno));
+		if (!rc && proc_run(argv, NULL, 300, err))
+			rc = error_set(err, "depmod -b %s %s failed; install kmod (numalab setup)", base, release);
+		remove_tree(base);
+	}
+	free(dep);
+	free(base);
+	free(libdir);
+	free(link);
+	return rc;
+}
+
+/*
+ * A modular kernel (Debian's): its 9p stack into the initramfs, and its
+ * whole module tree shared at /lib/modules/RELEASE for modprobe; its
+ * pinned .config for /boot/config-RELEASE.
+ */
+static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	static const char *const ninep[] = { "9p", "9pnet_virtio", NULL };
+	char modules[4096];
+	const char *release;
+
+	if (!o->exec_argv && !o->shell && !o->rw_dirs && !o->tests_dirs)
+		return 0;
+	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
+		return 0;
+	if (kernel_config(&p->kernel, p->kernel_config, sizeof(p->kernel_config), err) ||
+	    kernel_modules(&p->kernel, modules, sizeof(modules), err))
+		return -1;
+	if (!modules[0])
+		return 0;
+	if (disk_modules_cpio(modules, ninep, p->modules_cpio, sizeof(p->modules_cpio), err))
+		return -1;
+	release = strrchr(modules, '/') ? strrchr(modules, '/') + 1 : modules;
+	char *guest = xprintf("/lib/modules/%s", release);
+	int rc = module_index(modules, release, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
+
+	free(guest);
+	return rc ? -1 : 0;
+}
+
+static int qemu_version(const struct vm_spec *spec, char *out, size_t cap)
+{
+	const char *plain[] = { spec->qemu, "--version", NULL };
+	struct strvec argv = STRVEC_INIT;
+	struct error err;
+	int rc;
+
+	toolroot_argv(spec->toolroot, plain, &argv);
+	rc = proc_capture(strvec_argv(&argv), out, cap, &err);
+	out[strcspn(out, "\n")] = '\0';
+	strvec_clear(&argv);
+	return rc;
+}
+
+static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec *spec,
+				  char *why, size_t cap)
+{
+	if (!strcmp(o->accel, "tcg")) {
+		snprintf(why, cap, "tcg: asked for with --accel tcg");
+		return VM_ACCEL_TCG;
+	}
+	if (!strcmp(o->accel, "kvm")) {
+		snprintf(why, cap, "kvm: asked for with --accel kvm");
+		return VM_ACCEL_KVM;
+	}
+	if (spec->topo->arch != HOST_ARCH) {
+		snprintf(why, cap, "tcg: a %s guest on a %s host", topo_arch_name(spec->topo->arch),
+			 topo_arch_name(HOST_ARCH));
+		return VM_ACCEL_TCG;
+	}
+	return vm_probe_accel(spec, why, cap);
+}
+
+/*
+ * First TAP (host clock) minus the guest's CLOCK_BOOTTIME when /init sent it:
+ * the time before the kernel's clock started.  -1 when either is missing.
+ */
+static double before_kernel(const struct vm_result *vm, const struct tap_parser *tap)
+{
+	const char *boottime = tap_info_get(tap, "boottime_s");
+	char *end;
+	double guest_s = boottime ? strtod(boottime, &end) : -1;
+
+	if (vm->first_tap_s < 0 || !boottime || *end || guest_s < 0 || guest_s > vm->first_tap_s)
+		return -1;
+	return vm->first_tap_s - guest_s;
+}
+
+/* "efi-shell: LINE; LINE" from the scanner's report. */
+static void firmware_reason(const struct console_scan *scan, char *out, size_t cap)
+{
+	const char *line = scan->report;
+	size_t len = (size_t)snprintf(out, cap, "%s:", console_finding_name(scan->finding));
+
+	while (*line && len < cap) {
+		int n = (int)strcspn(line, "\n");
+
+		len += (size_t)snprintf(out + len, cap - len, "%s %.*s", line == scan->report ? "" : ";",
+					n, line);
+		line += n + (line[n] == '\n');
+	}
+}
+
+/* "qemu killed by signal 9" / "qemu exited with status 1" / KVM's failure. */
+static void qemu_failure(const struct vm_result *vm, char *out, size_t cap)
+{
+	if (vm->kvm_error[0])
+		snprintf(out, cap, "KVM cannot run this guest here (qemu: %s); use --accel tcg or auto",
+			 vm->kvm_error);
+	else if (vm->qemu_status > 128)
+		snprintf(out, cap, "qemu killed by signal %d (not by numalab)", vm->qemu_status - 128);
+	else
+		snprintf(out, cap, "qemu exited with status %d", vm->qemu_status);
+}
+
+/* Close the TAP stream for a guest that did not finish its plan, or whose console showed a crash. */
+static void close_unfinished(struct cell *c, const struct vm_result *vm, int timeout_s,
+			     const struct strvec *tests)
+{
+	char reason[512];
+	enum tap_status st = TAP_ERROR;
+
+	if (c->tap.done && vm->end == VM_POWEROFF)
+		return;
+	switch (vm->end) {
+	case VM_TIMEOUT:
+		st = TAP_TIMEOUT;
+		snprintf(reason, sizeof(reason), "vm timeout after %d s", timeout_s);
+		break;
+	case VM_CRASHED:
+		snprintf(reason, sizeof(reason), "kernel %s: %.*s", console_finding_name(vm->scan.finding),
+			 (int)strcspn(vm->scan.report, "\n"), vm->scan.report);
+		break;
+	case VM_FIRMWARE:
+		firmware_reason(&vm->scan, reason, sizeof(reason));
+		break;
+	case VM_INTERRUPTED:
+		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
+		break;
+	case VM_QEMU_FAILED:
+		qemu_failure(vm, reason, sizeof(reason));
+		break;
+	default:
+		snprintf(reason, sizeof(reason), "guest stopped before finishing (qemu status %d)",
+			 vm->qemu_status);
+	}
+	char *added = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&added, &len);
+
+	if (!mem)
+		return;
+	/* The crash report's first lines (printable: the scanner made them so). */
+	if (vm->end == VM_CRASHED)
+		for (const char *l = vm->scan.report; *l; l = next_line(l))
+			fprintf(mem, "# console: %.*s\n", (int)strcspn(l, "\n"), l);
+	fflush(mem);
+	size_t before_close = len;
+
+	tap_close(&c->tap, st, reason, (const char *const *)tests->items, (int)tests->nr, mem);
+	fflush(mem);
+	/*
+	 * Every test had its result before the report (a KASAN report in a test
+	 * that then passed, lockdep after the last test): the report is still
+	 * the run's failure, as a result of its own.
+	 */
+	if (vm->end == VM_CRASHED && len == before_close)
+		tap_add_error(&c->tap, "console", reason, mem);
+	fclose(mem);
+	fputs(added, c->tap_file);
+	if (c->o->echo_tap)
+		fputs(added, stdout);
+	free(added);
+}
+
+static int write_meta(const struct cell *c, const char *cell_dir, const struct vm_spec *spec, const struct kernel *k,
+		       const char *qemu_ver, const char *accel_why, const struct strvec *argv,
+		       const struct run_outcome *out, const struct tap_parser *tap, int timeout_s,
+		       const struct strvec *tests, struct error *err)
+{
+	struct buf meta = BUF_INIT, line = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	meta_add(&meta, "topology", "%s (%s)", spec->topo->name, spec->topo->path);
+	meta_add(&meta, "arch", "%s", topo_arch_name(spec->topo->arch));
+	meta_add(&meta, "kernel", "%s %s", k->name, k->version);
+	meta_add(&meta, "kernel.source", "%s", k->source);
+	if (k->recipe[0]) {
+		meta_add(&meta, "kernel.recipe", "%s", k->recipe);
+		meta_add(&meta, "kernel.patches", "%s", k->patches[0] ? k->patches : "none");
+		/* One line per patch, in order: what it is called by its author. */
+		for (const char *s = k->patch_subjects; *s; s = next_line(s))
+			meta_add(&meta, "kernel.patch.subject", "%.*s", (int)strcspn(s, "\n"), s);
+		meta_add(&meta, "kernel.config_sha256", "%s", k->config_sha256);
+		meta_add(&meta, "kernel.selftests", "%s", k->selftests[0] ? k->selftests : "none");
+	}
+	if (k->tree[0]) {
+		meta_add(&meta, "kernel.tree", "%s", k->tree);
+		meta_add(&meta, "kernel.tree.describe", "%s", k->tree_describe[0] ? k->tree_describe : "none (not a git tree)");
+		meta_add(&meta, "kernel.tree.diff_sha256", "%s", k->tree_diff_sha256[0] ? k->tree_diff_sha256 :
+			 k->tree_describe[0] ? "none (no uncommitted change)" : "none (not a git tree)");
+	}
+	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
+	meta_add(&meta, "qemu", "%s", qemu_ver);
+	vm_libvirt_meta(c->libvirt, spec->topo, &meta);
+	if (!c->libvirt) {
+		/* Direct backend: host_numa as the libvirt one writes it, so compare tells real NUMA. */
+		struct buf map = BUF_INIT;
+
+		if (spec->host_nodes)
+			hostnuma_line(spec->topo, spec->host_nodes, &map);
+		meta_add(&meta, "host_numa", "%s", spec->host_nodes ? buf_str(&map) : "none");
+		buf_free(&map);
+		if (spec->host_nodes) {
+			meta_add(&meta, "host_numa.vcpus", "%s", out->vm.vcpu_pins);
+			meta_add(&meta, "host_numa.prealloc", "%s", spec->host_nodes->prealloc ? "yes" : "no");
+		}
+	}
+	meta_add(&meta, "accel", "%s", accel_why);
+	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
+	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
+	if (out->disk[0]) {
+		meta_add(&meta, "disk", "%s", out->disk);
+		meta_add(&meta, "tap.source", "%s", out->tap_source);
+	}
+	argv_to_line(argv->items, argv->nr, &line);
+	meta_add(&meta, "command", "%s", buf_str(&line));
+	line.len = 0;
+	argv_to_line(tests->items, tests->nr, &line);
+	meta_add(&meta, "tests", "%s", buf_str(&line));
+	meta_add(&meta, "timeout", "%d", timeout_s);
+	meta_add(&meta, "end", "%s", vm_end_name(out->vm.end));
+	meta_add(&meta, "retried", "%s", out->retried ? "yes: crashed before /init, console.attempt1.log" : "no");
+	meta_add(&meta, "qemu.status", "%d", out->vm.qemu_status);
+	meta_add(&meta, "console.finding", "%s", console_finding_name(out->vm.scan.finding));
+	meta_add(&meta, "time.first_tap_s", "%.2f", out->vm.first_tap_s);
+	meta_add(&meta, "time.before_kernel_s", "%.2f", out->before_kernel_s);
+	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
+	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
+		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
+	/* What the tests reported inside: one suite may stand for dozens of results. */
+	meta_add(&meta, "result.nested", "%d passed, %d failed, %d skipped", out->summary.subtests_passed,
+		 out->summary.subtests_failed, out->summary.subtests_skipped);
+	for (int i = 0; i < tap->nr_info; i++)
+		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
+	snprintf(path, sizeof(path), "%s/meta", cell_dir);
+	rc = write_file_atomic(path, meta.data, meta.len, err);
+	buf_free(&meta);
+	buf_free(&line);
+	return rc;
+}
+
+static int open_in(const char *dir, const char *name, int flags)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return open(path, flags | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* A crash before the guest said anything: worth one retry, not a verdict. */
+static int early_crash(const struct vm_result *vm)
+{
+	return vm->end == VM_CRASHED && vm->first_tap_s < 0;
+}
+
+static void keep_first_console(const char *cell_dir)
+{
+	char from[4200], to[4200];
+
+	snprintf(from, sizeof(from), "%s/console.log", cell_dir);
+	snprintf(to, sizeof(to), "%s/console.attempt1.log", cell_dir);
+	rename(from, to);
+}
+
+/* Boot the prepared cell and collect its streams. */
+static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_outcome *out,
+		struct strvec *argv, struct error *err)
+{
+	int con = open_in(out->cell_dir, "console.log", O_WRONLY | O_TRUNC);
+	int qlog = open_in(out->cell_dir, "qemu.log", O_WRONLY | O_TRUNC);
+	struct vm_io io = { .console_fd = con, .qemu_log_fd = qlog, .on_tap = on_tap_bytes,
+			   .on_progress = on_progress, .ctx = c, .interactive = c->o->shell };
+	char xml[4200];
+	int rc;
+
+	snprintf(xml, sizeof(xml), "%s/domain.xml", out->cell_dir);
+	rc = c->libvirt ? vm_libvirt_run(c->libvirt, spec, timeout_s, &io, &out->vm, xml, argv, err)
+			: vm_run(spec, timeout_s, &io, &out->vm, argv, err);
+
+	if (con >= 0)
+		close(con);
+	if (qlog >= 0)
+		close(qlog);
+	return rc;
+}
+
+int run_backend_libvirt(const struct run_opts *o)
+{
+	return o->backend && !strcmp(o->backend, "libvirt");
+}
+
+/* The libvirt backend: connect, bind host nodes when asked; *lv stays NULL for the direct one. */
+static int libvirt_connect(const struct run_opts *o, const struct topology *t, struct vm_libvirt **lv,
+			   struct error *err)
+{
+	if (!run_backend_libvirt(o))
+		return EXIT_PASS;
+	if (o->progress)
+		fprintf(stderr, "numalab: connecting to libvirt (the first time ~30 s)\n");
+	if (vm_libvirt_open(o->uri, lv, err))
+		return EXIT_HARNESS;
+	if (o->host_nodes && vm_libvirt_bind_host(*lv, t, o->host_nodes, err))
+		return EXIT_USAGE;
+	return EXIT_PASS;
+}
+
+/* --disk: the boot initramfs (/init + the kernel's virtio-blk and ext4 modules) in the cell. */
+static int disk_initrd(struct run_inputs *p, struct error *err)
+{
+	char modules[4096], cached[4096];
+
+	if (kernel_modules(&p->kernel, modules, sizeof(modules), err) ||
+	    disk_boot_initrd(p->guest_dir, modules, "ext4", cached, sizeof(cached), err))
+		return -1;
+	return copy_file(cached, p->initrd, err);
+}
+
+/* --disk: the payload into overlay, a fresh overlay of the user's disk (one libguestfs launch). */
+static int disk_payload(struct cell *c, const char *disk, const char *overlay,
+			const struct run_inputs *p, const struct run_part *part, struct vm_spec *spec,
+			struct disk_root *root, struct run_outcome *out, struct error *err)
+{
+	say_progress(c, "putting the tests into an overlay of the disk (libguestfs)");
+	if (disk_inject(disk, overlay, p->guest_dir, part, spec->accel == VM_ACCEL_TCG, root, err))
+		return -1;
+	snprintf(out->disk, sizeof(out->disk), "%s (overlay disk.qcow2, root %s, in the guest %s)",
+		 disk, root->device, root->guest_device);
+	spec->disk = overlay;
+	spec->disk_root = root->guest_device;
+	return 0;
+}
+
+/*
+ * --disk: the TAP the guest wrote to the disk, read back after it stopped,
+ * kept as tap.disk; when it is more complete than the stream (a lost TAP
+ * channel, a crash), the cell's TAP is parsed from it instead and the
+ * stream is kept as tap.stream.
+ */
+static void keep_disk_tap(struct cell *c, const char *overlay, const struct disk_root *root,
+			  int tcg, struct run_outcome *out)
+{
+	struct buf stream = BUF_INIT, disk = BUF_INIT;
+	char path[4200], keep[4200];
+	struct error err;
+	enum disk_tap_pick pick;
+
+	say_progress(c, "reading the results back from the disk (libguestfs)");
+	fflush(c->tap_file);
+	snprintf(path, sizeof(path), "%s/tap", out->cell_dir);
+	if (read_file(path, &stream, &err) || disk_readback(overlay, root, tcg, &disk, &err)) {
+		snprintf(out->tap_source, sizeof(out->tap_source), "stream (disk not read: %.200s)", err.msg);
+		goto done;
+	}
+	snprintf(keep, sizeof(keep), "%s/tap.disk", out->cell_dir);
+	write_file_atomic(keep, disk.data, disk.len, &err);
+	pick = disk_pick_tap(stream.data, stream.len, disk.data, disk.len);
+	snprintf(out->tap_source, sizeof(out->tap_source), "%s (stream %zu bytes%s, disk %zu bytes%s)",
+		 pick == DISK_TAP_DISK ? "disk" : "stream", stream.len,
+		 disk_tap_complete(stream.data, stream.len) ? " complete" : "", disk.len,
+		 disk_tap_complete(disk.data, disk.len) ? " complete" : "");
+	snprintf(keep, sizeof(keep), "%s/tap.stream", out->cell_dir);
+	if (pick == DISK_TAP_DISK && !rename(path, keep)) {
+		FILE *fresh = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
+
+		if (!fresh) {
+			rename(keep, path);
+			snprintf(out->tap_source, sizeof(out->tap_source), "stream (cannot rewrite tap)");
+			goto done;
+		}
+		fclose(c->tap_file);
+		c->tap_file = fresh;
+		tap_init(&c->tap);
+		c->tap.on_line = on_tap_line;
+		c->tap.ctx = c;
+		tap_feed(&c->tap, disk.data, disk.len);
+	}
+done:
+	buf_free(&stream);
+	buf_free(&disk);
+}
+
+int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err)
+{
+	char path[4096];
+	struct topo_error terr;
+	int rc = 0;
+
+	command_topology_path(o->topo, path, sizeof(path));
+	if (topo_load(path, &p->topo, &terr))
+		return error_set(err, "%s", terr.msg), EXIT_USAGE;
+	if (run_backend_libvirt(o) && libvirt_xml_supported(&p->topo, err))
+		return EXIT_USAGE;
+	if (o->disk && !disk_is_qcow2(o->disk))
+		return error_set(err, "--disk %s: not a qcow2 image; convert it with "
+				 "`qemu-img convert -O qcow2 FILE NEW.qcow2`", o->disk), EXIT_USAGE;
+	if (o->disk && p->topo.arch != TOPO_ARCH_X86_64)
+		return error_set(err, "--disk boots x86_64 guests only; %s is a %s topology", p->topo.path,
+				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
+	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
+		 topo_arch_name(p->topo.arch));
+	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
+	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
+		return EXIT_USAGE;
+	if (o->disk && o->tests_dirs)
+		return error_set(err, "--tests-dir suites go into the initramfs guest; leave out --disk"), EXIT_USAGE;
+	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
+		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
+			return EXIT_USAGE;
+	for (size_t i = 0; i < p->suites.nr; i++)
+		for (size_t j = 0; j < p->tests.nr; j++)
+			if (!strcmp(p->suites.items[i].name, p->tests.items[j]))
+				return error_set(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
+						 p->suites.items[i].dir, p->tests.items[j]), EXIT_USAGE;
+	if (plan_shares(o, p, err))
+		return EXIT_USAGE;
+	for (size_t i = 0; i < p->tests.nr; i++)
+		strvec_push(&p->plan_names, p->tests.items[i]);
+	for (size_t i = 0; i < p->suites.nr; i++)
+		strvec_push(&p->plan_names, p->suites.items[i].name);
+	if (o->exec_argv) {
+		exec_tap_name(o->exec_argv, p->exec_name, sizeof(p->exec_name));
+		strvec_push(&p->plan_names, p->exec_name);
+	}
+	if (!p->plan_names.nr && !o->shell)
+		return error_set(err, "nothing to run: --tests none without a --tests-dir or `-- CMD`"), EXIT_USAGE;
+	if (o->kernel_built)
+		p->kernel = *o->kernel_built;
+	else
+		rc = kernel_resolve_request(lab_root(), &(struct kernel_request){ o->kernel, o->patches,
+					    o->nr_patches }, topo_arch_name(p->topo.arch), &p->kernel, err);
+	if (rc)
+		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+	if (plan_modules(o, p, err))
+		return EXIT_HARNESS;
+	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
+		return EXIT_HARNESS;
+	if (p->topo.arch == TOPO_ARCH_LOONGARCH64 && toolroot_tools(&p->tools, 1, err))
+		return EXIT_HARNESS;
+	return EXIT_PASS;
+}
+
+/* $TERM for the guest's shell if it is a plain terminal name, else NULL (the guest's default). */
+static const char *plain_term(const char *term)
+{
+	if (!term || !*term || strlen(term) > 64 ||
+	    term[strspn(term, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")])
+		return NULL;
+	return term;
+}
+
+static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
+			const char *run_dir, struct run_outcome *out, struct error *err)
+{
+	struct cell c = { .o = o, .libvirt = lv, .start = now_s(), .progress_tty = isatty(2) };
+	/* A shell lasts as long as its user wants (a week at most). */
+	int timeout_s = o->shell ? 7 * 86400 : o->timeout_s ? o->timeout_s : p->topo.timeout_s;
+	struct vm_share shares[VM_MAX_SHARES];
+	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
+				.kernel = p->kernel.path, .initrd = p->initrd,
+				.extra_cmdline = o->append, .shares = shares, .nr_shares = p->nr_shares,
+				.host_nodes = p->host_backed ? &p->host_nodes : NULL };
+	struct winsize ws = { 0 };
+	struct strvec argv = STRVEC_INIT;
+	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
+	struct disk_root root;
+	struct run_part part = {
+		.topo = &p->topo, .tests = strvec_argv(&p->tests),
+		.test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
+		.kselftest = p->kernel.selftests, .guest_file = o->guest_file,
+		.suites = p->suites.items, .nr_suites = p->suites.nr,
+		.shares = p->shares, .nr_shares = p->nr_shares,
+		.exec_argv = o->exec_argv, .exec_cwd = p->cwd, .exec_name = p->exec_name,
+		.shell = o->shell, .shell_term = plain_term(getenv("TERM")),
+		.modules_cpio = p->modules_cpio[0] ? p->modules_cpio : NULL,
+		.kernel_config = p->kernel_config[0] ? p->kernel_config : NULL };
+	struct error meta_err;
+	int rc, meta_rc, tap_bad;
+
+	if (o->shell && !ioctl(STDIN_FILENO, TIOCGWINSZ, &ws)) {
+		part.shell_rows = ws.ws_row;
+		part.shell_cols = ws.ws_col;
+	}
+	if (o->shell)   /* tests before a shell keep the topology's timeout */
+		part.test_timeout_s = p->topo.timeout_s;
+	for (int i = 0; i < p->nr_shares; i++)
+		shares[i] = p->shares[i].vm;
+
+	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
+	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
+		return EXIT_HARNESS;
+	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
+	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
+	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
+		return EXIT_HARNESS;
+	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
+		spec.qemu = p->tools.qemu;
+		spec.firmware = p->tools.firmware;
+		spec.firmware_on_host = p->tools.firmware_on_host;
+		spec.toolroot = p->tools.root;
+	} else {
+		spec.firmware = qemu_x86_firmware();
+	}
+	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
+	say_progress(&c, "choosing accelerator");
+	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
+	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
+		return EXIT_HARNESS;
+	tap_init(&c.tap);
+	c.tap.on_line = on_tap_line;
+	c.tap.ctx = &c;
+	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
+	if (!c.tap_file)
+		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno)), EXIT_HARNESS;
+	rc = boot(&c, &spec, timeout_s, out, &argv, err);
+	if (!rc && early_crash(&out->vm)) {
+		/* Seen under MTTCG: an int3 oops from a text-poke race before /init. */
+		keep_first_console(out->cell_dir);
+		say_progress(&c, "guest crashed before /init; retrying once");
+		out->retried = 1;
+		strvec_clear(&argv);
+		rc = boot(&c, &spec, timeout_s, out, &argv, err);
+	}
+	if (!rc && o->disk)
+		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
+	tap_end(&c.tap);
+	if (!rc)
+		close_unfinished(&c, &out->vm, timeout_s, &p->plan_names);
+	/* A full disk: the TAP on file is not the guest's; say so rather than vouch for it. */
+	tap_bad = ferror(c.tap_file);
+	if ((fclose(c.tap_file) || tap_bad) && !c.write_errno)
+		c.write_errno = errno ? errno : EIO;
+	if (o->progress && c.progress_tty)
+		fputs("\r\033[K", stderr);
+	tap_summarise(&c.tap, &out->summary);
+	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
+	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
+	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+			     timeout_s, &p->plan_names, &meta_err);
+	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
+	strvec_clear(&argv);
+	if (rc)
+		return EXIT_HARNESS;
+	if (c.write_errno)
+		return error_set(err, "cannot write %s/tap: %s; the results are incomplete",
+				 out->cell_dir, strerror(c.write_errno)), EXIT_HARNESS;
+	if (meta_rc)
+		return error_set(err, "%s; the results are incomplete", meta_err.msg), EXIT_HARNESS;
+	if (out->vm.end == VM_QEMU_FAILED) {
+		char why[128];
+
+		qemu_failure(&out->vm, why, sizeof(why));
+		return error_set(err, "%s: %s before the guest finished (qemu.log: %s/qemu.log)",
+				 p->topo.name, why, out->cell_dir), EXIT_HARNESS;
+	}
+	if (out->vm.end == VM_FIRMWARE) {
+		char reason[512];
+
+		firmware_reason(&out->vm.scan, reason, sizeof(reason));
+		return error_set(err, "%s: the UEFI firmware did not start the kernel: %s (console: %s/console.log)",
+				 p->topo.name, reason, out->cell_dir), EXIT_HARNESS;
+	}
+	return out->failed ? EXIT_FAIL : EXIT_PASS;
+}
+
+int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
+{
+	struct run_inputs *p = xcalloc(1, sizeof(*p));
+	struct vm_libvirt *lv = NULL;
+	char run_dir[4096], out_root[8200], cwd[4096];
+	int rc = run_prepare(o, p, err);
+
+	memset(out, 0, sizeof(*out));
+	if (o->out && o->out[0] == '/')
+		snprintf(out_root, sizeof(out_root), "%s", o->out);
+	else if (rc == EXIT_PASS && !getcwd(cwd, sizeof(cwd)))
+		rc = (error_set(err, "getcwd: %s", strerror(errno)), EXIT_HARNESS);
+	else if (rc == EXIT_PASS)
+		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
+	if (rc == EXIT_PASS)
+		rc = libvirt_connect(o, &p->topo, &lv, err);
+	if (rc == EXIT_PASS && o->host_nodes && !run_backend_libvirt(o)) {
+		if (hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err))
+			rc = EXIT_USAGE;
+		p->host_nodes.prealloc = o->prealloc;
+		p->host_backed = 1;
+	}
+	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
+		rc = EXIT_HARNESS;
+	if (rc == EXIT_PASS) {
+		struct error state_err;
+
+		rc = run_prepared(o, p, lv, run_dir, out, err);
+		if (results_set_state(run_dir, vm_interrupted() ? "interrupted"
+					       : rc == EXIT_HARNESS ? "error" : "complete", &state_err)
+		    && rc != EXIT_HARNESS)
+			rc = (*err = state_err, EXIT_HARNESS);
+	}
+	vm_libvirt_close(lv);
+	run_inputs_free(p);
+	return rc;
+}
+
+void run_inputs_free(struct run_inputs *p)
+{
+	strvec_clear(&p->tests);
+	strvec_clear(&p->plan_names);
+	strvec_clear(&p->share_paths);
+	suite_list_free(&p->suites);
+	free(p);
+}

@@ -1,0 +1,82 @@
+/*
+ * kbuild: kernels built from source by recipe (recipe.h), cached.
+ *
+ * kbuild_kernel() returns a finished kernel for (recipe, arch), building it
+ * only when no finished build has its key:
+ *
+ *   CACHE/kernels/recipe-SPEC-ARCH-KEY/     finished, renamed into place whole:
+ *     IMAGE (bzImage | vmlinuz.efi), config (the final .config), build.log,
+ *     build.meta (the key's inputs, patches with hashes, config sha256),
+ *     kselftest/mm/BIN (static selftests built from the same tree)
+ *   CACHE/kbuild/ARCH-CONFIGKEY/            the work tree, shared by recipes
+ *     src/ (source + the applied series), obj/ (O=), applied/ (copies of the
+ *     applied patches, to take them out again), build.log, lock
+ *   CACHE/ccache/                            ccache, always on
+ *
+ * A git source's work tree is keyed by the tree, not the commit: src/ is a
+ * clone sharing the tree's objects, moved to each new commit with a checkout
+ * that rewrites only the files that differ, so building commit after commit
+ * (git bisect) is incremental.
+ *
+ * Builds that differ only in patches share a work tree: the old series is
+ * reversed, the new one applied, and make rebuilds what changed.  A patch
+ * that does not apply is named with its file and hunk, and leaves the tree
+ * as its recorded series says.  A failed build prints its last error lines
+ * and the log; nothing unfinished is ever under a finished name.  LoongArch
+ * builds run the toolroot's cross gcc (toolroot.h).  Two builds of one work
+ * tree wait for each other (flock).
+ */
+#ifndef LAB_KBUILD_H
+#define LAB_KBUILD_H
+
+#include "kernel/kernel.h"
+#include "model/recipe.h"
+
+/*
+ * Build or reuse the kernel of spec ("NAME" or "NAME+FRAGMENT...") for arch
+ * from root's recipes.  Fills out (name = spec, version = key).  Returns 0,
+ * KERNEL_BAD_INPUT for the user's errors (recipe, fragment, patch), -1 when
+ * building failed; err says what and where.
+ */
+int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
+		  struct error *err);
+
+/*
+ * As kbuild_kernel(), but the source is REV of the git tree git_dir (e.g.
+ * HEAD during `git bisect run`); the recipe gives base, fragments and
+ * patches.  Its finished kernel is cached by the commit like any other key.
+ */
+int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
+		     const char *rev, struct kernel *out, struct error *err);
+
+/*
+ * The key of spec for arch without building: prints the key's inputs to
+ * text.  Fetches nothing: a pinned source is named by its lock line.
+ */
+int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
+		   struct buf *text, struct error *err);
+
+/*
+ * As kbuild_kernel(), plus a source tree and --patch files.  tree: NULL, or
+ * a kernel source directory built instead of the recipe's source, as it is:
+ *
+ *   CACHE/kbuild/ARCH-CONFIGKEY/src/   a mirror of the tree (srctree.h),
+ *                                      synced before each build
+ *   CACHE/kernels/tree-NAME-ARCH-KEY/  finished, as for recipes
+ *
+ * The tree is never written; one configured in place is KERNEL_BAD_INPUT.
+ * Its key holds the tree's listing (srctree_manifest()): a tree that did
+ * not change reuses its kernel without running make.
+ *
+ * req->patches: each file is split into its patches (patch.h), each stored
+ * in CACHE/patches/SHA256.patch and applied after the recipe's series, in
+ * order, onto the lab's copy.  One that does not apply is KERNEL_BAD_INPUT
+ * naming the file, the patch's subject, and the file and hunk it fails on.
+ */
+int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
+			  const char *arch, struct kernel *out, struct error *err);
+
+/* 1 if root has a recipe for spec's name. */
+int kbuild_has_recipe(const char *root, const char *spec);
+
+#endif

@@ -1,0 +1,777 @@
+#include "kernel/kernel.h"
+#include "host/mirror.h"
+#include "kernel/kbuild.h"
+#include "base/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the lock file ---- */
+
+#define LOWER "abcdefghijklmnopqrstuvwxyz"
+#define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#define DIGIT "0123456789"
+#define PIN_FIELD(m) offsetof(struct kernel_pin, m), sizeof(((struct kernel_pin *)0)->m)
+
+/* The columns in order; every value ends up in a path or an argv, so each is fenced. */
+static const struct lock_field {
+	const char *what;
+	size_t off, cap;
+	const char *alphabet, *desc;
+} lock_fields[] = {
+	{ "name", PIN_FIELD(name), LOWER DIGIT "._-", "a-z 0-9 . _ -" },
+	{ "arch", PIN_FIELD(arch), LOWER DIGIT "_", "a-z 0-9 _" },
+	{ "suite", PIN_FIELD(suite), LOWER DIGIT "-", "a-z 0-9 -" },
+	{ "debarch", PIN_FIELD(debarch), LOWER DIGIT, "a-z 0-9" },
+	{ "package", PIN_FIELD(package), LOWER DIGIT ".+-", "a-z 0-9 . + -" },
+	/* No ':': apt names files of epoch versions "%3a", and kernels have no epoch. */
+	{ "version", PIN_FIELD(version), LOWER UPPER DIGIT ".+~-", "A-Z a-z 0-9 . + ~ -" },
+	{ "sha256", PIN_FIELD(sha256), DIGIT "abcdef", "0-9 a-f" },
+	{ "image", PIN_FIELD(image), LOWER UPPER DIGIT "._+-/", "A-Z a-z 0-9 . _ + - /" },
+};
+#define NR_LOCK_FIELDS (sizeof(lock_fields) / sizeof(lock_fields[0]))
+#define LOCK_COLUMNS "name arch suite debarch package version sha256 image"
+
+static int arch_known(const char *arch)
+{
+	return !strcmp(arch, "x86_64") || !strcmp(arch, "loongarch64");
+}
+
+/* Lock lines with arch "source" pin kernel sources for recipes (recipe.h). */
+static int is_source(const struct kernel_pin *pin)
+{
+	return !strcmp(pin->arch, KERNEL_SOURCE_ARCH);
+}
+
+static int name_ends(const struct kernel_pin *pin, const char *suffix)
+{
+	size_t len = strlen(pin->name), n = strlen(suffix);
+
+	return len > n && !strcmp(pin->name + len - n, suffix);
+}
+
+/* Lock lines named NAME-modules pin the module tree of kernel NAME. */
+static int is_modules(const struct kernel_pin *pin)
+{
+	return name_ends(pin, "-modules");
+}
+
+/* NAME-modules and NAME-config (its .config) come with kernel NAME: not kernels themselves. */
+static int is_companion(const struct kernel_pin *pin)
+{
+	return is_modules(pin) || name_ends(pin, "-config");
+}
+
+static int set_field(const char *path, int line, const struct lock_field *f,
+		     const char *val, struct kernel_pin *pin, struct error *err)
+{
+	size_t len = strlen(val), bad = strspn(val, f->alphabet);
+
+	if (len >= f->cap)
+		return error_set(err, "%s:%d: %s '%s' is longer than %zu characters; shorten it",
+				 path, line, f->what, val, f->cap - 1);
+	if (bad != len)
+		return error_set(err, "%s:%d: %s '%s' has '%c', outside [%s]; fix the %s field",
+				 path, line, f->what, val, val[bad], f->desc, f->what);
+	memcpy((char *)pin + f->off, val, len + 1);
+	return 0;
+}
+
+/* What no alphabet can say: known arch, full-length digest, a path inside the package. */
+static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
+{
+	if (!arch_known(pin->arch) && !is_source(pin))
+		return error_set(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
+				 path, pin->line, pin->arch);
+	if (strlen(pin->sha256) != 64)
+		return error_set(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
+				 "line of `apt-cache show %s`", path, pin->line, pin->sha256, pin->package);
+	if (pin->image[0] == '/' || strstr(pin->image, "..") ||
+	    pin->image[strlen(pin->image) - 1] == '/')
+		return error_set(err, "%s:%d: image '%s' must be a file's path relative to the "
+				 "package root, without '..'; fix the image field "
+				 "(e.g. usr/lib/modules/ABI/vmlinuz)", path, pin->line, pin->image);
+	return 0;
+}
+
+static int parse_pin(const char *path, int line, char *text, struct kernel_pin *pin,
+		     struct error *err)
+{
+	char *save = NULL, *tok[NR_LOCK_FIELDS + 1];
+	size_t n = 0;
+
+	for (char *t = strtok_r(text, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
+		if (n < NR_LOCK_FIELDS + 1)
+			tok[n++] = t;
+	if (n != NR_LOCK_FIELDS)
+		return error_set(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
+				 "see docs/kernels.md", path, line, NR_LOCK_FIELDS,
+				 n > NR_LOCK_FIELDS ? "more than " : "", n < NR_LOCK_FIELDS ? n : NR_LOCK_FIELDS);
+	memset(pin, 0, sizeof(*pin));
+	pin->line = line;
+	snprintf(pin->lock_file, sizeof(pin->lock_file), "%s", path);
+	for (size_t i = 0; i < NR_LOCK_FIELDS; i++)
+		if (set_field(path, line, &lock_fields[i], tok[i], pin, err))
+			return -1;
+	return check_pin(path, pin, err);
+}
+
+static int add_pin(const char *path, const struct kernel_pin *pin, struct kernel_lock *lock,
+		   struct error *err)
+{
+	const struct kernel_pin *dup = kernel_lock_find(lock, pin->name, pin->arch);
+
+	if (dup)
+		return error_set(err, "%s:%d: %s %s is already pinned on line %d; remove one of them",
+				 path, pin->line, pin->name, pin->arch, dup->line);
+	if (lock->nr == KERNEL_LOCK_MAX)
+		return error_set(err, "%s:%d: more than %d kernels; remove unused ones",
+				 path, pin->line, KERNEL_LOCK_MAX);
+	lock->pins[lock->nr++] = *pin;
+	return 0;
+}
+
+int kernel_lock_parse(const char *path, const char *buf, size_t len,
+		      struct kernel_lock *lock, struct error *err)
+{
+	const char *p = buf, *end = buf + len;
+	char text[1024];
+
+	lock->nr = 0;
+	for (int line = 1; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		struct kernel_pin pin;
+
+		if (n >= sizeof(text))
+			return error_set(err, "%s:%d: line longer than %zu characters; shorten it",
+					 path, line, sizeof(text) - 1);
+		memcpy(text, p, n);
+		text[n] = '\0';
+		p += n + 1;
+		text[strcspn(text, "#")] = '\0';
+		if (!text[strspn(text, " \t\r")])
+			continue;
+		if (parse_pin(path, line, text, &pin, err) || add_pin(path, &pin, lock, err))
+			return -1;
+	}
+	return 0;
+}
+
+const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,
+					  const char *name, const char *arch)
+{
+	for (int i = 0; i < lock->nr; i++)
+		if (!strcmp(lock->pins[i].name, name) && !strcmp(lock->pins[i].arch, arch))
+			return &lock->pins[i];
+	return NULL;
+}
+
+/* ---- images ---- */
+
+static unsigned le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+/*
+ * The arch an image is built for, from its ELF or PE/EFI header (Debian's
+ * vmlinuz on both arches carries an EFI stub); NULL when it cannot tell.
+ */
+static const char *image_arch(const unsigned char *h, size_t n)
+{
+	uint32_t pe;
+
+	if (n >= 20 && !memcmp(h, "\177ELF", 4))
+		return le16(h + 18) == 62 ? "x86_64" : le16(h + 18) == 258 ? "loongarch64" : "other";
+	if (n >= 64 && !memcmp(h, "MZ", 2)) {
+		pe = le32(h + 0x3c);
+		if (pe <= n - 6 && !memcmp(h + pe, "PE\0\0", 4))
+			return le16(h + pe + 4) == 0x8664 ? "x86_64" :
+			       le16(h + pe + 4) == 0x6264 ? "loongarch64" : "other";
+	}
+	if (n >= 0x206 && !memcmp(h + 0x202, "HdrS", 4))
+		return "x86_64";
+	return NULL;
+}
+
+/* A kernel for the wrong arch would only hang the VM until its timeout: refuse it here. */
+static int check_image(const char *path, const char *arch, struct error *err)
+{
+	unsigned char head[4096];
+	struct stat st;
+	ssize_t n;
+	const char *got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_set(err, "cannot read kernel image %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(err, "kernel image %s is not a regular file; give the image "
+				 "(bzImage, vmlinuz, vmlinux.efi)", path);
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	got = image_arch(head, n > 0 ? (size_t)n : 0);
+	/* A DOS/EFI stub whose PE part is broken is the firmware's to refuse (it says why). */
+	if (!got && !(n >= 2 && !memcmp(head, "MZ", 2)))
+		return error_set(err, "%s is not a kernel image: it has no bzImage (HdrS), ELF or PE/EFI "
+				 "header; give a kernel image (arch/x86/boot/bzImage, vmlinuz, vmlinux.efi), "
+				 "a recipe or a name from " KERNEL_LOCK_FILE, path);
+	if (got && strcmp(got, arch))
+		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
+				 path, got, arch, arch);
+	return 0;
+}
+
+static int resolve_file(const char *spec, const char *arch, struct kernel *out,
+			struct error *err)
+{
+	char abs[PATH_MAX], hex[65];
+
+	if (!realpath(spec, abs))
+		return error_set(err, "kernel image %s: %s; give a path to a kernel image or a "
+				 "name from " KERNEL_LOCK_FILE, spec, strerror(errno));
+	if (check_image(abs, arch, err) || sha256_file(abs, hex, err))
+		return -1;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "file");
+	snprintf(out->arch, sizeof(out->arch), "%s", arch);
+	snprintf(out->path, sizeof(out->path), "%s", abs);
+	snprintf(out->source, sizeof(out->source), "file:%.400s sha256:%s", abs, hex);
+	return 0;
+}
+
+/* ---- running apt and dpkg-deb ---- */
+
+/* Private apt state for one suite and Debian arch: lab_cache_dir()/apt/SUITE-DEBARCH. */
+struct apt {
+	char *dir;
+	char *conf;   /* passed as `-c`: it names everything else */
+	char *log;    /* every command's output, appended */
+};
+
+static void apt_init(struct apt *apt, const struct kernel_pin *pin)
+{
+	apt->dir = xprintf("%s/apt/%s-%s", lab_cache_dir(), pin->suite, pin->debarch);
+	apt->conf = xprintf("%s/apt.conf", apt->dir);
+	apt->log = xprintf("%s/apt.log", apt->dir);
+}
+
+static void apt_release(struct apt *apt)
+{
+	free(apt->dir);
+	free(apt->conf);
+	free(apt->log);
+}
+
+static void apt_config(const struct apt *apt, const char *debarch, struct buf *conf)
+{
+	/* Only the host's defaults (proxies, ...) are inherited, never its sources or status. */
+	buf_addf(conf, "Dir::Etc::sourcelist \"%s/sources.list\";\n", apt->dir);
+	buf_addf(conf, "Dir::Etc::sourceparts \"/nonexistent\";\n");
+	buf_addf(conf, "Dir::State::Lists \"%s/lists\";\n", apt->dir);
+	buf_addf(conf, "Dir::State::status \"/dev/null\";\n");
+	buf_addf(conf, "Dir::Cache \"%s/cache\";\n", apt->dir);
+	buf_addf(conf, "APT::Architecture \"%s\";\n", debarch);
+	buf_addf(conf, "#clear APT::Architectures;\nAPT::Architectures { \"%s\"; };\n", debarch);
+	buf_addf(conf, "Acquire::Languages \"none\";\n");
+	/* As root apt would drop to _apt, which cannot write into a user's cache. */
+	buf_addf(conf, "APT::Sandbox::User \"root\";\n");
+}
+
+/* Create the state directories and (re)write apt.conf and sources.list. */
+static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, struct error *err)
+{
+	char *lists = xprintf("%s/lists/partial", apt->dir);
+	char *archives = xprintf("%s/cache/archives/partial", apt->dir);
+	char *sources = xprintf("%s/sources.list", apt->dir);
+	struct buf conf = BUF_INIT, line = BUF_INIT;
+	char mirror[512];
+	int rc = host_debian_mirror(mirror, sizeof(mirror), err);
+
+	buf_addf(&line, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=%s] "
+		 "%s %s main\n", pin->debarch, mirror, pin->suite);
+	apt_config(apt, pin->debarch, &conf);
+	rc = rc || mkdir_p(lists, err) || mkdir_p(archives, err) ||
+	     write_file_atomic(apt->conf, conf.data, conf.len, err) ||
+	     write_file_atomic(sources, line.data, line.len, err) ? -1 : 0;
+	buf_free(&conf);
+	buf_free(&line);
+	free(lists);
+	free(archives);
+	free(sources);
+	return rc;
+}
+
+/* Serialise fetches sharing one apt state (apt locks its lists itself, but fails instead of waiting). */
+static int apt_lock(const struct apt *apt, struct error *err)
+{
+	char *path = xprintf("%s/numalab.lock", apt->dir);
+	int fd = lock_file(path, "download", err);
+
+	free(path);
+	return fd;
+}
+
+/*
+ * The archive's versions of the pinned package, space-separated, into have.
+ * Returns 1 if the pinned version is among them, 0 if not, -1 on error.
+ */
+static int apt_versions(const struct kernel_pin *pin, const struct apt *apt,
+			char *have, size_t cap, struct error *err)
+{
+	const char *argv[] = { "apt-cache", "-c", apt->conf, "madison", pin->package, NULL };
+	char out[4096], *save = NULL;
+	int found = 0, rc = proc_capture(argv, out, sizeof(out), err);
+
+	if (rc)
+		return rc < 0 ? -1 : error_set(err, "apt-cache madison %s exited %d; try "
+					       "`apt-cache -c %s madison %s`", pin->package, rc,
+					       apt->conf, pin->package);
+	have[0] = '\0';
+	/* Lines: "PACKAGE | VERSION | SOURCE". */
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char ver[64];
+
+		if (sscanf(l, " %*s | %63s |", ver) != 1)
+			continue;
+		found |= !strcmp(ver, pin->version);
+		snprintf(have + strlen(have), cap - strlen(have), "%s%s", have[0] ? " " : "", ver);
+	}
+	return found;
+}
+
+static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const char *have,
+		    struct error *err)
+{
+	if (!have[0])
+		return error_set(err, "%s:%d: %s %s pins %s=%s but the archive (%s %s) "
+				 "has no such package (a new kernel ABI, or the archive was not "
+				 "reachable: see %s); pick the current package with `apt-cache -c %s "
+				 "search ^linux-binary-` and put its name, version and SHA256 from "
+				 "`apt-cache -c %s show PACKAGE` into that line",
+				 pin->lock_file, pin->line, pin->name, pin->arch, pin->package,
+				 pin->version, pin->suite, pin->debarch, apt->log, apt->conf, apt->conf);
+	return error_set(err, "%s:%d: %s %s pins %s=%s but the archive no longer "
+			 "has it (it has %s); refresh the pin: put the Version and SHA256 that "
+			 "`apt-cache -c %s show %s` prints into that line",
+			 pin->lock_file, pin->line, pin->name, pin->arch, pin->package, pin->version,
+			 have, apt->conf, pin->package);
+}
+
+static int apt_update(const struct apt *apt, struct error *err)
+{
+	const char *argv[] = { "apt-get", "-c", apt->conf, "update", "-q", NULL };
+
+	return proc_run_logged("apt-get update", argv, NULL, NULL, apt->log, err);
+}
+
+/*
+ * Download PKG=VERSION into dir.  The lists are refreshed only when the pin
+ * is not in them or the download fails (stale lists point at removed files),
+ * and then just once.
+ */
+static int apt_download(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+			struct error *err)
+{
+	char *spec = xprintf("%s=%s", pin->package, pin->version);
+	const char *argv[] = { "apt-get", "-c", apt->conf, "download", "-q", spec, NULL };
+	char have[512];
+	int rc = -1;
+
+	for (int updated = 0; ; updated = 1) {
+		int listed = apt_versions(pin, apt, have, sizeof(have), err);
+
+		if (listed < 0)
+			break;
+		if (listed && !proc_run_logged("apt-get download", argv, dir, NULL, apt->log, err)) {
+			rc = 0;
+			break;
+		}
+		if (updated) {
+			if (!listed)
+				pin_gone(pin, apt, have, err);
+			break;
+		}
+		if (apt_update(apt, err))
+			break;
+	}
+	free(spec);
+	return rc;
+}
+
+/* ---- the cached kernel directory ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void pin_source(const struct kernel_pin *pin, struct buf *out)
+{
+	buf_addf(out, "package %s\nversion %s\nsha256 %s\nsuite %s\ndebarch %s\nimage %s\n",
+		 pin->package, pin->version, pin->sha256, pin->suite, pin->debarch, pin->image);
+}
+
+/* A final directory whose `source` still matches the pin is complete (it was renamed into place). */
+static int cached(const struct kernel_pin *pin, const char *dir, const char *image)
+{
+	struct buf want = BUF_INIT, have = BUF_INIT;
+	struct error ignored;
+	char *path = xprintf("%s/source", dir);
+	int ok;
+
+	pin_source(pin, &want);
+	ok = !read_file(path, &have, &ignored) && !strcmp(buf_str(&want), buf_str(&have)) &&
+	     file_exists(image);
+	free(path);
+	buf_free(&want);
+	buf_free(&have);
+	return ok;
+}
+
+/* The .deb apt-get download left in dir, verified against the pin. */
+static char *verified_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+			  struct error *err)
+{
+	char *deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, pin->debarch);
+	char hex[65];
+
+	if (!file_exists(deb)) {   /* sources and docs are Architecture: all */
+		free(deb);
+		deb = xprintf("%s/%s_%s_all.deb", dir, pin->package, pin->version);
+	}
+	int rc = file_exists(deb) ? sha256_file(deb, hex, err) :
+		 error_set(err, "apt-get download left no %s; see %s", deb, apt->log);
+
+	if (!rc && strcmp(hex, pin->sha256))
+		rc = error_set(err, "%s:%d: %s has sha256 %s but the lock pins %s; "
+			       "the archive rebuilt the package under the same version: check it, "
+			       "then put the new SHA256 into that line", pin->lock_file, pin->line,
+			       base_name(deb), hex, pin->sha256);
+	if (!rc)
+		return deb;
+	free(deb);
+	return NULL;
+}
+
+static int take_image(const struct kernel_pin *pin, const char *tree, const char *image,
+		      struct error *err)
+{
+	char *from = xprintf("%s/%s", tree, pin->image);
+	struct stat st;
+	int rc = 0;
+
+	/* A directory is a module tree (NAME-modules lines, kernel.h). */
+	if (lstat(from, &st) || !(S_ISREG(st.st_mode) || (is_modules(pin) && S_ISDIR(st.st_mode))))
+		rc = error_set(err, "%s:%d: %s has no %s %s; fix the image "
+			       "field (`dpkg-deb -c` on the .deb lists the files)", pin->lock_file, pin->line,
+			       pin->package, is_modules(pin) ? "directory" : "regular file", pin->image);
+	else if (rename(from, image))
+		rc = error_set(err, "cannot move %s to %s: %s", from, image, strerror(errno));
+	free(from);
+	return rc;
+}
+
+static int unpack(const char *deb, const char *tree, const struct apt *apt, struct error *err)
+{
+	const char *argv[] = { "dpkg-deb", "-x", deb, tree, NULL };
+
+	return proc_run_logged("dpkg-deb -x", argv, NULL, NULL, apt->log, err);
+}
+
+/*
+ * Download, verify and unpack into tmp, leaving tmp as the finished directory.
+ * boots: the image is a kernel, checked for the pin's arch.
+ */
+static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const char *tmp,
+		    const char *image, int boots, struct error *err)
+{
+	char *debdir = xprintf("%s/deb", tmp), *tree = xprintf("%s/tree", tmp), *deb = NULL;
+	char *source = xprintf("%s/source", tmp);
+	struct buf src = BUF_INIT;
+	int rc = -1;
+
+	if (mkdir_p(debdir, err) || apt_download(pin, apt, debdir, err) ||
+	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
+	    take_image(pin, tree, image, err))
+		goto out;
+	if (boots && check_image(image, pin->arch, err)) {
+		error_prefix(err, "%s:%d: %s", pin->lock_file, pin->line, pin->package);
+		goto out;
+	}
+	remove_tree(debdir);
+	remove_tree(tree);
+	pin_source(pin, &src);
+	rc = write_file_atomic(source, src.data, src.len, err);
+out:
+	buf_free(&src);
+	free(deb);
+	free(debdir);
+	free(tree);
+	free(source);
+	return rc;
+}
+
+/* Fetch the pin into dir: build it as dir's hidden twin, then rename. Caller holds the apt lock. */
+static int fetch(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+		 int boots, struct error *err)
+{
+	const char *slash = strrchr(dir, '/');
+	char *tmp = xprintf("%.*s/.%s.tmp", (int)(slash - dir), dir, slash + 1);
+	char *image = xprintf("%s/%s", tmp, base_name(pin->image));
+	int rc;
+
+	/* The lock makes any leftover twin a dead run's. */
+	remove_tree(tmp);
+	rc = fill_dir(pin, apt, tmp, image, boots, err);
+	if (!rc) {
+		remove_tree(dir);
+		if (rename(tmp, dir))
+			rc = error_set(err, "cannot rename %s to %s: %s", tmp, dir, strerror(errno));
+	}
+	if (rc)
+		remove_tree(tmp);
+	free(tmp);
+	free(image);
+	return rc;
+}
+
+static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, struct kernel *out)
+{
+	char abs[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", pin->name);
+	snprintf(out->arch, sizeof(out->arch), "%s", pin->arch);
+	snprintf(out->path, sizeof(out->path), "%s", realpath(image, abs) ? abs : image);
+	snprintf(out->version, sizeof(out->version), "%s", pin->version);
+	snprintf(out->source, sizeof(out->source), "debian:%s=%s sha256:%s",
+		 pin->package, pin->version, pin->sha256);
+}
+
+/* Fetch pin into lab_cache_dir()/subdir/ ("kernels" or "packages") unless it is there. */
+static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
+		       struct error *err)
+{
+	char *dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, pin->version);
+	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !is_companion(pin);
+	char *image = xprintf("%s/%s", dir, base_name(pin->image));
+	double t0 = now_s(), fetched = 0;
+	struct apt apt;
+	int rc = 0, fd = -1;
+
+	if (!cached(pin, dir, image)) {
+		apt_init(&apt, pin);
+		/* Lock first: the state directory must exist to hold the lock file. */
+		rc = mkdir_p(apt.dir, err) || (fd = apt_lock(&apt, err)) < 0 ||
+		     apt_prepare(&apt, pin, err) ? -1 : 0;
+		/* Whoever held the lock may just have fetched it. */
+		if (!rc && !cached(pin, dir, image)) {
+			rc = fetch(pin, &apt, dir, boots, err);
+			fetched = now_s() - t0;
+		}
+		if (fd >= 0)
+			close(fd);
+		apt_release(&apt);
+	}
+	if (!rc) {
+		fill_pin_kernel(pin, image, out);
+		out->fetch_s = fetched;
+	}
+	free(dir);
+	free(image);
+	return rc;
+}
+
+/* ---- resolve ---- */
+
+/* root/file, parsed; file (relative to root) names it in messages. */
+static int load_lock_file(const char *root, const char *file, struct kernel_lock *lock,
+			  struct error *err)
+{
+	char *path = xprintf("%s/%s", root, file);
+	struct buf b = BUF_INIT;
+	int rc = read_file(path, &b, err);
+
+	if (!rc)
+		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
+	buf_free(&b);
+	free(path);
+	return rc;
+}
+
+static int load_lock(const char *root, struct kernel_lock *lock, struct error *err)
+{
+	return load_lock_file(root, KERNEL_LOCK_FILE, lock, err);
+}
+
+static int unknown_kernel(const struct kernel_lock *lock, const char *name, const char *arch,
+			  int is_default, struct error *err)
+{
+	char names[512] = "";
+
+	if (is_default)
+		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
+				 "(docs/kernels.md) or give --kernel PATH", name, arch);
+	for (int i = 0; i < lock->nr; i++)
+		if (!strcmp(lock->pins[i].arch, arch) && !is_companion(&lock->pins[i]))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 names[0] ? ", " : "", lock->pins[i].name);
+	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
+			 " (%s) or a recipe in " RECIPE_DIR "/; give a path to a kernel image, "
+			 "one of those names or a recipe name", name, arch, names[0] ? names : "there are none");
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Patches go onto kernels built from source only. */
+static int not_from_source(const struct kernel_request *req, const char *what, struct error *err)
+{
+	return error_set(err, "--patch %s: %s is not built from source, so there is nothing to patch; "
+			 "use --kernel stock (Debian's 7.2.13 source with the lab's config), another "
+			 "recipe, or a kernel source tree", req->patches[0], what);
+}
+
+int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
+			   struct kernel *out, struct error *err)
+{
+	const char *spec = req->spec;
+	struct kernel_lock *lock;
+	const struct kernel_pin *pin;
+	int is_default = !spec || !*spec, rc;
+
+	if (!arch || !arch_known(arch))
+		return error_set(err, "internal: unknown kernel arch '%s'", arch ? arch : "(null)");
+	if (!is_default && is_dir(spec))
+		return kbuild_kernel_request(root, req, spec, arch, out, err);
+	if (!is_default && strchr(spec, '/') && req->nr_patches) {
+		not_from_source(req, spec, err);
+		return KERNEL_BAD_INPUT;
+	}
+	if (!is_default && strchr(spec, '/'))
+		return resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
+	lock = xmalloc(sizeof(*lock));
+	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
+	if (!rc) {
+		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
+		if (pin && !is_companion(pin) && req->nr_patches)
+			rc = (not_from_source(req, "the pinned Debian kernel", err), KERNEL_BAD_INPUT);
+		else if (pin && !is_companion(pin))
+			rc = resolve_pin(pin, "kernels", out, err);
+		else if (!is_default && kbuild_has_recipe(root, spec))
+			rc = kbuild_kernel_request(root, req, NULL, arch, out, err);
+		else if (!is_default && file_exists(spec) && req->nr_patches)
+			rc = (not_from_source(req, spec, err), KERNEL_BAD_INPUT);
+		else if (!is_default && file_exists(spec))
+			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
+		else
+			rc = unknown_kernel(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch,
+					    is_default, err) ? KERNEL_BAD_INPUT : 0;
+	}
+	free(lock);
+	return rc;
+}
+
+int kernel_resolve_in(const char *root, const char *spec, const char *arch,
+		      struct kernel *out, struct error *err)
+{
+	struct kernel_request req = { spec, NULL, 0 };
+
+	return kernel_resolve_request(root, &req, arch, out, err);
+}
+
+int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
+			char *source_id, size_t id_cap, struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	const struct kernel_pin *pin;
+	struct kernel k;
+	int rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	if (!rc && !(pin = kernel_lock_find(lock, name, KERNEL_SOURCE_ARCH)))
+		rc = error_set(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
+			       "source); add one or fix the recipe's source line", name) ? KERNEL_BAD_INPUT : 0;
+	if (!rc && !path)
+		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
+			 pin->sha256);
+	else if (!rc && !(rc = resolve_pin(pin, "kernels", &k, err))) {
+		snprintf(path, cap, "%s", k.path);
+		snprintf(source_id, id_cap, "%s", k.source);
+	}
+	free(lock);
+	return rc;
+}
+
+int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err)
+{
+	return kernel_resolve_in(lab_root(), spec, arch, out, err);
+}
+
+/* The file or tree of k's companion lock line NAME-suffix into path ("" if none). */
+static int kernel_companion(const struct kernel *k, const char *suffix, char *path, size_t cap,
+			    struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	char *name = xprintf("%s-%s", k->name, suffix);
+	const struct kernel_pin *pin;
+	struct kernel tree;
+	int rc = load_lock(lab_root(), lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	path[0] = '\0';
+	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
+	    !(rc = resolve_pin(pin, "kernels", &tree, err)))
+		snprintf(path, cap, "%s", tree.path);
+	free(name);
+	free(lock);
+	return rc;
+}
+
+int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "modules", dir, cap, err);
+}
+
+int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "config", path, cap, err);
+}
+
+int kernel_fetch_package_file(const char *root, const char *name, const char *arch,
+			      char *path, size_t cap, struct error *err)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	const struct kernel_pin *pin;
+	struct kernel file;
+	int rc = load_lock_file(root, PACKAGE_LOCK_FILE, lock, err) ? KERNEL_BAD_INPUT : 0;
+
+	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
+		rc = error_set(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
+			       "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch) ?
+		     KERNEL_BAD_INPUT : 0;
+	if (!rc && !(rc = resolve_pin(pin, "packages", &file, err)))
+		snprintf(path, cap, "%s", file.path);
+	free(lock);
+	return rc;
+}

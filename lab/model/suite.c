@@ -1,0 +1,239 @@
+#include "model/suite.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The guest's rule for test names (images/init.c valid_test_name). */
+static int valid_name(const char *name)
+{
+	if (!*name || name[0] == '.' || strlen(name) >= SUITE_NAME_MAX)
+		return 0;
+	for (const char *c = name; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.'))
+			return 0;
+	return 1;
+}
+
+/* A relative path inside the suite's directory: no "/..", no leading '/', printable. */
+static int valid_rel_path(const char *p)
+{
+	if (!*p || *p == '/')
+		return 0;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			return 0;
+	for (const char *c = p; (c = strstr(c, "..")); c += 2)
+		if ((c == p || c[-1] == '/') && (c[2] == '\0' || c[2] == '/'))
+			return 0;
+	return 1;
+}
+
+static int valid_env(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv || isdigit((unsigned char)kv[0]))
+		return 0;
+	for (const char *c = kv; c < eq; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '_'))
+			return 0;
+	for (const char *c = eq; *c; c++)
+		if ((unsigned char)*c < ' ' && *c != '\t')
+			return 0;
+	return 1;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int sidecar_line(const char *path, int lineno, char *line, struct suite *s, struct error *err)
+{
+	char *key = line + strspn(line, " \t"), *value;
+	size_t klen = strcspn(key, " \t");
+
+	value = key + klen;
+	if (*value)
+		*value++ = '\0';
+	value += strspn(value, " \t");
+	for (size_t n = strlen(value); n && (value[n - 1] == ' ' || value[n - 1] == '\t'); n--)
+		value[n - 1] = '\0';
+	if (!strcmp(key, "timeout")) {
+		if (parse_int(value, 1, 86400, &s->timeout_s))
+			return error_set(err, "%s:%d: timeout '%s': give seconds, 1..86400", path, lineno, value);
+	} else if (!strcmp(key, "skip-code")) {
+		if (parse_int(value, 1, 255, &s->skip_code))
+			return error_set(err, "%s:%d: skip-code '%s': give an exit status, 1..255", path, lineno,
+					 value);
+	} else if (!strcmp(key, "file")) {
+		if (!valid_rel_path(value))
+			return error_set(err, "%s:%d: file '%s': give a path relative to the suite's directory, without '..'",
+					 path, lineno, value);
+		strvec_push(&s->files, value);
+	} else if (!strcmp(key, "env")) {
+		if (!valid_env(value))
+			return error_set(err, "%s:%d: env '%s': give NAME=VALUE (NAME of letters, digits, '_')",
+					 path, lineno, value);
+		strvec_push(&s->env, value);
+	} else if (!strcmp(key, "tmpdir")) {
+		if (*value)
+			return error_set(err, "%s:%d: tmpdir takes no value", path, lineno);
+		s->tmpdir = 1;
+	} else {
+		return error_set(err, "%s:%d: unknown key '%s'; use timeout, skip-code, file, env or tmpdir",
+				 path, lineno, key);
+	}
+	return 0;
+}
+
+int suite_parse_sidecar(const char *path, const char *text, size_t len, struct suite *s,
+			struct error *err)
+{
+	char *copy = xmalloc(len + 1), *line, *next;
+	int lineno = 0, rc = 0;
+
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	if (memchr(text, '\0', len))
+		rc = error_set(err, "%s: contains a NUL byte; a sidecar is text", path);
+	for (line = copy; line && !rc; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (strchr(line, '#'))
+			*strchr(line, '#') = '\0';
+		if (line[strspn(line, " \t\r")] == '\0')
+			continue;
+		line[strcspn(line, "\r")] = '\0';
+		rc = sidecar_line(path, lineno, line, s, err);
+	}
+	free(copy);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The executables of dir, sorted; -1 when dir cannot be read. */
+static int list_executables(const char *dir, struct strvec *names, struct error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return error_set(err, "--tests-dir %s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		char *path = xprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && !has_suffix(e->d_name, SUITE_SIDECAR_EXT) && !stat(path, &st) &&
+		    S_ISREG(st.st_mode) && (st.st_mode & 0111))
+			strvec_push(names, e->d_name);
+		free(path);
+	}
+	closedir(d);
+	if (names->nr)
+		qsort(names->items, names->nr, sizeof(names->items[0]), compare_names);
+	return 0;
+}
+
+static int load_sidecar(const char *dir, struct suite *s, struct error *err)
+{
+	char *path = xprintf("%s/%s%s", dir, s->name, SUITE_SIDECAR_EXT);
+	struct buf text = BUF_INIT;
+	int rc = 0;
+
+	if (file_exists(path))
+		rc = read_file(path, &text, err) || suite_parse_sidecar(path, text.data ? text.data : "", text.len, s, err);
+	for (size_t i = 0; !rc && i < s->files.nr; i++) {
+		char *f = xprintf("%s/%s", dir, s->files.items[i]);
+
+		if (!file_exists(f))
+			rc = error_set(err, "%s: file %s: no %s", path, s->files.items[i], f);
+		free(f);
+	}
+	buf_free(&text);
+	free(path);
+	return rc ? -1 : 0;
+}
+
+int suite_scan_dir(const char *dir, struct suite_list *list, struct error *err)
+{
+	struct strvec names = STRVEC_INIT;
+	int rc = list_executables(dir, &names, err);
+
+	if (!rc && !names.nr)
+		rc = error_set(err, "--tests-dir %s: no executable file in it; each executable is one suite "
+			       "(chmod +x it)", dir);
+	for (size_t i = 0; i < names.nr && !rc; i++) {
+		struct suite *s;
+
+		if (!valid_name(names.items[i])) {
+			rc = error_set(err, "--tests-dir %s: suite name '%s': use letters, digits, '-', '_', '.' "
+				       "(at most %d), not starting with '.'; rename the file", dir, names.items[i],
+				       SUITE_NAME_MAX - 1);
+			break;
+		}
+		for (size_t j = 0; j < list->nr; j++)
+			if (!strcmp(list->items[j].name, names.items[i]))
+				rc = error_set(err, "--tests-dir %s: suite '%s' is also in %s; suite names must be unique",
+					       dir, names.items[i], list->items[j].dir);
+		if (rc)
+			break;
+		list->items = xrealloc(list->items, (list->nr + 1) * sizeof(*list->items));
+		s = &list->items[list->nr++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", names.items[i]);
+		snprintf(s->dir, sizeof(s->dir), "%s", dir);
+		s->skip_code = SUITE_DEFAULT_SKIP;
+		s->files = (struct strvec)STRVEC_INIT;
+		s->env = (struct strvec)STRVEC_INIT;
+		rc = load_sidecar(dir, s, err);
+	}
+	strvec_clear(&names);
+	return rc;
+}
+
+void suite_guest_conf(const struct suite *s, struct buf *out)
+{
+	buf_addf(out, "skip-code %d\n", s->skip_code);
+	if (s->tmpdir)
+		buf_addstr(out, "tmpdir\n");
+	for (size_t i = 0; i < s->env.nr; i++)
+		buf_addf(out, "env %s\n", s->env.items[i]);
+}
+
+void suite_list_free(struct suite_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++) {
+		strvec_clear(&list->items[i].files);
+		strvec_clear(&list->items[i].env);
+	}
+	free(list->items);
+	list->items = NULL;
+	list->nr = 0;
+}
