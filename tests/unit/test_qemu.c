@@ -313,7 +313,7 @@ UNIT_TEST(cmdline)
 	struct buf b = BUF_INIT;
 
 	qemu_cmdline(&spec, &b);
-	CHECK_STR(buf_str(&b), "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
+	CHECK_STR(buf_str(&b), "console=ttyS0 lpj=4000000 panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
 			       " numa_balancing=disable loglevel=6");
 	buf_free(&b);
 
@@ -362,7 +362,7 @@ UNIT_TEST(argv_2node)
 	CHECK_STR(after(&argv, "-kernel"), "KERNEL");
 	CHECK_STR(after(&argv, "-initrd"), "INITRD");
 	CHECK_STR(argv.items[argv.nr - 2], "-append");
-	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 panic=-1 ", 23));
+	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 lpj=4000000 panic=-1 ", 35));
 	CHECK(argv.items[argv.nr] == NULL);
 	strvec_clear(&argv);
 }
