@@ -1,5 +1,6 @@
 #include "boot/vm_libvirt.h"
 #include "results/results.h"
+#include "base/interrupt.h"
 #include "config.h"
 
 #if !NUMALAB_HAVE_LIBVIRT
@@ -429,7 +430,7 @@ static void on_tick(int timer, void *opaque)
 
 	(void)timer;
 	progress(s, NULL);
-	if (vm_interrupted() && !s->stopped && !s->destroyed) {
+	if (interrupt_caught() && !s->stopped && !s->destroyed) {
 		s->end = VM_INTERRUPTED;
 		destroy(s);
 	}

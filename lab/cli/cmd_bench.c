@@ -8,6 +8,7 @@
  */
 #include "cli/command.h"
 #include "boot/image.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "drive/run.h"
 #include "host/toolroot.h"
@@ -497,7 +498,7 @@ int cmd_bench(int argc, char **argv)
 			return command_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
-	vm_catch_signals();
+	interrupt_catch();
 	if (build && patched && !o.topo && optind == argc)
 		return kernel_bench(build, patched, arch);
 	if (!o.topo || build || patched || optind < argc)

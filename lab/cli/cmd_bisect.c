@@ -7,7 +7,7 @@
 #include "cli/command.h"
 #include "base/proc.h"
 #include "results/results.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -269,8 +269,8 @@ static int bisect(struct bisect_opts *bo)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
 	git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	results_set_state(bo->dir, vm_interrupted() ? "interrupted" : "complete", &err);
-	return vm_interrupted() ? EXIT_HARNESS : rc;
+	results_set_state(bo->dir, interrupt_caught() ? "interrupted" : "complete", &err);
+	return interrupt_caught() ? EXIT_HARNESS : rc;
 }
 
 static int is_git_tree(const char *dir)
@@ -331,6 +331,6 @@ int cmd_bisect(int argc, char **argv)
 		return command_usage_error("bisect", "--out %s: %s", bo.out, strerror(errno));
 	if (file_exists(bo.topo) && realpath(bo.topo, bo.topo_path))
 		bo.topo = bo.topo_path;
-	vm_catch_signals();
+	interrupt_catch();
 	return bisect(&bo);
 }

@@ -6,6 +6,7 @@
 #include "analysis/bisect.h"
 #include "cli/command.h"
 #include "kernel/kbuild.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "drive/run.h"
 #include "model/topology.h"
@@ -124,7 +125,7 @@ static enum bisect_verdict judge_run(const struct step_opts *so, const struct ru
 	struct error ignored;
 	enum bisect_verdict v;
 
-	if (vm_interrupted())
+	if (interrupt_caught())
 		v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
 	else if (!res->cell_dir[0] || read_file(path, &tap, &ignored))
 		v = (snprintf(why, cap, "the lab could not run the guest"), BISECT_SKIP);
@@ -160,7 +161,7 @@ static enum bisect_verdict judge_metric(const struct step_opts *so, struct run_o
 	for (int i = 0; i < so->repeat && v == BISECT_GOOD; i++) {
 		int rc = run_cell(o, res, &err);
 
-		if (vm_interrupted())
+		if (interrupt_caught())
 			v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
 		else if (rc == EXIT_USAGE)
 			v = (snprintf(why, cap, "%s", err.msg), BISECT_ABORT);
@@ -302,6 +303,6 @@ int cmd_bisect_run(int argc, char **argv)
 		return abort_request("unexpected argument '%s'", argv[optind]);
 	if ((c = check_request(&so, arch, sizeof(arch))))
 		return c;
-	vm_catch_signals();
+	interrupt_catch();
 	return step(&so, arch);
 }

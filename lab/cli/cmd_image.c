@@ -1,5 +1,6 @@
 /* numalab image: build guest disk images from images/NAME.image (docs/images.md). */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "boot/disk.h"
 #include "drive/run.h"
 
@@ -102,6 +103,6 @@ int cmd_image(int argc, char **argv)
 	}
 	if (argc - optind != 2 || strcmp(argv[optind], "build"))
 		return command_usage_error("image", "give `build NAME` (images/NAME.image) or `build FILE`");
-	vm_catch_signals();
+	interrupt_catch();
 	return build(argv[optind + 1], out, accel);
 }

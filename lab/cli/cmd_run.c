@@ -3,6 +3,7 @@
  * numalab shell: the same guest with its console on this terminal.
  */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "analysis/report.h"
 #include "drive/run.h"
 
@@ -289,7 +290,7 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
 		return EXIT_USAGE;
 	}
-	vm_catch_signals();
+	interrupt_catch();
 	memset(&out, 0, sizeof(out));
 	rc = run_cell(o, &out, &err);
 	if (o->shell) {   /* cooked again, on a line of its own, before anything is said */
@@ -299,8 +300,8 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 	run_report_load(o->topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
-		if (vm_interrupted())
-			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, vm_interrupted(), err.msg);
+		if (interrupt_caught())
+			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, interrupt_caught(), err.msg);
 		else
 			fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
 	} else if (o->shell) {

@@ -7,7 +7,7 @@
 #include "base/parallel.h"
 #include "analysis/report.h"
 #include "model/topology.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -358,7 +358,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 static int build_kernels(struct mrun *r)
 {
-	struct parallel pp = { 1, GRACE_S, next_build, build_finished, vm_interrupted, r };
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r };
 	char dir[4200];
 	struct error err;
 	int interrupted;
@@ -455,7 +455,7 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 				   size_t cap)
 {
 	if (c->not_run[0] || (!cd->finished && cd->exit_code < 0)) {
-		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : vm_interrupted() ?
+		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : interrupt_caught() ?
 			 "the matrix was interrupted" : "no result");
 		return CELL_ERROR;
 	}
@@ -540,7 +540,7 @@ static void choose_jobs(struct mrun *r, int asked)
 
 static int run_cells(struct mrun *r, int asked_jobs)
 {
-	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, vm_interrupted, r };
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r };
 
 	r->to_run = 0;
 	for (int i = 0; i < r->nr_cells; i++)
@@ -659,16 +659,16 @@ static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
 	snprintf(lock_path, sizeof(lock_path), "%s/.lock", r->out);
 	if ((lock = lock_file(lock_path, "matrix in this --out", &err)) < 0)
 		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
-	vm_catch_signals();
+	interrupt_catch();
 	if (sort_out_cells(r, &err) || write_cell_list(r, matrix_path, &err)) {
 		close(lock);
 		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
 	}
 	set_state(r->out, "running");
 	interrupted = build_kernels(r);
-	if (!interrupted && !vm_interrupted())
+	if (!interrupted && !interrupt_caught())
 		interrupted = run_cells(r, asked_jobs);
-	interrupted = interrupted || vm_interrupted();
+	interrupted = interrupted || interrupt_caught();
 	snprintf(title, sizeof(title), "%s shard %d/%d", display_path(matrix_path), r->shard, r->nr_shards);
 	code = write_reports(r, title);
 	set_state(r->out, interrupted ? "interrupted" : "complete");

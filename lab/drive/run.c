@@ -4,6 +4,7 @@
 #include "boot/disk.h"
 #include "boot/image.h"
 #include "kernel/kernel.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "results/results.h"
 #include "host/toolroot.h"
@@ -371,7 +372,7 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 		firmware_reason(&vm->scan, reason, sizeof(reason));
 		break;
 	case VM_INTERRUPTED:
-		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
+		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", interrupt_caught());
 		break;
 	case VM_QEMU_FAILED:
 		qemu_failure(vm, reason, sizeof(reason));
@@ -838,7 +839,7 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		struct error state_err;
 
 		rc = run_prepared(o, p, lv, run_dir, out, err);
-		if (results_set_state(run_dir, vm_interrupted() ? "interrupted"
+		if (results_set_state(run_dir, interrupt_caught() ? "interrupted"
 					       : rc == EXIT_HARNESS ? "error" : "complete", &state_err)
 		    && rc != EXIT_HARNESS)
 			rc = (*err = state_err, EXIT_HARNESS);

@@ -4,7 +4,7 @@
 #include "base/proc.h"
 #include "kernel/srctree.h"
 #include "host/toolroot.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -874,7 +874,7 @@ static int make_image(struct build *b, struct error *err)
 	close(fd);
 	if (!rc) {
 		pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
-		while (!vm_interrupted()) {
+		while (!interrupt_caught()) {
 			struct pollfd pfd = { pidfd, POLLIN, 0 };
 
 			if (pidfd < 0 ? (sleep(1), kill(p.pid, 0) && errno == ESRCH) : poll(&pfd, 1, 1000) > 0)
@@ -883,15 +883,15 @@ static int make_image(struct build *b, struct error *err)
 		}
 		if (pidfd >= 0)
 			close(pidfd);
-		if (vm_interrupted())
+		if (interrupt_caught())
 			proc_kill(&p);
 		rc = proc_wait(&p, err);
 		if (tty)
 			fputs("\r\033[K", stderr);
 	}
-	if (rc > 0 && vm_interrupted()) {
+	if (rc > 0 && interrupt_caught()) {
 		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "
-			       "continues in %s", b->name, b->a->arch, vm_interrupted(), b->work);
+			       "continues in %s", b->name, b->a->arch, interrupt_caught(), b->work);
 	} else if (rc > 0) {
 		struct buf lines = BUF_INIT;
 
