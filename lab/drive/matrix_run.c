@@ -2,7 +2,7 @@
 #include "results/celldir.h"
 #include "cli/command.h"
 #include "kernel/kbuild.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
 #include "model/matrix.h"
 #include "base/parallel.h"
 #include "analysis/report.h"

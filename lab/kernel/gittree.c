@@ -1,6 +1,6 @@
 /* gittree: tarball + patch series → a git tree, one commit per patch. */
 #include "kernel/gittree.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
 #include "base/proc.h"
 
 #include <errno.h>

@@ -2,6 +2,7 @@
 #include "model/kselftest.h"
 #include "model/patch.h"
 #include "base/proc.h"
+#include "kernel/pin.h"
 #include "kernel/srctree.h"
 #include "host/toolroot.h"
 #include "base/interrupt.h"

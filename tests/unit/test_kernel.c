@@ -1,5 +1,6 @@
 /* kernel: the lock parser, and resolving path, unknown and cached specs (no network). */
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
+#include "kernel/resolve.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -1,6 +1,5 @@
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
 #include "host/mirror.h"
-#include "kernel/kbuild.h"
 #include "base/proc.h"
 
 #include <errno.h>
@@ -39,7 +38,7 @@ static const struct lock_field {
 #define NR_LOCK_FIELDS (sizeof(lock_fields) / sizeof(lock_fields[0]))
 #define LOCK_COLUMNS "name arch suite debarch package version sha256 image"
 
-static int arch_known(const char *arch)
+int kernel_arch_known(const char *arch)
 {
 	return !strcmp(arch, "x86_64") || !strcmp(arch, "loongarch64");
 }
@@ -63,8 +62,7 @@ static int is_modules(const struct kernel_pin *pin)
 	return name_ends(pin, "-modules");
 }
 
-/* NAME-modules and NAME-config (its .config) come with kernel NAME: not kernels themselves. */
-static int is_companion(const struct kernel_pin *pin)
+int pin_is_companion(const struct kernel_pin *pin)
 {
 	return is_modules(pin) || name_ends(pin, "-config");
 }
@@ -87,7 +85,7 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 /* What no alphabet can say: known arch, full-length digest, a path inside the package. */
 static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
 {
-	if (!arch_known(pin->arch) && !is_source(pin))
+	if (!kernel_arch_known(pin->arch) && !is_source(pin))
 		return error_set(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
 				 path, pin->line, pin->arch);
 	if (strlen(pin->sha256) != 64)
@@ -208,7 +206,7 @@ static const char *image_arch(const unsigned char *h, size_t n)
 }
 
 /* A kernel for the wrong arch would only hang the VM until its timeout: refuse it here. */
-static int check_image(const char *path, const char *arch, struct error *err)
+int kernel_check_image(const char *path, const char *arch, struct error *err)
 {
 	unsigned char head[4096];
 	struct stat st;
@@ -234,24 +232,6 @@ static int check_image(const char *path, const char *arch, struct error *err)
 	if (got && strcmp(got, arch))
 		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
 				 path, got, arch, arch);
-	return 0;
-}
-
-static int resolve_file(const char *spec, const char *arch, struct kernel *out,
-			struct error *err)
-{
-	char abs[PATH_MAX], hex[65];
-
-	if (!realpath(spec, abs))
-		return error_set(err, "kernel image %s: %s; give a path to a kernel image or a "
-				 "name from " KERNEL_LOCK_FILE, spec, strerror(errno));
-	if (check_image(abs, arch, err) || sha256_file(abs, hex, err))
-		return -1;
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "file");
-	snprintf(out->arch, sizeof(out->arch), "%s", arch);
-	snprintf(out->path, sizeof(out->path), "%s", abs);
-	snprintf(out->source, sizeof(out->source), "file:%.400s sha256:%s", abs, hex);
 	return 0;
 }
 
@@ -512,7 +492,7 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (boots && check_image(image, pin->arch, err)) {
+	if (boots && kernel_check_image(image, pin->arch, err)) {
 		error_prefix(err, "%s:%d: %s", pin->lock_file, pin->line, pin->package);
 		goto out;
 	}
@@ -567,11 +547,11 @@ static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, str
 }
 
 /* Fetch pin into lab_cache_dir()/subdir/ ("kernels" or "packages") unless it is there. */
-static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
+static int fetch_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
 		       struct error *err)
 {
 	char *dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, pin->version);
-	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !is_companion(pin);
+	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !pin_is_companion(pin);
 	char *image = xprintf("%s/%s", dir, base_name(pin->image));
 	double t0 = now_s(), fetched = 0;
 	struct apt apt;
@@ -600,11 +580,9 @@ static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct 
 	return rc;
 }
 
-/* ---- resolve ---- */
+/* ---- the lock file on disk ---- */
 
-/* root/file, parsed; file (relative to root) names it in messages. */
-static int load_lock_file(const char *root, const char *file, struct kernel_lock *lock,
-			  struct error *err)
+int pin_load(const char *root, const char *file, struct kernel_lock *lock, struct error *err)
 {
 	char *path = xprintf("%s/%s", root, file);
 	struct buf b = BUF_INIT;
@@ -614,92 +592,12 @@ static int load_lock_file(const char *root, const char *file, struct kernel_lock
 		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 	buf_free(&b);
 	free(path);
-	return rc;
+	return rc ? KERNEL_BAD_INPUT : 0;
 }
 
-static int load_lock(const char *root, struct kernel_lock *lock, struct error *err)
+int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err)
 {
-	return load_lock_file(root, KERNEL_LOCK_FILE, lock, err);
-}
-
-static int unknown_kernel(const struct kernel_lock *lock, const char *name, const char *arch,
-			  int is_default, struct error *err)
-{
-	char names[512] = "";
-
-	if (is_default)
-		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
-				 "(docs/kernels.md) or give --kernel PATH", name, arch);
-	for (int i = 0; i < lock->nr; i++)
-		if (!strcmp(lock->pins[i].arch, arch) && !is_companion(&lock->pins[i]))
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-				 names[0] ? ", " : "", lock->pins[i].name);
-	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
-			 " (%s) or a recipe in " RECIPE_DIR "/; give a path to a kernel image, "
-			 "one of those names or a recipe name", name, arch, names[0] ? names : "there are none");
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-/* Patches go onto kernels built from source only. */
-static int not_from_source(const struct kernel_request *req, const char *what, struct error *err)
-{
-	return error_set(err, "--patch %s: %s is not built from source, so there is nothing to patch; "
-			 "use --kernel stock (Debian's 7.2.13 source with the lab's config), another "
-			 "recipe, or a kernel source tree", req->patches[0], what);
-}
-
-int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
-			   struct kernel *out, struct error *err)
-{
-	const char *spec = req->spec;
-	struct kernel_lock *lock;
-	const struct kernel_pin *pin;
-	int is_default = !spec || !*spec, rc;
-
-	if (!arch || !arch_known(arch))
-		return error_set(err, "internal: unknown kernel arch '%s'", arch ? arch : "(null)");
-	if (!is_default && is_dir(spec))
-		return kbuild_kernel_request(root, req, spec, arch, out, err);
-	if (!is_default && strchr(spec, '/') && req->nr_patches) {
-		not_from_source(req, spec, err);
-		return KERNEL_BAD_INPUT;
-	}
-	if (!is_default && strchr(spec, '/'))
-		return resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
-	lock = xmalloc(sizeof(*lock));
-	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
-	if (!rc) {
-		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin && !is_companion(pin) && req->nr_patches)
-			rc = (not_from_source(req, "the pinned Debian kernel", err), KERNEL_BAD_INPUT);
-		else if (pin && !is_companion(pin))
-			rc = resolve_pin(pin, "kernels", out, err);
-		else if (!is_default && kbuild_has_recipe(root, spec))
-			rc = kbuild_kernel_request(root, req, NULL, arch, out, err);
-		else if (!is_default && file_exists(spec) && req->nr_patches)
-			rc = (not_from_source(req, spec, err), KERNEL_BAD_INPUT);
-		else if (!is_default && file_exists(spec))
-			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
-		else
-			rc = unknown_kernel(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch,
-					    is_default, err) ? KERNEL_BAD_INPUT : 0;
-	}
-	free(lock);
-	return rc;
-}
-
-int kernel_resolve_in(const char *root, const char *spec, const char *arch,
-		      struct kernel *out, struct error *err)
-{
-	struct kernel_request req = { spec, NULL, 0 };
-
-	return kernel_resolve_request(root, &req, arch, out, err);
+	return fetch_pin(pin, "kernels", out, err);
 }
 
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
@@ -708,7 +606,7 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 	struct kernel_lock *lock = xmalloc(sizeof(*lock));
 	const struct kernel_pin *pin;
 	struct kernel k;
-	int rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(root, KERNEL_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, KERNEL_SOURCE_ARCH)))
 		rc = error_set(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
@@ -716,17 +614,12 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 	if (!rc && !path)
 		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
 			 pin->sha256);
-	else if (!rc && !(rc = resolve_pin(pin, "kernels", &k, err))) {
+	else if (!rc && !(rc = fetch_pin(pin, "kernels", &k, err))) {
 		snprintf(path, cap, "%s", k.path);
 		snprintf(source_id, id_cap, "%s", k.source);
 	}
 	free(lock);
 	return rc;
-}
-
-int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err)
-{
-	return kernel_resolve_in(lab_root(), spec, arch, out, err);
 }
 
 /* The file or tree of k's companion lock line NAME-suffix into path ("" if none). */
@@ -737,11 +630,11 @@ static int kernel_companion(const struct kernel *k, const char *suffix, char *pa
 	char *name = xprintf("%s-%s", k->name, suffix);
 	const struct kernel_pin *pin;
 	struct kernel tree;
-	int rc = load_lock(lab_root(), lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(lab_root(), KERNEL_LOCK_FILE, lock, err);
 
 	path[0] = '\0';
 	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
-	    !(rc = resolve_pin(pin, "kernels", &tree, err)))
+	    !(rc = fetch_pin(pin, "kernels", &tree, err)))
 		snprintf(path, cap, "%s", tree.path);
 	free(name);
 	free(lock);
@@ -764,13 +657,13 @@ int kernel_fetch_package_file(const char *root, const char *name, const char *ar
 	struct kernel_lock *lock = xmalloc(sizeof(*lock));
 	const struct kernel_pin *pin;
 	struct kernel file;
-	int rc = load_lock_file(root, PACKAGE_LOCK_FILE, lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(root, PACKAGE_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
 		rc = error_set(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
 			       "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch) ?
 		     KERNEL_BAD_INPUT : 0;
-	if (!rc && !(rc = resolve_pin(pin, "packages", &file, err)))
+	if (!rc && !(rc = fetch_pin(pin, "packages", &file, err)))
 		snprintf(path, cap, "%s", file.path);
 	free(lock);
 	return rc;
