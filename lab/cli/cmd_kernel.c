@@ -54,7 +54,7 @@ static int exit_code(int rc, struct error *err)
 	if (!rc)
 		return EXIT_PASS;
 	fprintf(stderr, "numalab kernel: %s\n", err->msg);
-	return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+	return err->kind == ERROR_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 }
 
 static int build(const char *spec, const char *arch, const char *const *patches, int nr_patches)

@@ -679,7 +679,7 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		rc = kernel_resolve_request(lab_root(), &(struct kernel_request){ o->kernel, o->patches,
 					    o->nr_patches }, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
-		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+		return err->kind == ERROR_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 	if (plan_modules(o, p, err))
 		return EXIT_HARNESS;
 	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))

@@ -55,15 +55,14 @@ static int unpack(struct tree *t, const char *root, const char *source, char *id
 		  struct error *err)
 {
 	char tarball[PATH_MAX];
-	int rc;
 
 	if (strchr(source, '/')) {
 		if (!realpath(source, tarball))
-			return error_set(err, "%s: %s; give a source tarball or a pinned source name",
-					 source, strerror(errno)), KERNEL_BAD_INPUT;
+			return error_input(err, "%s: %s; give a source tarball or a pinned source name",
+					   source, strerror(errno));
 		snprintf(id, cap, "tarball %s", strrchr(tarball, '/') + 1);
-	} else if ((rc = kernel_fetch_source(root, source, tarball, sizeof(tarball), id, cap, err))) {
-		return rc;
+	} else if (kernel_fetch_source(root, source, tarball, sizeof(tarball), id, cap, err)) {
+		return -1;
 	}
 	fprintf(stderr, "numalab: unpacking %s\n", tarball);
 	const char *argv[] = { "tar", "-xf", tarball, "-C", t->dir, "--strip-components=1", NULL };
@@ -92,7 +91,7 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 
 	/* git runs in the tree: the patch is named by its absolute path. */
 	if (!realpath(given, patch))
-		return error_set(err, "patch %s: %s", given, strerror(errno)), KERNEL_BAD_INPUT;
+		return error_input(err, "patch %s: %s", given, strerror(errno));
 
 	fprintf(stderr, "numalab: committing %s\n", name);
 	if (is_mail(patch)) {
@@ -108,9 +107,11 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 
 		rc = git(t, "git apply", apply, err) || git(t, "git commit", commit, err) ? -1 : 0;
 	}
-	if (rc)
-		return error_prefix(err, "%s does not apply on top of the commits before it; "
-				    "rebase the series (details in %s)", given, t->log), KERNEL_BAD_INPUT;
+	if (rc) {
+		error_prefix(err, "%s does not apply on top of the commits before it; "
+			     "rebase the series (details in %s)", given, t->log);
+		return kernel_input_error(err);
+	}
 	return 0;
 }
 
@@ -121,11 +122,11 @@ static int fill(struct tree *t, const char *root, const char *source, const char
 	const char *add[] = { "add", "-A", "-f", ".", NULL };
 	const char *tag[] = { "tag", "base", NULL };
 	char id[1024], *msg;
-	int rc = 0;
+	int rc;
 
 	if (mkdir_p(t->dir, err) || git(t, "git init", init, err) ||
-	    (rc = unpack(t, root, source, id, sizeof(id), err)))
-		return rc ? rc : -1;
+	    unpack(t, root, source, id, sizeof(id), err))
+		return -1;
 	msg = xprintf("%s\n\nnumalab kernel git-tree: the unpacked source.", id);
 	const char *commit[] = { "commit", "-q", "-m", msg, NULL };
 	rc = git(t, "git add", add, err) || git(t, "git commit", commit, err) ||
@@ -145,13 +146,12 @@ int gittree_make(const char *root, const char *source, const char *const *patche
 
 	if (file_exists(out)) {
 		free(tmp);
-		return error_set(err, "%s exists; remove it or give another directory", out),
-		       KERNEL_BAD_INPUT;
+		return error_input(err, "%s exists; remove it or give another directory", out);
 	}
 	for (int i = 0; i < n; i++)
 		if (!file_exists(patches[i])) {
 			free(tmp);
-			return error_set(err, "patch %s: no such file", patches[i]), KERNEL_BAD_INPUT;
+			return error_input(err, "patch %s: no such file", patches[i]);
 		}
 	t.dir = tmp;
 	snprintf(t.log, sizeof(t.log), "%s.log", out);

@@ -143,10 +143,12 @@ static int source_identity(struct build *b, struct error *err)
 	switch (r->source) {
 	case RECIPE_SOURCE_PINNED:
 		return kernel_fetch_source(b->root, r->source_ref, NULL, 0, b->source_id,
-					   sizeof(b->source_id), err) ? -1 : 0;
+					   sizeof(b->source_id), err);
 	case RECIPE_SOURCE_TARBALL:
-		if (sha256_file(r->source_ref, hex, err))
-			return error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
+		if (sha256_file(r->source_ref, hex, err)) {
+			error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
+			return kernel_input_error(err);
+		}
 		snprintf(b->source_id, sizeof(b->source_id), "tarball:%s sha256:%s", r->source_ref, hex);
 		return 0;
 	case RECIPE_SOURCE_GIT: {
@@ -157,8 +159,8 @@ static int source_identity(struct build *b, struct error *err)
 		free(rev);
 		out[strcspn(out, "\n")] = '\0';
 		if (rc != 0 || strlen(out) < 40)
-			return error_set(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
-					 "source line", r->path, r->source_line, r->rev, r->source_ref);
+			return error_input(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
+					   "source line", r->path, r->source_line, r->rev, r->source_ref);
 		/* The commit names the source wherever the tree is: clones share built kernels. */
 		snprintf(b->source_id, sizeof(b->source_id), "git:%s", out);
 		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
@@ -167,8 +169,8 @@ static int source_identity(struct build *b, struct error *err)
 	case RECIPE_SOURCE_TREE:
 		/* The listing, not the content: cheap enough to run before every build. */
 		if (srctree_check_clean(r->source_ref, err) || srctree_manifest(r->source_ref, hex, err) ||
-		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err) < 0)
-			return KERNEL_BAD_INPUT;
+		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err))
+			return kernel_input_error(err);
 		snprintf(b->source_id, sizeof(b->source_id), "tree:%s listing-sha256:%s", r->source_ref, hex);
 		snprintf(b->tree_id, sizeof(b->tree_id), "tree:%s", r->source_ref);
 		return 0;
@@ -315,7 +317,7 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	b->spec = spec;
 	snprintf(b->name, sizeof(b->name), "%s", spec);
 	if (!(b->a = find_arch(arch)))
-		return error_set(err, "internal: no kernel build for arch %s", arch), KERNEL_BAD_INPUT;
+		return error_input(err, "internal: no kernel build for arch %s", arch);
 	rc = recipe_load(root, spec, &b->r, err);
 	if (!rc && git_dir)
 		rc = override_source(&b->r, git_dir, rev, err);
@@ -326,8 +328,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	user_patches = b->r.nr_patches;
 	if (!rc)
 		rc = add_patch_files(b, req, err);
-	if (rc)
-		return KERNEL_BAD_INPUT;
+	if (rc)   /* the recipe, the tree, the --patch files: all the user's */
+		return kernel_input_error(err);
 	user_patches = b->r.nr_patches - user_patches;
 	if (user_patches) {
 		size_t used = strlen(b->name);
@@ -341,8 +343,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 		snprintf(b->toolroot, sizeof(b->toolroot), "%s", tools.root);
 	}
 	build_env(b);
-	if ((rc = source_identity(b, err)))
-		return rc == KERNEL_BAD_INPUT || b->r.source != RECIPE_SOURCE_PINNED ? KERNEL_BAD_INPUT : -1;
+	if (source_identity(b, err))
+		return -1;
 	if (!b->tree_id[0])
 		snprintf(b->tree_id, sizeof(b->tree_id), "%s", b->source_id);
 	if (compiler_identity(b, err) ||
@@ -573,14 +575,13 @@ static int apply_one(struct build *b, int i, struct applied *ap, struct error *e
 		patch_explain_failure(b->parsed[i], out, why, sizeof(why));
 		free(copy);
 		if (p->origin[0])
-			return error_set(err, "--patch %s: \"%s\" does not apply to %s%s: %s; it needs "
-					 "porting to this base (try: patch -p1 --dry-run -d %s -i %s)",
-					 p->origin, p->subject, b->source_id, i ? " with the patches "
-					 "before it" : "", why, b->src, p->path), KERNEL_BAD_INPUT;
-		return error_set(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
-				 "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
-				 strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path),
-		       KERNEL_BAD_INPUT;
+			return error_input(err, "--patch %s: \"%s\" does not apply to %s%s: %s; it needs "
+					   "porting to this base (try: patch -p1 --dry-run -d %s -i %s)",
+					   p->origin, p->subject, b->source_id, i ? " with the patches "
+					   "before it" : "", why, b->src, p->path);
+		return error_input(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
+				   "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
+				   strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path);
 	}
 	rc = copy_file(p->path, copy, err);
 	free(copy);
@@ -744,15 +745,15 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 
 			if ((!strncmp(p, "CONFIG_", 7) || !strncmp(p, "# CONFIG_", 9)) &&
 			    !survived(buf_str(&config), p, n))
-				rc = error_set(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
-					       "option, or a dependency is off); see %s", frags->items[i],
-					       line, (int)n, p, path);
+				rc = error_input(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
+						 "option, or a dependency is off); see %s", frags->items[i],
+						 line, (int)n, p, path);
 		}
 	}
 	buf_free(&config);
 	buf_free(&frag);
 	free(path);
-	return rc ? KERNEL_BAD_INPUT : 0;
+	return rc ? kernel_input_error(err) : 0;
 }
 
 static int configure(struct build *b, struct error *err)

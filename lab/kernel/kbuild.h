@@ -35,8 +35,9 @@
 /*
  * Build or reuse the kernel of spec ("NAME" or "NAME+FRAGMENT...") for arch
  * from root's recipes.  Fills out (name = spec, version = key).  Returns 0,
- * KERNEL_BAD_INPUT for the user's errors (recipe, fragment, patch), -1 when
- * building failed; err says what and where.
+ * or -1 with err saying what and where: ERROR_INPUT for the user's errors
+ * (recipe, fragment, patch, tree), ERROR_HARNESS when building failed or
+ * was interrupted.
  */
 int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
 		  struct error *err);
@@ -64,13 +65,13 @@ int kbuild_explain(const char *root, const char *spec, const char *arch, char ke
  *                                      synced before each build
  *   CACHE/kernels/tree-NAME-ARCH-KEY/  finished, as for recipes
  *
- * The tree is never written; one configured in place is KERNEL_BAD_INPUT.
+ * The tree is never written; one configured in place is ERROR_INPUT.
  * Its key holds the tree's listing (srctree_manifest()): a tree that did
  * not change reuses its kernel without running make.
  *
  * req->patches: each file is split into its patches (patch.h), each stored
  * in CACHE/patches/SHA256.patch and applied after the recipe's series, in
- * order, onto the lab's copy.  One that does not apply is KERNEL_BAD_INPUT
+ * order, onto the lab's copy.  One that does not apply is ERROR_INPUT
  * naming the file, the patch's subject, and the file and hunk it fails on.
  */
 int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,

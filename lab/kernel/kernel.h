@@ -2,12 +2,16 @@
  * kernel: what every way of getting a kernel hands back (pin.h fetches a
  * pinned Debian kernel, kbuild.h builds one from source, resolve.h picks
  * between them and image files for `--kernel`), and what a run asks for.
- * Types only: the modules that fill them say how.
+ * Types only, and the one rule for errors: every function of lab/kernel/
+ * returns 0, or -1 with a struct error whose kind says whose fault it is
+ * (ERROR_INPUT: a bad recipe, fragment, patch, tree or lock line; else
+ * ERROR_HARNESS: a tool or a download failed).
  */
 #ifndef LAB_KERNEL_H
 #define LAB_KERNEL_H
 
 #include <limits.h>
+#include "base/util.h"
 
 /* A resolved kernel, ready to boot. */
 struct kernel {
@@ -38,6 +42,16 @@ struct kernel_request {
 	int nr_patches;
 };
 
-#define KERNEL_BAD_INPUT (-2)
+/*
+ * Mark err, set by a step that read only what the user gave (a recipe, a
+ * fragment, a patch, a source tree, a lock line), as the user's to fix,
+ * whatever kind its callee chose (read_file() cannot know whose file it
+ * read).  Returns -1, for `return kernel_input_error(err);`.
+ */
+static inline int kernel_input_error(struct error *err)
+{
+	err->kind = ERROR_INPUT;
+	return -1;
+}
 
 #endif

@@ -73,10 +73,10 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 	size_t len = strlen(val), bad = strspn(val, f->alphabet);
 
 	if (len >= f->cap)
-		return error_set(err, "%s:%d: %s '%s' is longer than %zu characters; shorten it",
+		return error_input(err, "%s:%d: %s '%s' is longer than %zu characters; shorten it",
 				 path, line, f->what, val, f->cap - 1);
 	if (bad != len)
-		return error_set(err, "%s:%d: %s '%s' has '%c', outside [%s]; fix the %s field",
+		return error_input(err, "%s:%d: %s '%s' has '%c', outside [%s]; fix the %s field",
 				 path, line, f->what, val, val[bad], f->desc, f->what);
 	memcpy((char *)pin + f->off, val, len + 1);
 	return 0;
@@ -86,14 +86,14 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
 {
 	if (!kernel_arch_known(pin->arch) && !is_source(pin))
-		return error_set(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
+		return error_input(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
 				 path, pin->line, pin->arch);
 	if (strlen(pin->sha256) != 64)
-		return error_set(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
+		return error_input(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
 				 "line of `apt-cache show %s`", path, pin->line, pin->sha256, pin->package);
 	if (pin->image[0] == '/' || strstr(pin->image, "..") ||
 	    pin->image[strlen(pin->image) - 1] == '/')
-		return error_set(err, "%s:%d: image '%s' must be a file's path relative to the "
+		return error_input(err, "%s:%d: image '%s' must be a file's path relative to the "
 				 "package root, without '..'; fix the image field "
 				 "(e.g. usr/lib/modules/ABI/vmlinuz)", path, pin->line, pin->image);
 	return 0;
@@ -109,7 +109,7 @@ static int parse_pin(const char *path, int line, char *text, struct kernel_pin *
 		if (n < NR_LOCK_FIELDS + 1)
 			tok[n++] = t;
 	if (n != NR_LOCK_FIELDS)
-		return error_set(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
+		return error_input(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
 				 "see docs/kernels.md", path, line, NR_LOCK_FIELDS,
 				 n > NR_LOCK_FIELDS ? "more than " : "", n < NR_LOCK_FIELDS ? n : NR_LOCK_FIELDS);
 	memset(pin, 0, sizeof(*pin));
@@ -127,10 +127,10 @@ static int add_pin(const char *path, const struct kernel_pin *pin, struct kernel
 	const struct kernel_pin *dup = kernel_lock_find(lock, pin->name, pin->arch);
 
 	if (dup)
-		return error_set(err, "%s:%d: %s %s is already pinned on line %d; remove one of them",
+		return error_input(err, "%s:%d: %s %s is already pinned on line %d; remove one of them",
 				 path, pin->line, pin->name, pin->arch, dup->line);
 	if (lock->nr == KERNEL_LOCK_MAX)
-		return error_set(err, "%s:%d: more than %d kernels; remove unused ones",
+		return error_input(err, "%s:%d: more than %d kernels; remove unused ones",
 				 path, pin->line, KERNEL_LOCK_MAX);
 	lock->pins[lock->nr++] = *pin;
 	return 0;
@@ -149,7 +149,7 @@ int kernel_lock_parse(const char *path, const char *buf, size_t len,
 		struct kernel_pin pin;
 
 		if (n >= sizeof(text))
-			return error_set(err, "%s:%d: line longer than %zu characters; shorten it",
+			return error_input(err, "%s:%d: line longer than %zu characters; shorten it",
 					 path, line, sizeof(text) - 1);
 		memcpy(text, p, n);
 		text[n] = '\0';
@@ -258,14 +258,14 @@ static void apt_release(struct apt *apt)
 	free(apt->log);
 }
 
-static void apt_config(const struct apt *apt, const char *debarch, struct buf *conf)
+void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf)
 {
 	/* Only the host's defaults (proxies, ...) are inherited, never its sources or status. */
-	buf_addf(conf, "Dir::Etc::sourcelist \"%s/sources.list\";\n", apt->dir);
+	buf_addf(conf, "Dir::Etc::sourcelist \"%s/sources.list\";\n", dir);
 	buf_addf(conf, "Dir::Etc::sourceparts \"/nonexistent\";\n");
-	buf_addf(conf, "Dir::State::Lists \"%s/lists\";\n", apt->dir);
+	buf_addf(conf, "Dir::State::Lists \"%s/lists\";\n", dir);
 	buf_addf(conf, "Dir::State::status \"/dev/null\";\n");
-	buf_addf(conf, "Dir::Cache \"%s/cache\";\n", apt->dir);
+	buf_addf(conf, "Dir::Cache \"%s/cache\";\n", dir);
 	buf_addf(conf, "APT::Architecture \"%s\";\n", debarch);
 	buf_addf(conf, "#clear APT::Architectures;\nAPT::Architectures { \"%s\"; };\n", debarch);
 	buf_addf(conf, "Acquire::Languages \"none\";\n");
@@ -285,7 +285,7 @@ static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, stru
 
 	buf_addf(&line, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=%s] "
 		 "%s %s main\n", pin->debarch, mirror, pin->suite);
-	apt_config(apt, pin->debarch, &conf);
+	pin_apt_conf(apt->dir, pin->debarch, &conf);
 	rc = rc || mkdir_p(lists, err) || mkdir_p(archives, err) ||
 	     write_file_atomic(apt->conf, conf.data, conf.len, err) ||
 	     write_file_atomic(sources, line.data, line.len, err) ? -1 : 0;
@@ -307,32 +307,80 @@ static int apt_lock(const struct apt *apt, struct error *err)
 	return fd;
 }
 
+void pin_cmd_argv(enum pin_cmd cmd, const struct kernel_pin *pin, const char *conf,
+		  const char *deb, const char *tree, struct strvec *argv)
+{
+	switch (cmd) {
+	case PIN_CMD_VERSIONS:
+		strvec_push(argv, "apt-cache");
+		strvec_push(argv, "-c");
+		strvec_push(argv, conf);
+		strvec_push(argv, "madison");
+		strvec_push(argv, pin->package);
+		break;
+	case PIN_CMD_UPDATE:
+	case PIN_CMD_DOWNLOAD:
+		strvec_push(argv, "apt-get");
+		strvec_push(argv, "-c");
+		strvec_push(argv, conf);
+		strvec_push(argv, cmd == PIN_CMD_UPDATE ? "update" : "download");
+		strvec_push(argv, "-q");
+		if (cmd == PIN_CMD_DOWNLOAD)
+			strvec_pushf(argv, "%s=%s", pin->package, pin->version);
+		break;
+	case PIN_CMD_UNPACK:
+		strvec_push(argv, "dpkg-deb");
+		strvec_push(argv, "-x");
+		strvec_push(argv, deb);
+		strvec_push(argv, tree);
+		break;
+	}
+}
+
+/* Run one of the commands above with its output appended to the apt log. */
+static int run_cmd(enum pin_cmd cmd, const struct kernel_pin *pin, const struct apt *apt,
+		   const char *what, const char *dir, const char *deb, const char *tree,
+		   struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	pin_cmd_argv(cmd, pin, apt->conf, deb, tree, &argv);
+	rc = proc_run_logged(what, strvec_argv(&argv), dir, NULL, apt->log, err);
+	strvec_clear(&argv);
+	return rc;
+}
+
 /*
- * The archive's versions of the pinned package, space-separated, into have.
- * Returns 1 if the pinned version is among them, 0 if not, -1 on error.
+ * The archive's versions of the pinned package, space-separated, into have;
+ * *listed: the pinned version is among them.  Returns 0, -1 with err.
  */
 static int apt_versions(const struct kernel_pin *pin, const struct apt *apt,
-			char *have, size_t cap, struct error *err)
+			char *have, size_t cap, int *listed, struct error *err)
 {
-	const char *argv[] = { "apt-cache", "-c", apt->conf, "madison", pin->package, NULL };
+	struct strvec argv = STRVEC_INIT;
 	char out[4096], *save = NULL;
-	int found = 0, rc = proc_capture(argv, out, sizeof(out), err);
+	int rc;
 
+	pin_cmd_argv(PIN_CMD_VERSIONS, pin, apt->conf, NULL, NULL, &argv);
+	rc = proc_capture(strvec_argv(&argv), out, sizeof(out), err);
+	strvec_clear(&argv);
 	if (rc)
 		return rc < 0 ? -1 : error_set(err, "apt-cache madison %s exited %d; try "
 					       "`apt-cache -c %s madison %s`", pin->package, rc,
 					       apt->conf, pin->package);
 	have[0] = '\0';
+	*listed = 0;
 	/* Lines: "PACKAGE | VERSION | SOURCE". */
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char ver[64];
 
 		if (sscanf(l, " %*s | %63s |", ver) != 1)
 			continue;
-		found |= !strcmp(ver, pin->version);
+		*listed |= !strcmp(ver, pin->version);
 		snprintf(have + strlen(have), cap - strlen(have), "%s%s", have[0] ? " " : "", ver);
 	}
-	return found;
+	return 0;
 }
 
 static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const char *have,
@@ -353,13 +401,6 @@ static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const c
 			 have, apt->conf, pin->package);
 }
 
-static int apt_update(const struct apt *apt, struct error *err)
-{
-	const char *argv[] = { "apt-get", "-c", apt->conf, "update", "-q", NULL };
-
-	return proc_run_logged("apt-get update", argv, NULL, NULL, apt->log, err);
-}
-
 /*
  * Download PKG=VERSION into dir.  The lists are refreshed only when the pin
  * is not in them or the download fails (stale lists point at removed files),
@@ -368,30 +409,20 @@ static int apt_update(const struct apt *apt, struct error *err)
 static int apt_download(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
 			struct error *err)
 {
-	char *spec = xprintf("%s=%s", pin->package, pin->version);
-	const char *argv[] = { "apt-get", "-c", apt->conf, "download", "-q", spec, NULL };
 	char have[512];
-	int rc = -1;
+	int listed = 0;
 
 	for (int updated = 0; ; updated = 1) {
-		int listed = apt_versions(pin, apt, have, sizeof(have), err);
-
-		if (listed < 0)
-			break;
-		if (listed && !proc_run_logged("apt-get download", argv, dir, NULL, apt->log, err)) {
-			rc = 0;
-			break;
-		}
-		if (updated) {
-			if (!listed)
-				pin_gone(pin, apt, have, err);
-			break;
-		}
-		if (apt_update(apt, err))
-			break;
+		if (apt_versions(pin, apt, have, sizeof(have), &listed, err))
+			return -1;
+		if (listed && !run_cmd(PIN_CMD_DOWNLOAD, pin, apt, "apt-get download", dir, NULL,
+				       NULL, err))
+			return 0;
+		if (updated)
+			return listed ? -1 : pin_gone(pin, apt, have, err);
+		if (run_cmd(PIN_CMD_UPDATE, pin, apt, "apt-get update", NULL, NULL, NULL, err))
+			return -1;
 	}
-	free(spec);
-	return rc;
 }
 
 /* ---- the cached kernel directory ---- */
@@ -469,13 +500,6 @@ static int take_image(const struct kernel_pin *pin, const char *tree, const char
 	return rc;
 }
 
-static int unpack(const char *deb, const char *tree, const struct apt *apt, struct error *err)
-{
-	const char *argv[] = { "dpkg-deb", "-x", deb, tree, NULL };
-
-	return proc_run_logged("dpkg-deb -x", argv, NULL, NULL, apt->log, err);
-}
-
 /*
  * Download, verify and unpack into tmp, leaving tmp as the finished directory.
  * boots: the image is a kernel, checked for the pin's arch.
@@ -489,7 +513,7 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	int rc = -1;
 
 	if (mkdir_p(debdir, err) || apt_download(pin, apt, debdir, err) ||
-	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
+	    !(deb = verified_deb(pin, apt, debdir, err)) || run_cmd(PIN_CMD_UNPACK, pin, apt, "dpkg-deb -x", NULL, deb, tree, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
 	if (boots && kernel_check_image(image, pin->arch, err)) {
@@ -592,7 +616,8 @@ int pin_load(const char *root, const char *file, struct kernel_lock *lock, struc
 		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 	buf_free(&b);
 	free(path);
-	return rc ? KERNEL_BAD_INPUT : 0;
+	/* Even one that cannot be read: a checkout without it is the user's to fix. */
+	return rc ? kernel_input_error(err) : 0;
 }
 
 int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err)
@@ -609,8 +634,8 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 	int rc = pin_load(root, KERNEL_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, KERNEL_SOURCE_ARCH)))
-		rc = error_set(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
-			       "source); add one or fix the recipe's source line", name) ? KERNEL_BAD_INPUT : 0;
+		rc = error_input(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
+				 "source); add one or fix the recipe's source line", name);
 	if (!rc && !path)
 		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
 			 pin->sha256);
@@ -660,9 +685,8 @@ int kernel_fetch_package_file(const char *root, const char *name, const char *ar
 	int rc = pin_load(root, PACKAGE_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
-		rc = error_set(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
-			       "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch) ?
-		     KERNEL_BAD_INPUT : 0;
+		rc = error_input(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
+				 "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch);
 	if (!rc && !(rc = fetch_pin(pin, "packages", &file, err)))
 		snprintf(path, cap, "%s", file.path);
 	free(lock);

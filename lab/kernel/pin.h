@@ -45,7 +45,8 @@ struct kernel_lock {
 /*
  * Parse lock text (len bytes, need not be NUL terminated).  path names the
  * file in messages.  Pure: no I/O.  Returns 0, or -1 with err set to
- * "PATH:LINE: what is wrong; what to do".  *lock is unspecified on error.
+ * "PATH:LINE: what is wrong; what to do" (ERROR_INPUT).  *lock is
+ * unspecified on error.
  */
 int kernel_lock_parse(const char *path, const char *buf, size_t len,
 		      struct kernel_lock *lock, struct error *err);
@@ -59,7 +60,8 @@ int kernel_arch_known(const char *arch);
 
 /*
  * root/file (a lock file, relative to the project root root), parsed.
- * file names it in messages.  Returns 0, or KERNEL_BAD_INPUT with err.
+ * file names it in messages.  Returns 0, or -1 with err of kind ERROR_INPUT
+ * (a malformed line, or a lock file that cannot be read).
  */
 int pin_load(const char *root, const char *file, struct kernel_lock *lock, struct error *err);
 
@@ -79,16 +81,39 @@ int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct er
 /*
  * 0 if path is a kernel image (bzImage, ELF, PE/EFI) for arch, or a PE
  * image too broken to tell (the firmware says why); else -1 with err
- * naming what it is and what to give instead.
+ * naming what it is and what to give instead (ERROR_HARNESS: a pinned
+ * package's image is the lab's to fix; resolve.h makes a user's file's
+ * ERROR_INPUT).
  */
 int kernel_check_image(const char *path, const char *arch, struct error *err);
+
+/*
+ * The private apt.conf of the apt state in dir for Debian arch debarch:
+ * dir's sources.list, lists and cache, no host sources or dpkg status,
+ * only the host's defaults (proxies) inherited.  Pure.
+ */
+void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf);
+
+/*
+ * The commands a fetch runs (no shell; apt reads all else from conf, the
+ * private apt.conf), pure so tests pin them:
+ *   PIN_CMD_VERSIONS  apt-cache -c CONF madison PACKAGE
+ *   PIN_CMD_UPDATE    apt-get -c CONF update -q
+ *   PIN_CMD_DOWNLOAD  apt-get -c CONF download -q PACKAGE=VERSION   (run in the download dir)
+ *   PIN_CMD_UNPACK    dpkg-deb -x DEB TREE
+ * deb and tree are PIN_CMD_UNPACK's only (NULL otherwise).
+ */
+enum pin_cmd { PIN_CMD_VERSIONS, PIN_CMD_UPDATE, PIN_CMD_DOWNLOAD, PIN_CMD_UNPACK };
+void pin_cmd_argv(enum pin_cmd cmd, const struct kernel_pin *pin, const char *conf,
+		  const char *deb, const char *tree, struct strvec *argv);
 
 /*
  * The source tarball pinned as name (arch "source") in root's lock file,
  * fetched into the cache if needed: its path, and its identity for build
  * keys and meta ("debian:PKG=VERSION sha256:HEX").  path NULL: only the
- * identity, nothing fetched.  Returns 0; KERNEL_BAD_INPUT when the lock
- * file is wrong or pins no such source; -1 when fetching failed (err).
+ * identity, nothing fetched.  Returns 0, or -1 with err: ERROR_INPUT when
+ * the lock file is wrong or pins no such source, ERROR_HARNESS when
+ * fetching failed.
  */
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
 			char *source_id, size_t id_cap, struct error *err);

@@ -28,10 +28,10 @@
 /*
  * Resolve spec for arch ("x86_64" | "loongarch64") against
  * lab_root()/kernels/prebuilt.lock, fetching a pinned kernel if it is not
- * cached yet (network; may take a while).  Returns 0 and fills *out;
- * KERNEL_BAD_INPUT when spec or the lock file is wrong (the user's to fix);
- * -1 when fetching failed.  err says why; nothing half-written is left under
- * its final name.
+ * cached yet (network; may take a while).  Returns 0 and fills *out, or
+ * -1 with err: ERROR_INPUT when spec or the lock file is wrong (the user's
+ * to fix), ERROR_HARNESS when fetching or building failed.  Nothing
+ * half-written is left under its final name.
  */
 int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err);
 
@@ -42,8 +42,8 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
 /*
  * As kernel_resolve_in(), with req's patches on top.  Patches on a kernel
  * not built from source (a pinned Debian kernel, an image file) are
- * KERNEL_BAD_INPUT, and so is a patch that does not apply (err names the
- * file, its subject, the file and hunk it fails on).
+ * ERROR_INPUT, and so is a patch that does not apply (err names the file,
+ * its subject, the file and hunk it fails on).
  */
 int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
 			   struct kernel *out, struct error *err);

@@ -39,11 +39,11 @@ int srctree_check_clean(const char *dir, struct error *err)
 		glob_t g;
 
 		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
-			rc = error_set(err, "kernel tree %s is configured or built in place (%s exists); "
-				       "numalab builds it out of tree in its cache and never writes into "
-				       "it, and kbuild refuses O= builds from such a tree: save your "
-				       ".config if you need it, then run `make -C %s mrproper`",
-				       dir, g.gl_pathv[0], dir);
+			rc = error_input(err, "kernel tree %s is configured or built in place (%s exists); "
+					 "numalab builds it out of tree in its cache and never writes into "
+					 "it, and kbuild refuses O= builds from such a tree: save your "
+					 ".config if you need it, then run `make -C %s mrproper`",
+					 dir, g.gl_pathv[0], dir);
 		globfree(&g);
 		free(pattern);
 	}
