@@ -7,7 +7,7 @@
 #include "cli/command.h"
 #include "kernel/kbuild.h"
 #include "base/interrupt.h"
-#include "base/proc.h"
+#include "base/git.h"
 #include "drive/run.h"
 #include "model/topology.h"
 
@@ -97,11 +97,10 @@ static int describe(const char *ksrc, const char *rev, char *commit, char *subje
 		    struct error *err)
 {
 	char out[512];
-	const char *argv[] = { "git", "-C", ksrc, "log", "-1", "--format=%H %s", rev, "--", NULL };
+	const char *args[] = { "log", "-1", "--format=%H %s", rev, "--", NULL };
 
-	if (proc_capture(argv, out, sizeof(out), err) != 0 || strlen(out) < 41)
+	if (git_capture(&(struct git){ .dir = ksrc }, args, out, sizeof(out), err) || strlen(out) < 41)
 		return error_set(err, "%s is not a commit of the git tree %s", rev, ksrc);
-	out[strcspn(out, "\n")] = '\0';
 	snprintf(commit, 41, "%.40s", out);
 	snprintf(subject, cap, "%s", out + 41);
 	return 0;

@@ -1,6 +1,7 @@
 /* gittree: tarball + patch series → a git tree, one commit per patch. */
 #include "kernel/gittree.h"
 #include "kernel/pin.h"
+#include "base/git.h"
 #include "base/proc.h"
 
 #include <errno.h>
@@ -35,20 +36,11 @@ static void tree_env(struct tree *t)
 
 static int git(struct tree *t, const char *what, const char **args, struct error *err)
 {
-	struct strvec argv = STRVEC_INIT;
-	int rc;
-
-	strvec_push(&argv, "git");
-	strvec_push(&argv, "-C");
-	strvec_push(&argv, t->dir);
 	/* A fresh tree of 90k loose objects would start a background gc: not for a scratch tree. */
-	strvec_push(&argv, "-c");
-	strvec_push(&argv, "gc.auto=0");
-	for (int i = 0; args[i]; i++)
-		strvec_push(&argv, args[i]);
-	rc = proc_run_logged(what, strvec_argv(&argv), NULL, strvec_argv(&t->env), t->log, err);
-	strvec_clear(&argv);
-	return rc;
+	static const char *const config[] = { "gc.auto=0", NULL };
+	struct git g = { t->dir, config, strvec_argv(&t->env), t->log, 0 };
+
+	return git_run(&g, what, args, err);
 }
 
 static int unpack(struct tree *t, const char *root, const char *source, char *id, size_t cap,

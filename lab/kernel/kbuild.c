@@ -1,6 +1,7 @@
 #include "kernel/kbuild.h"
 #include "model/kselftest.h"
 #include "model/patch.h"
+#include "base/git.h"
 #include "base/proc.h"
 #include "kernel/pin.h"
 #include "kernel/srctree.h"
@@ -138,7 +139,7 @@ static int run_make(struct build *b, const char *what, const char *const *extra,
 static int source_identity(struct build *b, struct error *err)
 {
 	struct recipe *r = &b->r;
-	char hex[65], out[256];
+	char hex[65], commit[65];
 
 	switch (r->source) {
 	case RECIPE_SOURCE_PINNED:
@@ -151,21 +152,14 @@ static int source_identity(struct build *b, struct error *err)
 		}
 		snprintf(b->source_id, sizeof(b->source_id), "tarball:%s sha256:%s", r->source_ref, hex);
 		return 0;
-	case RECIPE_SOURCE_GIT: {
-		char *rev = xprintf("%s^{commit}", r->rev);
-		const char *argv[] = { "git", "-C", r->source_ref, "rev-parse", "--verify", "-q", rev, NULL };
-		int rc = proc_capture(argv, out, sizeof(out), err);
-
-		free(rev);
-		out[strcspn(out, "\n")] = '\0';
-		if (rc != 0 || strlen(out) < 40)
+	case RECIPE_SOURCE_GIT:
+		if (git_rev_parse(&(struct git){ .dir = r->source_ref }, r->rev, commit, sizeof(commit), err))
 			return error_input(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
 					   "source line", r->path, r->source_line, r->rev, r->source_ref);
 		/* The commit names the source wherever the tree is: clones share built kernels. */
-		snprintf(b->source_id, sizeof(b->source_id), "git:%s", out);
+		snprintf(b->source_id, sizeof(b->source_id), "git:%s", commit);
 		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
 		return 0;
-	}
 	case RECIPE_SOURCE_TREE:
 		/* The listing, not the content: cheap enough to run before every build. */
 		if (srctree_check_clean(r->source_ref, err) || srctree_manifest(r->source_ref, hex, err) ||
@@ -400,11 +394,11 @@ static const char *git_commit(const struct build *b)
 /* Check dir (a clone) out at the build's commit; only files that differ are written. */
 static int git_checkout(struct build *b, const char *dir, struct error *err)
 {
-	const char *checkout[] = { "git", "-C", dir, "checkout", "-q", "-f", "--detach", git_commit(b), NULL };
-	const char *clean[] = { "git", "-C", dir, "clean", "-q", "-f", "-d", "-x", NULL };
+	const char *checkout[] = { "checkout", "-q", "-f", "--detach", git_commit(b), NULL };
+	const char *clean[] = { "clean", "-q", "-f", "-d", "-x", NULL };
+	struct git g = { .dir = dir, .log = b->log };
 
-	return proc_run_logged("git checkout", checkout, NULL, NULL, b->log, err) ||
-	       proc_run_logged("git clean", clean, NULL, NULL, b->log, err) ? -1 : 0;
+	return git_run(&g, "git checkout", checkout, err) || git_run(&g, "git clean", clean, err) ? -1 : 0;
 }
 
 static int extract_source(struct build *b, const char *into, struct error *err)
@@ -421,10 +415,9 @@ static int extract_source(struct build *b, const char *into, struct error *err)
 		return untar(b, r->source_ref, into, 1, err);
 	case RECIPE_SOURCE_GIT: {
 		/* A clone sharing the tree's objects: later commits of it need no fetch. */
-		const char *argv[] = { "git", "clone", "-q", "--shared", "--no-checkout", r->source_ref,
-				       into, NULL };
+		const char *clone[] = { "clone", "-q", "--shared", "--no-checkout", r->source_ref, into, NULL };
 
-		return proc_run_logged("git clone", argv, NULL, NULL, b->log, err) ||
+		return git_run(&(struct git){ .log = b->log }, "git clone", clone, err) ||
 		       git_checkout(b, into, err) ? -1 : 0;
 	}
 	case RECIPE_SOURCE_TREE:   /* mirrored by sync_tree(), never unpacked */
@@ -441,14 +434,13 @@ static int extract_source(struct build *b, const char *into, struct error *err)
  */
 static int move_git_tree(struct build *b, struct error *err)
 {
-	const char *argv[] = { "git", "-C", b->src, "rev-parse", "-q", "--verify", "HEAD", NULL };
-	char head[128] = "";
+	char head[65];
 	char *series;
 	int rc;
 
 	if (b->r.source != RECIPE_SOURCE_GIT ||
-	    (proc_capture(argv, head, sizeof(head), err) == 0 &&
-	     !strncmp(head, git_commit(b), strlen(git_commit(b)))))
+	    (!git_rev_parse(&(struct git){ .dir = b->src }, "HEAD", head, sizeof(head), err) &&
+	     !strcmp(head, git_commit(b))))
 		return 0;
 	fprintf(stderr, "numalab: checking out %s\n", b->source_id);
 	series = xprintf("%s/applied/series", b->work);
