@@ -3,6 +3,7 @@
 #include "kernel/pin.h"
 #include "base/git.h"
 #include "base/proc.h"
+#include "base/progress.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -56,7 +57,7 @@ static int unpack(struct tree *t, const char *root, const char *source, char *id
 	} else if (kernel_fetch_source(root, source, tarball, sizeof(tarball), id, cap, err)) {
 		return -1;
 	}
-	fprintf(stderr, "numalab: unpacking %s\n", tarball);
+	progress("unpacking %s", tarball);
 	const char *argv[] = { "tar", "-xf", tarball, "-C", t->dir, "--strip-components=1", NULL };
 	return proc_run_logged("tar -x", argv, NULL, NULL, t->log, err);
 }
@@ -85,7 +86,7 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 	if (!realpath(given, patch))
 		return error_input(err, "patch %s: %s", given, strerror(errno));
 
-	fprintf(stderr, "numalab: committing %s\n", name);
+	progress("committing %s", name);
 	if (is_mail(patch)) {
 		const char *am[] = { "am", "-q", "--committer-date-is-author-date", patch, NULL };
 		const char *abort_am[] = { "am", "--abort", NULL };

@@ -3,6 +3,7 @@
 #include "model/patch.h"
 #include "base/git.h"
 #include "base/proc.h"
+#include "base/progress.h"
 #include "kernel/pin.h"
 #include "kernel/srctree.h"
 #include "host/toolroot.h"
@@ -442,7 +443,7 @@ static int move_git_tree(struct build *b, struct error *err)
 	    (!git_rev_parse(&(struct git){ .dir = b->src }, "HEAD", head, sizeof(head), err) &&
 	     !strcmp(head, git_commit(b))))
 		return 0;
-	fprintf(stderr, "numalab: checking out %s\n", b->source_id);
+	progress("checking out %s", b->source_id);
 	series = xprintf("%s/applied/series", b->work);
 	unlink(series);
 	free(series);
@@ -469,7 +470,7 @@ static int ensure_source(struct build *b, struct error *err)
 	}
 	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) ||
 	    !file_exists(b->src) || move_git_tree(b, &ignored)) {
-		fprintf(stderr, "numalab: unpacking %s\n", b->source_id);
+		progress("unpacking %s", b->source_id);
 		remove_tree(b->src);
 		remove_tree(b->obj);
 		remove_tree(applied);
@@ -613,7 +614,7 @@ static int apply_series(struct build *b, struct error *err)
 		same++;
 	if (!rc && unapply_to(b, &ap, same, err)) {
 		/* A tree we cannot restore is unpacked again. */
-		fprintf(stderr, "numalab: %s; unpacking the source again\n", err->msg);
+		warning("%s; unpacking the source again", err->msg);
 		remove_tree(b->src);
 		rc = ensure_source(b, err);
 		read_applied(b, &ap);
@@ -664,8 +665,7 @@ static int sync_tree(struct build *b, struct error *err)
 	int rc;
 
 	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) || !file_exists(b->src)) {
-		fprintf(stderr, "numalab: copying %s into %s (the tree itself is only read)\n",
-			b->r.source_ref, b->src);
+		progress("copying %s into %s (the tree itself is only read)", b->r.source_ref, b->src);
 		remove_tree(b->src);
 		remove_tree(b->obj);
 		remove_tree(applied);
@@ -674,7 +674,7 @@ static int sync_tree(struct build *b, struct error *err)
 		read_applied(b, &ap);
 		patched_files(b, &ap, &touched);
 		if (unapply_to(b, &ap, 0, err)) {
-			fprintf(stderr, "numalab: %s; copying the tree again\n", err->msg);
+			warning("%s; copying the tree again", err->msg);
 			remove_tree(b->src);
 			remove_tree(b->obj);
 			remove_tree(applied);
@@ -686,8 +686,8 @@ static int sync_tree(struct build *b, struct error *err)
 	if (!rc)
 		rc = write_file_atomic(stamp, b->tree_id, strlen(b->tree_id), err);
 	if (!rc)
-		fprintf(stderr, "numalab: %s mirrored: %ld files, %ld copied, %ld removed (%.1f s)\n",
-			b->r.source_ref, st.files, st.copied, st.removed, now_s() - t0);
+		progress("%s mirrored: %ld files, %ld copied, %ld removed (%.1f s)", b->r.source_ref,
+			 st.files, st.copied, st.removed, now_s() - t0);
 	strvec_clear(&touched);
 	buf_free(&have);
 	free(stamp);
@@ -834,15 +834,13 @@ static void error_lines(const char *log, int max, struct buf *out)
 	buf_free(&text);
 }
 
-static void show_progress(const struct build *b, double start, int tty)
+/* Once a second: the time so far and the log's last line (a terminal's sink shows it in place). */
+static void show_progress(const struct build *b, double start)
 {
 	char line[160];
 
-	if (!tty)
-		return;
 	last_line(b->log, line, sizeof(line));
-	fprintf(stderr, "\r\033[Knumalab: [%5.0fs] building %s (%s): %.80s", now_s() - start, b->name,
-		b->a->arch, line);
+	progress_status("[%5.0fs] building %s (%s): %.80s", now_s() - start, b->name, b->a->arch, line);
 }
 
 static int make_image(struct build *b, struct error *err)
@@ -852,7 +850,7 @@ static int make_image(struct build *b, struct error *err)
 	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
 	struct proc p;
 	double start = now_s();
-	int tty = isatty(2), fd, rc, pidfd;
+	int fd, rc, pidfd;
 
 	snprintf(jobs, sizeof(jobs), "-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	make_argv(b, &argv, extra);
@@ -860,7 +858,7 @@ static int make_image(struct build *b, struct error *err)
 	fd = open(b->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, "cannot write %s: %s", b->log, strerror(errno));
-	fprintf(stderr, "numalab: building %s for %s (log %s)\n", b->name, b->a->arch, b->log);
+	progress("building %s for %s (log %s)", b->name, b->a->arch, b->log);
 	proc_init(&p, strvec_argv(&full));
 	p.env = strvec_argv(&b->env);
 	p.out = p.err = fd;
@@ -873,15 +871,14 @@ static int make_image(struct build *b, struct error *err)
 
 			if (pidfd < 0 ? (sleep(1), kill(p.pid, 0) && errno == ESRCH) : poll(&pfd, 1, 1000) > 0)
 				break;
-			show_progress(b, start, tty);
+			show_progress(b, start);
 		}
 		if (pidfd >= 0)
 			close(pidfd);
 		if (interrupt_caught())
 			proc_kill(&p);
 		rc = proc_wait(&p, err);
-		if (tty)
-			fputs("\r\033[K", stderr);
+		progress_status("%s", "");
 	}
 	if (rc > 0 && interrupt_caught()) {
 		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "
@@ -1108,7 +1105,7 @@ static int build(struct build *b, struct error *err)
 		rc = make_image(b, err);
 	if (!rc && build_selftests(b, note, sizeof(note), &st)) {
 		snprintf(note, sizeof(note), "failed: %.200s", st.msg);
-		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->name, st.msg);
+		warning("kernel selftests for %s: %s", b->name, st.msg);
 	}
 	if (!rc)
 		rc = assemble(b, note, err);
