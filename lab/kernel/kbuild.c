@@ -110,18 +110,29 @@ static int run_tool(struct build *b, const char *what, const char **argv, struct
 	return run_tool_in(b, what, argv, NULL, err);
 }
 
-/* make -C src O=obj ARCH=.. [CROSS_COMPILE=..] CC="ccache ..gcc" extra... */
-static void make_argv(const struct build *b, struct strvec *argv, const char *const *extra)
+int kbuild_make_argv(const char *arch, const char *src, const char *obj, const char *const *extra,
+		     struct strvec *argv)
 {
+	const struct kbuild_arch *a = find_arch(arch);
+
+	if (!a)
+		return -1;
 	strvec_push(argv, "make");
-	strvec_pushf(argv, "-C%s", b->src);
-	strvec_pushf(argv, "O=%s", b->obj);
-	strvec_pushf(argv, "ARCH=%s", b->a->karch);
-	if (*b->a->cross)
-		strvec_pushf(argv, "CROSS_COMPILE=%s", b->a->cross);
-	strvec_pushf(argv, "CC=ccache %sgcc", b->a->cross);
+	strvec_pushf(argv, "-C%s", src);
+	strvec_pushf(argv, "O=%s", obj);
+	strvec_pushf(argv, "ARCH=%s", a->karch);
+	if (*a->cross)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", a->cross);
+	strvec_pushf(argv, "CC=ccache %sgcc", a->cross);
 	for (int i = 0; extra[i]; i++)
 		strvec_push(argv, extra[i]);
+	return 0;
+}
+
+/* make -C src O=obj ... for the build's arch (kbuild_make_argv()). */
+static void make_argv(const struct build *b, struct strvec *argv, const char *const *extra)
+{
+	kbuild_make_argv(b->a->arch, b->src, b->obj, extra, argv);
 }
 
 static int run_make(struct build *b, const char *what, const char *const *extra, struct error *err)
@@ -898,6 +909,30 @@ static int make_image(struct build *b, struct error *err)
 
 /* ---- selftests from the same tree ---- */
 
+int kbuild_selftests_argv(const char *arch, const char *src, const char *obj, struct strvec *argv)
+{
+	const struct kbuild_arch *a = find_arch(arch);
+
+	if (!a)
+		return -1;
+	strvec_push(argv, "make");
+	strvec_push(argv, "-k");
+	strvec_pushf(argv, "-C%s/tools/testing/selftests/mm", src);
+	strvec_pushf(argv, "-I%s/kselftest/cfg", obj);
+	strvec_push(argv, "LOCAL_HDRS=");
+	strvec_pushf(argv, "OUTPUT=%s/kselftest/mm", obj);
+	strvec_pushf(argv, "ARCH=%s", a->karch);
+	if (*a->cross)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", a->cross);
+	strvec_pushf(argv, "CC=%sgcc", a->cross);
+	strvec_pushf(argv, "KHDR_INCLUDES=-isystem %s/usr/include", obj);
+	strvec_pushf(argv, "EXTRA_CFLAGS=-static -I%s/kselftest/cfg", obj);
+	/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
+	strvec_push(argv, "LDFLAGS=-static -s");
+	strvec_push(argv, "all");
+	return 0;
+}
+
 /*
  * The mm selftests' Makefile writes local_config.{h,mk} into the source tree
  * (check_config.sh) and headers_install needs rsync: both are done by hand
@@ -909,7 +944,7 @@ static int make_image(struct build *b, struct error *err)
 static int build_selftests(struct build *b, char *note, size_t cap, struct error *err)
 {
 	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
-	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
+	char *check = xprintf("%s/check_config.sh", mm);
 	char *cc = xprintf("CC=%sgcc", b->a->cross), *out = xprintf("%s/kselftest/mm", b->obj);
 	char *log = xprintf("%s/kselftest/build.log", b->obj), *script = xprintf("%s/run_vmtests.sh", mm);
 	const char *headers[] = { "headers", NULL };
@@ -922,21 +957,7 @@ static int build_selftests(struct build *b, char *note, size_t cap, struct error
 		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0, failed = 0, made;
 
 	if (!rc) {
-		strvec_push(&argv, "make");
-		strvec_push(&argv, "-k");
-		strvec_pushf(&argv, "-C%s", mm);
-		strvec_pushf(&argv, "-I%s", cfg);
-		strvec_push(&argv, "LOCAL_HDRS=");
-		strvec_pushf(&argv, "OUTPUT=%s", out);
-		strvec_pushf(&argv, "ARCH=%s", b->a->karch);
-		if (*b->a->cross)
-			strvec_pushf(&argv, "CROSS_COMPILE=%s", b->a->cross);
-		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
-		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
-		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
-		/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
-		strvec_push(&argv, "LDFLAGS=-static -s");
-		strvec_push(&argv, "all");
+		kbuild_selftests_argv(b->a->arch, b->src, b->obj, &argv);
 		wrap(b, strvec_argv(&argv), &full);
 		unlink(log);
 		/* make -k exits non-zero if any target failed: the log says which. */
@@ -973,7 +994,6 @@ static int build_selftests(struct build *b, char *note, size_t cap, struct error
 	free(mm);
 	free(cfg);
 	free(check);
-	free(hdr);
 	free(cc);
 	free(out);
 	free(log);

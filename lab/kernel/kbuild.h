@@ -77,6 +77,22 @@ int kbuild_explain(const char *root, const char *spec, const char *arch, char ke
 int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
 			  const char *arch, struct kernel *out, struct error *err);
 
+/*
+ * The kernel build's make command line for arch (x86_64 | loongarch64),
+ * appended to argv; the LoongArch one runs inside the toolroot:
+ *   make -CSRC O=OBJ ARCH=KARCH [CROSS_COMPILE=PREFIX] CC=ccache PREFIXgcc EXTRA...
+ * Pure.  -1 for an arch the lab does not build.
+ */
+int kbuild_make_argv(const char *arch, const char *src, const char *obj, const char *const *extra,
+		     struct strvec *argv);
+
+/*
+ * The mm selftests' make command line (static, stripped, `make -k all`),
+ * with the headers and check_config.sh's output under OBJ (the source
+ * stays as patched).  Pure.  -1 for an arch the lab does not build.
+ */
+int kbuild_selftests_argv(const char *arch, const char *src, const char *obj, struct strvec *argv);
+
 /* 1 if root has a recipe for spec's name. */
 int kbuild_has_recipe(const char *root, const char *spec);
 
