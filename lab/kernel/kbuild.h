@@ -21,8 +21,9 @@
  * Builds that differ only in patches share a work tree: the old series is
  * reversed, the new one applied, and make rebuilds what changed.  A patch
  * that does not apply is named with its file and hunk, and leaves the tree
- * as its recorded series says.  A failed build prints its last error lines
- * and the log; nothing unfinished is ever under a finished name.  LoongArch
+ * as its recorded series says.  A failed build's error names its last
+ * error lines and the log; nothing unfinished is ever under a finished
+ * name.  Steps and the running build's status go to progress.h.  LoongArch
  * builds run the toolroot's cross gcc (toolroot.h).  Two builds of one work
  * tree wait for each other (flock).
  */
@@ -51,7 +52,7 @@ int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const
 		     const char *rev, struct kernel *out, struct error *err);
 
 /*
- * The key of spec for arch without building: prints the key's inputs to
+ * The key of spec for arch without building: writes the key's inputs to
  * text.  Fetches nothing: a pinned source is named by its lock line.
  */
 int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
