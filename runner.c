@@ -5,11 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/progress.h"
 #include "cli/command.h"
-#include "host/toolroot.h"
 
 static const struct command commands[] = {
 	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },
@@ -25,7 +22,7 @@ static const struct command commands[] = {
 	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
 	{ "tap", "flatten nested KTAP into TAP 13 for tap-driver.sh, prove, CI plugins", cmd_tap },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
-	{ "toolroot-exec", NULL, toolroot_exec_main },
+	{ "toolroot-exec", NULL, cmd_toolroot_exec },
 };
 
 static int usage(FILE *f)
@@ -39,32 +36,12 @@ static int usage(FILE *f)
 	return f == stdout ? EXIT_PASS : EXIT_USAGE;
 }
 
-/*
- * Library progress (progress.h) on stderr, as numalab has always printed
- * it: "numalab: LINE", "numalab: warning: LINE"; the status line only on a
- * terminal, rewritten in place and taken down before the next line.
- */
-static void stderr_sink(void *ctx, enum progress_kind kind, const char *line)
-{
-	static int showing;
-
-	(void)ctx;
-	if (kind == PROGRESS_STATUS) {
-		if (isatty(2)) {
-			fprintf(stderr, "\r\033[K%s%s", *line ? "numalab: " : "", line);
-			showing = *line != '\0';
-		}
-		return;
-	}
-	if (showing)
-		fputs("\r\033[K", stderr);
-	showing = 0;
-	fprintf(stderr, "numalab: %s%s\n", kind == PROGRESS_WARNING ? "warning: " : "", line);
-}
-
 int main(int argc, char **argv)
 {
-	progress_set_sink(stderr_sink, NULL);
+	static struct command_sink sink = { NULL, "numalab: " };
+
+	sink.steps = stderr;
+	command_set_sink(&sink);
 	if (argc < 2)
 		return usage(stderr);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -24,9 +24,16 @@
 
 const char *vm_end_name(enum vm_end end)
 {
+	/* Written to meta `end` and read back by compare and the reports: never rename one. */
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed", "stopped",
-		"escaped",
+		[VM_POWEROFF] = "poweroff",
+		[VM_TIMEOUT] = "timeout",
+		[VM_CRASHED] = "crashed",
+		[VM_INTERRUPTED] = "interrupted",
+		[VM_FIRMWARE] = "firmware",
+		[VM_QEMU_FAILED] = "qemu-failed",
+		[VM_STOPPED] = "stopped",
+		[VM_ESCAPED] = "escaped",
 	};
 
 	return names[end];

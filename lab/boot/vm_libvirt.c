@@ -233,10 +233,10 @@ int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const 
 				    sizeof(lv->host.host_cpus[i])) && lv->host.host_cpus[i][0])
 			continue;
 		host_nodes_list(caps, have, sizeof(have));
-		rc = error_set(err, "--host-nodes %s: guest node %d wants host node %d, but the host behind %s has "
-			       "NUMA node%s %s (with CPUs); map onto those (e.g. --host-nodes %d=%d) or drop --host-nodes",
-			       map_arg, i, lv->host.host_node[i], lv->uri, strchr(have, ',') ? "s" : "",
-			       have[0] ? have : "none", i, atoi(have));
+		rc = error_input(err, "--host-nodes %s: guest node %d wants host node %d, but the host behind %s has "
+			         "NUMA node%s %s (with CPUs); map onto those (e.g. --host-nodes %d=%d) or drop --host-nodes",
+			         map_arg, i, lv->host.host_node[i], lv->uri, strchr(have, ',') ? "s" : "",
+			         have[0] ? have : "none", i, atoi(have));
 	}
 	free(caps);
 	if (rc)
