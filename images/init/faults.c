@@ -1,7 +1,9 @@
 /* faults: the failures /init plays on request, to test the host (init.h). */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "ktap.h"
@@ -13,18 +15,36 @@
  *   numalab.fault=hang      each test hangs instead of running: its timeout fires
  *   numalab.fault=poweroff  power off as the first test starts: TAP cut mid-stream
  *   numalab.fault=garbage   each test prints hostile bytes instead of running
+ *   numalab.fault=case-segv the first case of each lab suite dies by SIGSEGV
+ *                           (tests/guest/lib/harness.h: NUMALAB_FAULT)
  *   numalab.test_timeout=S  every test's timeout is S seconds, not the plan's
+ *   numalab.case_timeout=S  every case of a lab suite times out after S seconds
+ *                           (harness.h: NUMALAB_CASE_TIMEOUT)
  */
-enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF, FAULT_GARBAGE };
+enum fault { FAULT_NONE, FAULT_SILENT, FAULT_HANG, FAULT_POWEROFF, FAULT_GARBAGE, FAULT_CASE_SEGV };
 
 static enum fault fault;
-static unsigned test_timeout_s;
+static unsigned test_timeout_s, case_timeout_s;
 
-/* numalab.fault= and numalab.test_timeout= (see enum fault); unknown values are init errors. */
+/* KEY=S on the command line as seconds 1..86400 into *s; unchanged when absent. */
+static void read_seconds(const char *cmdline, const char *key, unsigned *s)
+{
+	const char *p = strstr(cmdline, key);
+	char *end;
+	unsigned long v;
+
+	if (!p)
+		return;
+	v = strtoul(p + strlen(key), &end, 10);
+	if (v == 0 || v > 86400 || (*end && *end != ' '))
+		init_error("%.*s: give seconds, 1..86400", (int)strlen(key) - 1, key);
+	*s = (unsigned)v;
+}
+
 void read_faults(const char *cmdline)
 {
-	static const char *const names[] = { "none", "silent", "hang", "poweroff", "garbage" };
-	const char *f = strstr(cmdline, "numalab.fault="), *cap = strstr(cmdline, "numalab.test_timeout=");
+	static const char *const names[] = { "none", "silent", "hang", "poweroff", "garbage", "case-segv" };
+	const char *f = strstr(cmdline, "numalab.fault=");
 	size_t len;
 
 	if (f) {
@@ -34,16 +54,11 @@ void read_faults(const char *cmdline)
 			if (len == strlen(names[i]) && !strncmp(f, names[i], len))
 				fault = (enum fault)i;
 		if (fault == FAULT_NONE)
-			init_error("numalab.fault=%.*s: use silent, hang, poweroff or garbage", (int)len, f);
+			init_error("numalab.fault=%.*s: use silent, hang, poweroff, garbage or case-segv",
+				   (int)len, f);
 	}
-	if (cap) {
-		char *end;
-		unsigned long v = strtoul(cap + strlen("numalab.test_timeout="), &end, 10);
-
-		if (v == 0 || v > 86400 || (*end && *end != ' '))
-			init_error("numalab.test_timeout: give seconds, 1..86400");
-		test_timeout_s = (unsigned)v;
-	}
+	read_seconds(cmdline, "numalab.test_timeout=", &test_timeout_s);
+	read_seconds(cmdline, "numalab.case_timeout=", &case_timeout_s);
 }
 
 /*
@@ -108,4 +123,19 @@ void fault_before_tap(void)
 unsigned fault_test_timeout(unsigned plan_s)
 {
 	return test_timeout_s ? test_timeout_s : plan_s;
+}
+
+char *fault_test_env(int i)
+{
+	static char segv_var[] = "NUMALAB_FAULT=case-segv", timeout_var[48];
+	char *vars[2];
+	int n = 0;
+
+	if (fault == FAULT_CASE_SEGV)
+		vars[n++] = segv_var;
+	if (case_timeout_s) {
+		snprintf(timeout_var, sizeof(timeout_var), "NUMALAB_CASE_TIMEOUT=%u", case_timeout_s);
+		vars[n++] = timeout_var;
+	}
+	return i < n ? vars[i] : NULL;
 }

@@ -140,8 +140,9 @@ void run_shell(void);
 void mount_fs(const char *type, const char *target, unsigned long flags, int required);
 
 /*
- * faults.c: numalab.fault= and numalab.test_timeout= from the command line
- * (unknown values are init errors), then the hooks where a fault plays.
+ * faults.c: numalab.fault=, numalab.test_timeout= and numalab.case_timeout=
+ * from the command line (unknown values are init errors), then the hooks
+ * where a fault plays.
  */
 void read_faults(const char *cmdline);
 /* silent: no TAP at all, hang here. */
@@ -152,5 +153,10 @@ void fault_at_test_start(void);
 void fault_in_test_child(void);
 /* numalab.test_timeout=S overrides the plan's timeout of every test. */
 unsigned fault_test_timeout(unsigned plan_s);
+/*
+ * The environment the lab's suites get for case-segv and case_timeout
+ * (tests/guest/lib/harness.h): its i-th variable, NULL after the last.
+ */
+char *fault_test_env(int i);
 
 #endif

@@ -448,6 +448,8 @@ void run_test(int number, const struct plan_entry *t)
 	}
 	if (!is_exec) {
 		env_init(&l, TEST_PATH_ENV);
+		for (int i = 0; fault_test_env(i); i++)
+			env_add(&l, fault_test_env(i));
 		snprintf(l.path, sizeof(l.path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
 		if (access(l.path, F_OK)) {
 			static char cwd[256];

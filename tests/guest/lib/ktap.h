@@ -39,6 +39,16 @@ void ktap_skip(const char *name, const char *reason_fmt, ...)
 /* A diagnostic line: "# ...". */
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * For the harness (harness.h): keep the counts in shared memory, so the
+ * results of forked children count; 0, or -1 (errno set).
+ */
+int ktap_share_counts(void);
+/* Results printed so far. */
+int ktap_results(void);
+/* Fail the test without a result line of its own (the plan is full). */
+void ktap_fail_outside(void);
+
 /* "# totals: ..." and exit with the status described above. */
 _Noreturn void ktap_exit(void);
 

@@ -1,10 +1,10 @@
-/* khugepaged: tune khugepaged for speed, run the parts (khugepaged.h), restore. */
+/* khugepaged: the parts (khugepaged.h) as cases, the collapses with khugepaged tuned for speed. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "khugepaged.h"
-#include "ktap.h"
+#include "harness.h"
 
 #define TOPOLOGY_PATH "/lab/topology"
 
@@ -45,22 +45,31 @@ static void restore(const struct saved *s)
 		sys_write(THP_DIR "/enabled", s->enabled);
 }
 
+static struct topology topo;
+
+/* Tuned for speed and put back in the one process, around the collapses. */
+GUEST_CASE(collapse, collapse_plan(&topo))
+{
+	struct saved saved;
+
+	tune(&saved);
+	collapse_run(&topo);
+	restore(&saved);
+}
+
+/* The selftest saves, sets and restores khugepaged's settings itself. */
+GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
+
 int main(void)
 {
-	static struct topology topo;
 	struct topo_error err;
-	struct saved saved;
 
 	if (topo_load(TOPOLOGY_PATH, &topo, &err))
 		ktap_skip_all("%s", err.msg);
 	if (pmd_size() <= 0)
 		ktap_skip_all("the kernel has no transparent huge pages");
-	ktap_header(collapse_plan(&topo) + selftest_plan());
+	guest_header();
 	ktap_diag("PMD %ld bytes, base page %ld bytes", pmd_size(), page_size());
-	tune(&saved);
-	collapse_run(&topo);
-	restore(&saved);
-	/* The selftest saves, sets and restores khugepaged's settings itself. */
-	selftest_run();
+	guest_run();
 	ktap_exit();
 }

@@ -38,12 +38,11 @@
 #include "swap.h"
 
 #define MAX_CASES 128
-#define SELFTEST_TIMEOUT_S 900
-#define MAX_RERUNS 3
 
 /* The selftest's arguments: one run per context, anonymous memory (its default set). */
 static const char *const groups[] = { "khugepaged:anon", "madvise:anon" };
 #define NR_GROUPS (sizeof(groups) / sizeof(groups[0]))
+_Static_assert(NR_GROUPS == SELFTEST_GROUPS, "SELFTEST_GROUPS counts groups[]");
 
 struct st_case {
 	char name[160];

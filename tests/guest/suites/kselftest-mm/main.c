@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ktap.h"
+#include "harness.h"
 
 #define DIR_MM "/lab/kselftest/mm"
 #define PLAN_FILE DIR_MM "/vmtests.plan"
@@ -471,8 +471,21 @@ static void shm_mounted(void)
 		mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
 }
 
+/* One case per category (harness.h), made at run time from the script. */
+static int one_result(void)
+{
+	return 1;
+}
+
+static void run_category_case(const struct guest_case *self)
+{
+	run_category(self->name, *(const int *)self->data);
+}
+
 int main(void)
 {
+	static struct guest_case cases[MAX_CATS];
+	static int firsts[MAX_CATS];
 	const char *cats[MAX_CATS];
 	int nr_cats = 0;
 	char v[32];
@@ -505,15 +518,18 @@ int main(void)
 		if (!seen && nr_cats < MAX_CATS)
 			cats[nr_cats++] = tests[i].category;
 	}
-	ktap_header(nr_cats);
+	/* The deadline bounds each category's tests; the case's timeout is the suite's. */
+	for (int c = 0; c < nr_cats; c++) {
+		while (strcmp(tests[firsts[c]].category, cats[c]))
+			firsts[c]++;
+		cases[c] = (struct guest_case){ .name = cats[c], .plan = one_result, .run = run_category_case,
+						.timeout_s = suite_timeout_s > 0 ? (unsigned)suite_timeout_s : 3600,
+						.data = &firsts[c] };
+		guest_case_register(&cases[c]);
+	}
+	guest_header();
 	ktap_diag("%d tests of run_vmtests.sh in %d categories; each test's timeout %d s, the suite's %d s",
 		  nr_tests, nr_cats, test_timeout_s, suite_timeout_s);
-	for (int c = 0; c < nr_cats; c++) {
-		int first = 0;
-
-		while (strcmp(tests[first].category, cats[c]))
-			first++;
-		run_category(cats[c], first);
-	}
+	guest_run();
 	ktap_exit();
 }

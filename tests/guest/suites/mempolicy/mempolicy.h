@@ -1,6 +1,6 @@
 /*
- * mempolicy: the memory-policy suite.  Each part prints a fixed number of
- * KTAP results (its *_plan()) so main() can announce the plan first:
+ * mempolicy: the memory-policy suite.  Each part is one case (harness.h,
+ * main.c) printing its *_plan() results, so the harness can sum the plan:
  *
  *   modes.c      set/get_mempolicy round trips for every mode and flag, and
  *                the EINVAL/EFAULT error paths

@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ktap.h"
+#include "harness.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define KHUGEPAGED_DIR THP_DIR "/khugepaged"
@@ -335,10 +335,22 @@ static void knobs_set(int set)
 	}
 }
 
+/* The cases (harness.h); main() saves and sets the knobs around them. */
+GUEST_CASE(place_and_migrate, nr_sizes * 2 * nr_nodes)
+{
+	for (int s = 0; s < nr_sizes; s++)
+		for (int i = 0; i < nr_nodes; i++)
+			place_and_migrate(sizes_kb[s], nodes[i], nodes[(i + 1) % nr_nodes]);
+}
+
+GUEST_CASE(collapse, nr_sizes)
+{
+	for (int s = 0; s < nr_sizes; s++)
+		collapse(sizes_kb[s], pmd_size() / 1024, nodes[0]);
+}
+
 int main(void)
 {
-	long pmd_kb = pmd_size() / 1024;
-
 	page = (size_t)page_size();
 	if (node_list("has_memory", nodes, MAX_NODES, &nr_nodes) || !nr_nodes)
 		ktap_skip_all("cannot read " NODE_DIR "/has_memory");
@@ -349,16 +361,12 @@ int main(void)
 		ktap_diag("the kernel offers no THP sizes (no CONFIG_TRANSPARENT_HUGEPAGE, or older than 6.8)");
 		ktap_exit();
 	}
-	ktap_header(nr_sizes * (2 * nr_nodes + 1));
+	guest_header();
 	ktap_diag("%d sizes from %ldkB to %ldkB, pages of %zu bytes, %d memory nodes", nr_sizes,
 		  sizes_kb[0], sizes_kb[nr_sizes - 1], page, nr_nodes);
 	save_enabled(0);
 	knobs_set(1);
-	for (int s = 0; s < nr_sizes; s++)
-		for (int i = 0; i < nr_nodes; i++)
-			place_and_migrate(sizes_kb[s], nodes[i], nodes[(i + 1) % nr_nodes]);
-	for (int s = 0; s < nr_sizes; s++)
-		collapse(sizes_kb[s], pmd_kb, nodes[0]);
+	guest_run();
 	for (int s = 0; s < nr_sizes; s++)
 		print_stats(sizes_kb[s]);
 	knobs_set(0);

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/klog.h>
 
-#include "ktap.h"
+#include "harness.h"
 
 #define LKDTM_DIRECT "/sys/kernel/debug/provoke-crash/DIRECT"
 #define CRASH_TYPE "SLAB_LINEAR_OVERFLOW"
@@ -59,6 +59,16 @@ static int kernel_log_has(const char *needle)
 	return found;
 }
 
+GUEST_TEST(slab_out_of_bounds)
+{
+	if (kernel_log_has(REPORT))
+		ktap_diag("the kernel log already holds a report: this check proves nothing new");
+	ktap_diag("writing %s to %s: an out-of-bounds write KASAN must report", CRASH_TYPE, LKDTM_DIRECT);
+	if (sys_write(LKDTM_DIRECT, CRASH_TYPE))
+		ktap_diag("write %s: %s", LKDTM_DIRECT, strerror(errno));
+	ktap_ok(kernel_log_has(REPORT), "KASAN reported the slab out-of-bounds write ('%s')", REPORT);
+}
+
 int main(void)
 {
 	if (!kernel_has_kasan())
@@ -67,12 +77,7 @@ int main(void)
 	if (!sys_exists(LKDTM_DIRECT))
 		ktap_skip_all("no %s: the kernel has no LKDTM (CONFIG_LKDTM, kernels/config/debug.config)",
 			      LKDTM_DIRECT);
-	ktap_header(1);
-	if (kernel_log_has(REPORT))
-		ktap_diag("the kernel log already holds a report: this check proves nothing new");
-	ktap_diag("writing %s to %s: an out-of-bounds write KASAN must report", CRASH_TYPE, LKDTM_DIRECT);
-	if (sys_write(LKDTM_DIRECT, CRASH_TYPE))
-		ktap_diag("write %s: %s", LKDTM_DIRECT, strerror(errno));
-	ktap_ok(kernel_log_has(REPORT), "KASAN reported the slab out-of-bounds write ('%s')", REPORT);
+	guest_header();
+	guest_run();
 	ktap_exit();
 }

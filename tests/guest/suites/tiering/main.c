@@ -1,4 +1,4 @@
-/* tiering: the guest's nodes, tiers and distances, then the parts (tiering.h). */
+/* tiering: the guest's nodes, tiers and distances, then the parts as cases (tiering.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ktap.h"
+#include "harness.h"
 #include "tiering.h"
 
 #define TOPOLOGY_PATH "/lab/topology"
@@ -141,10 +141,16 @@ static int read_node(struct tiering *t, int node)
 	return 0;
 }
 
+static struct topology topo;
+static struct tiering t = { .topo = &topo, .dram = -1 };
+
+/* The parts as cases (harness.h), in this order. */
+GUEST_CASE(tiers, tiers_plan(&t)) { tiers_run(&t); }
+GUEST_CASE(demote, demote_plan(&t)) { demote_run(&t); }
+GUEST_CASE(promote, promote_plan(&t)) { promote_run(&t); }
+
 int main(void)
 {
-	static struct topology topo;
-	static struct tiering t = { .topo = &topo, .dram = -1 };
 	struct topo_error terr;
 	int cpuless = 0;
 
@@ -162,11 +168,9 @@ int main(void)
 		if (read_node(&t, i))
 			ktap_skip_all("cannot read " NODE_DIR "/node%d: %s", i, strerror(errno));
 	read_tiers(&t);
-	ktap_header(tiers_plan(&t) + demote_plan(&t) + promote_plan(&t));
+	guest_header();
 	for (int i = 0; i < t.nr_nodes; i++)
 		ktap_diag("node%d: %s, memory_tier%d", i, t.has_cpu[i] ? "CPUs" : "CPU-less", t.tier[i]);
-	tiers_run(&t);
-	demote_run(&t);
-	promote_run(&t);
+	guest_run();
 	ktap_exit();
 }

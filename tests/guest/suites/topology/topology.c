@@ -7,7 +7,8 @@
  * kernel's zones hold it (memory.h), the SLIT, page and PMD sizes, and, for shapes
  * with HMAT, the access classes, memory tiers and weighted-interleave knobs
  * the kernel derives from it, and that a PMD-size THP can be placed on every
- * memory node and migrated whole (thp.h).  One KTAP result per check.
+ * memory node and migrated whole (thp.h).  One KTAP result per check, one
+ * case (harness.h) per kind of check.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktap.h"
+#include "harness.h"
 #include "memory.h"
 #include "thp.h"
 #include "model/topology.h"
@@ -310,38 +311,41 @@ static void check_weighted_interleave_knobs(const struct topology *t)
 	ktap_ok(ok, "weighted interleave sysfs: a weight per memory node");
 }
 
-static int plan_size(const struct topology *t)
-{
-	int hmat_checks = topo_has_hmat(t) ? nr_cpuless_nodes(t) : 0;
+/*
+ * The cases, in the order they run; the plan is their sum (harness.h).
+ * Each check reads the guest afresh, so each is a case of its own.
+ */
+static struct topology topo;
 
-	/* online, cpus per node, memory, distances, page, pmd, tiers, weights, THPs */
-	return 1 + t->nr_nodes + memory_plan(t) + 1 + 2 + (hmat_checks ? hmat_checks : 1) + 1 + 1 +
-	       thp_plan(t);
+GUEST_TEST(online) { check_online(&topo); }
+
+GUEST_CASE(node_cpus, topo.nr_nodes)
+{
+	for (int i = 0; i < topo.nr_nodes; i++)
+		check_node_cpus(&topo, i);
 }
+
+GUEST_CASE(memory, memory_plan(&topo)) { check_memory(&topo); }
+GUEST_TEST(distances) { check_distances(&topo); }
+GUEST_TEST(page_size) { check_size("page size", page_size(), topo.page_size); }
+GUEST_TEST(pmd_size) { check_size("pmd size", pmd_size(), topo.pmd_size); }
+GUEST_CASE(hmat, topo_has_hmat(&topo) && nr_cpuless_nodes(&topo) ? nr_cpuless_nodes(&topo) : 1) { check_hmat(&topo); }
+GUEST_TEST(memory_tiers) { check_memory_tiers(&topo); }
+GUEST_TEST(weighted_interleave_knobs) { check_weighted_interleave_knobs(&topo); }
+GUEST_CASE(thp, thp_plan(&topo)) { check_thp(&topo); }
 
 int main(void)
 {
-	struct topology t;
 	struct topo_error err;
 
-	if (topo_load(TOPOLOGY_PATH, &t, &err)) {
+	if (topo_load(TOPOLOGY_PATH, &topo, &err)) {
 		ktap_header(1);
 		ktap_diag("%s", err.msg);
 		ktap_ok(0, "load %s", TOPOLOGY_PATH);
 		ktap_exit();
 	}
-	ktap_header(plan_size(&t));
-	ktap_diag("%s: %d nodes, %d CPUs", TOPOLOGY_PATH, t.nr_nodes, topo_nr_cpus(&t));
-	check_online(&t);
-	for (int i = 0; i < t.nr_nodes; i++)
-		check_node_cpus(&t, i);
-	check_memory(&t);
-	check_distances(&t);
-	check_size("page size", page_size(), t.page_size);
-	check_size("pmd size", pmd_size(), t.pmd_size);
-	check_hmat(&t);
-	check_memory_tiers(&t);
-	check_weighted_interleave_knobs(&t);
-	check_thp(&t);
+	guest_header();
+	ktap_diag("%s: %d nodes, %d CPUs", TOPOLOGY_PATH, topo.nr_nodes, topo_nr_cpus(&topo));
+	guest_run();
 	ktap_exit();
 }

@@ -1,11 +1,13 @@
 /*
- * workloads: the plan, every (workload, placement, thp) run, then one
- * geometric-mean score per placement (workloads.h is the manual).
+ * workloads: every (workload, placement, thp) run, a case per workload,
+ * then one geometric-mean score per placement (workloads.h is the manual).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#include "ktap.h"
+#include "harness.h"
 #include "workloads.h"
 
 #define TOPOLOGY_PATH "/lab/topology"
@@ -16,8 +18,13 @@ static const struct workload *const all_workloads[NR_WORKLOADS] = {
 	&wl_mcf, &wl_omnetpp, &wl_astar, &wl_xalancbmk, &wl_bzip2, &wl_gups, &wl_stream,
 };
 
-/* Every (workload, placement, thp) outcome, for the scores. */
-static struct outcome outcomes[NR_WORKLOADS][NR_PLACEMENTS][2];
+/*
+ * Every (workload, placement, thp) outcome, for the scores: in memory the
+ * workload cases' children share with the scores case (harness.h), each
+ * OUT_FAIL until its run says otherwise, so a crashed workload fails the
+ * scores that need it.
+ */
+static struct outcome (*outcomes)[NR_PLACEMENTS][2];
 
 /*
  * min(64 MiB, smallest memory node / 8), whole PMDs so THP can back all of
@@ -30,15 +37,6 @@ static size_t default_wss(const struct system *s)
 
 	wss = wss / unit * unit;
 	return wss ? wss : unit;
-}
-
-static int nr_selected(const struct config *c)
-{
-	int n = 0;
-
-	for (int i = 0; i < NR_WORKLOADS; i++)
-		n += c->selected[i];
-	return n;
 }
 
 static void describe(const struct run_ctx *ctx, const struct placement *pl)
@@ -133,13 +131,48 @@ static void print_score(const struct config *c, const struct placement *pl, int 
 	yaml_end();
 }
 
+static struct topology topo;
+static struct system sys;
+static struct config conf;
+static struct run_ctx ctx;
+static struct placement pl[NR_PLACEMENTS];
+
+/* The runs of one workload, its placements next to each other. */
+static void run_workload(int w)
+{
+	if (!conf.selected[w])
+		return;
+	for (int p = 0; p < NR_PLACEMENTS; p++)
+		for (int thp = 1; thp >= 0; thp--)
+			run_one(&ctx, w, all_workloads[w], &pl[p], thp, &outcomes[w][p][thp]);
+}
+
+/*
+ * One case per workload of all_workloads[], in its order.  A run is as long
+ * as workloads.conf's reps and size make it: a hang is left to the
+ * suite's timeout, the case's only catches one well past any run.
+ */
+#define WORKLOAD_CASE_TIMEOUT_S 3600
+#define WORKLOAD_CASE(name, w) \
+	GUEST_CASE_TIMEOUT(name, conf.selected[w] ? NR_PLACEMENTS * 2 : 0, WORKLOAD_CASE_TIMEOUT_S) { run_workload(w); }
+WORKLOAD_CASE(mcf, 0)
+WORKLOAD_CASE(omnetpp, 1)
+WORKLOAD_CASE(astar, 2)
+WORKLOAD_CASE(xalancbmk, 3)
+WORKLOAD_CASE(bzip2, 4)
+WORKLOAD_CASE(gups, 5)
+WORKLOAD_CASE(stream, 6)
+_Static_assert(NR_WORKLOADS == 7, "a WORKLOAD_CASE per entry of all_workloads[]");
+
+GUEST_CASE(scores, NR_PLACEMENTS * 2)
+{
+	for (int p = 0; p < NR_PLACEMENTS; p++)
+		for (int thp = 1; thp >= 0; thp--)
+			print_score(&conf, pl, p, thp);
+}
+
 int main(int argc, char **argv)
 {
-	static struct topology topo;
-	static struct system sys;
-	static struct config conf;
-	static struct run_ctx ctx;
-	struct placement pl[NR_PLACEMENTS];
 	struct topo_error terr;
 	char why[WHY_MAX];
 
@@ -152,23 +185,23 @@ int main(int argc, char **argv)
 		ktap_skip_all("%s", terr.msg);
 	if (system_discover(&sys, &topo, why, sizeof(why)))
 		ktap_skip_all("%s", why);
+	outcomes = mmap(NULL, sizeof(*outcomes) * NR_WORKLOADS, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (outcomes == MAP_FAILED) {
+		ktap_header(1);
+		ktap_ok(0, "mmap for the outcomes: %s", strerror(errno));
+		ktap_exit();
+	}
+	for (int w = 0; w < NR_WORKLOADS; w++)
+		for (int p = 0; p < NR_PLACEMENTS; p++)
+			outcomes[w][p][0].status = outcomes[w][p][1].status = OUT_FAIL;
 	ctx.sys = &sys;
 	ctx.conf = &conf;
 	ctx.wss = conf.wss_bytes ? conf.wss_bytes : default_wss(&sys);
 	for (int p = 0; p < NR_PLACEMENTS; p++)
 		placement_prepare(&sys, p, &pl[p]);
-	ktap_header(nr_selected(&conf) * NR_PLACEMENTS * 2 + NR_PLACEMENTS * 2);
+	guest_header();
 	describe(&ctx, pl);
-	/* Workload by workload, so a workload's placements sit next to each other. */
-	for (int w = 0; w < NR_WORKLOADS; w++) {
-		if (!conf.selected[w])
-			continue;
-		for (int p = 0; p < NR_PLACEMENTS; p++)
-			for (int thp = 1; thp >= 0; thp--)
-				run_one(&ctx, w, all_workloads[w], &pl[p], thp, &outcomes[w][p][thp]);
-	}
-	for (int p = 0; p < NR_PLACEMENTS; p++)
-		for (int thp = 1; thp >= 0; thp--)
-			print_score(&conf, pl, p, thp);
+	guest_run();
 	ktap_exit();
 }
