@@ -49,8 +49,9 @@ GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
-# Guest-side code the host unit tests check too (the weighted-interleave model).
-UNIT_LIB = tests/guest/lib/wi_model.c
+# Guest-side code the host unit tests check too (the weighted-interleave
+# model, the case harness and its KTAP counts).
+UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c
 UNIT_BIN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit/%)
 UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit-san/%)
 

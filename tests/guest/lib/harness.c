@@ -94,8 +94,10 @@ static _Noreturn void run_in_child(const struct guest_case *c, const sigset_t *o
 	const char *fault = getenv(FAULT_ENV);
 
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
-	if (first && fault && !strcmp(fault, "case-segv"))
+	if (first && fault && !strcmp(fault, "case-segv")) {
+		signal(SIGSEGV, SIG_DFL);   /* whatever handler the suite (or a sanitizer) set */
 		raise(SIGSEGV);
+	}
 	c->run(c);
 	fflush(stdout);
 	_exit(0);
