@@ -3,7 +3,8 @@
  * readers for sysfs/procfs.
  *
  * A test prints ktap_header(n), then exactly n results (ktap_ok/ktap_skip),
- * then calls ktap_exit().  Every line is flushed as it is printed: /init
+ * then calls ktap_exit().  The lab's suites leave the header and the count
+ * to harness.h: their cases register themselves and print only results.  Every line is flushed as it is printed: /init
  * relays the test's stdout line by line and kills the test on timeout, so
  * nothing may sit in a stdio buffer.
  *
