@@ -39,7 +39,7 @@ GUEST_CC_x86_64 = gcc
 GUEST_CC_loongarch64 = ./numalab toolroot-exec --auto -- loongarch64-linux-gnu-gcc
 GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
-GUEST_CFLAGS = $(CSTD) $(WARN) -O2 -static -Ilab -Itests/guest/lib
+GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/guest/lib
 GUEST_SUITES = $(notdir $(patsubst %/,%,$(wildcard tests/guest/suites/*/)))
 GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "init.h"
-#include "ktap.h"
 
 /* An output channel; fd < 0 once it failed, so a dead channel costs nothing. */
 struct channel {

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "ktap.h"
 
 /*
  * Faults the lab injects to test its own reporting (docs/reliability.md),
@@ -92,7 +91,6 @@ static _Noreturn void print_garbage(void)
 	write(STDOUT_FILENO, "\n", 1);
 	_exit(0);
 }
-
 
 void fault_in_test_child(void)
 {

@@ -32,7 +32,6 @@
 #include <time.h>
 
 #include "init.h"
-#include "ktap.h"
 
 void mount_fs(const char *type, const char *target, unsigned long flags, int required)
 {

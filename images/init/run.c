@@ -22,7 +22,6 @@ struct launch {
 	int search_path;              /* argv[0] is looked up in PATH (execvpe) */
 };
 
-
 /* A test's stdout on its way to the TAP channel, cut into lines. */
 struct relay {
 	int fd;

@@ -13,6 +13,7 @@
 /* Why the host view is missing, for the command's result (until it is mounted). */
 char host_view_error[256] = "no host root share (/lab/shares)";
 int host_view_ready;
+
 /* mkdir -p; errors show up in the mount that follows. */
 static void make_dirs(const char *path, mode_t mode)
 {
