@@ -18,6 +18,10 @@ printf 'topology 2node\nkernel debian\nsuite topology\nexclude suite=topolgy\n' 
 expect_rc 2 $NUMALAB matrix "$SCRATCH/bad.matrix" --out "$SCRATCH/bad"
 expect_grep 'bad.matrix:4: suite=topolgy matches no declared suite' "$SCRATCH/err"
 [ ! -e "$SCRATCH/bad" ] || fail "a bad matrix created its --out"
+# A host-test folder is no suite: suites are found under tests/guest/suites/ only.
+printf 'topology 2node\nkernel debian\nsuite unit\n' >"$SCRATCH/host.matrix"
+expect_rc 2 $NUMALAB matrix "$SCRATCH/host.matrix" --dry-run --out /o
+expect_grep "host.matrix:3: suite 'unit' is not a guest suite under tests/guest/suites/" "$SCRATCH/err"
 
 # The cells' commands: kernel arguments and libvirt hosts pass through, shards split by index.
 cp "$m" "$SCRATCH/hosts.matrix"
