@@ -28,8 +28,10 @@ LAB_SRC  = $(wildcard lab/*/*.c)
 LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
 LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
 
-# Guest side: a static /init and one static binary per test directory, for
-# the arch of TOPO (LoongArch cross-built inside the toolroot, docs/toolroot.md).
+# Guest side (docs/architecture.md): a static /init (images/init/) and one
+# static binary per suite of tests/guest/suites/, for the arch of TOPO
+# (LoongArch cross-built inside the toolroot, docs/toolroot.md).  A suite is
+# a folder there, nothing else is: host tests live in tests/host/.
 TOPO    ?= 2node
 TOPO_FILE = $(firstword $(wildcard $(TOPO) topologies/$(TOPO).topo))
 GUEST_ARCH ?= $(or $(if $(TOPO_FILE),$(shell sed -n 's/^arch[[:space:]]*//p' $(TOPO_FILE))),x86_64)
@@ -37,17 +39,24 @@ GUEST_CC_x86_64 = gcc
 GUEST_CC_loongarch64 = ./numalab toolroot-exec --auto -- loongarch64-linux-gnu-gcc
 GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
-GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/lib
-GUEST_TESTS = $(filter-out unit lib integration fuzz,$(notdir $(patsubst %/,%,$(wildcard tests/*/))))
+GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/guest/lib
+GUEST_SUITES = $(notdir $(patsubst %/,%,$(wildcard tests/guest/suites/*/)))
 GB       = $(B)/guest/$(GUEST_ARCH)
-GUEST_BINS = $(GB)/init $(GUEST_TESTS:%=$(GB)/tests/%)
-GUEST_LIB  = $(wildcard tests/lib/*.c) lab/model/topology.c
+GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
+GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c
+GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
+# /init takes from the guest library only its file and id-list readers.
+INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c
 
-UNIT_SRC = $(wildcard tests/unit/test_*.c)
-# Guest-side code the host unit tests check too (the weighted-interleave model).
-UNIT_LIB = tests/lib/wi_model.c
-UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
-UNIT_SAN = $(UNIT_SRC:tests/unit/%.c=$(B)/unit-san/%)
+UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
+# Guest-side code the host unit tests check too (the weighted-interleave
+# model, the case harness and its KTAP counts).
+UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c
+# Objects of their own, so a unit test's -MMD list names only headers.
+UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(B)/host/%.o)
+UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(B)/san/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit/%)
+UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit-san/%)
 
 TIMEOUT ?=
 RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(foreach p,$(PATCH),--patch $(p)) $(if $(TESTS),--tests $(TESTS)) \
@@ -58,8 +67,8 @@ RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(foreach p,$(PATCH
 # A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
 CMD ?=
 
-# BACKEND=libvirt without a URI: a private libvirtd for the run (tests/libvirtd).
-LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/libvirtd with /run/numalab-libvirt))
+# BACKEND=libvirt without a URI: a private libvirtd for the run (tests/host/libvirtd).
+LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/host/libvirtd with /run/numalab-libvirt))
 
 .PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
@@ -89,13 +98,13 @@ $(B)/san/%.o: %.c | $(CONFIG_H)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: images/init.c $(wildcard tests/lib/*.h) | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $<
+	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 
-$(GB)/tests/%: tests/%/*.c $(GUEST_LIB) $(wildcard tests/lib/*.h) lab/model/topology.h | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/tests/%: tests/guest/suites/%/*.c $(GUEST_LIB) $(GUEST_LIB_H) lab/model/topology.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $(wildcard tests/$*/*.c) $(GUEST_LIB)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $(wildcard tests/guest/suites/$*/*.c) $(GUEST_LIB)
 
 # Host packages and the pinned kernel; idempotent.
 setup: numalab
@@ -154,19 +163,19 @@ image: numalab
 	@$(MAKE) -s numalab guest GUEST_ARCH=x86_64
 	./numalab image build $(IMAGE)
 
-$(B)/unit/%: tests/unit/%.c $(LAB_OBJ) $(UNIT_LIB)
+$(B)/unit/%: tests/host/unit/%.c $(LAB_OBJ) $(UNIT_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_OBJ) $(LAB_LIBS)
+	$(CC) $(LAB_CFLAGS) -Itests/host/unit -Itests/guest/lib -o $@ $< $(UNIT_LIB_OBJ) $(LAB_OBJ) $(LAB_LIBS)
 
-$(B)/unit-san/%: tests/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB)
+$(B)/unit-san/%: tests/host/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB_SAN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/unit -Itests/lib -o $@ $< $(UNIT_LIB) $(LAB_SAN_OBJ) $(LAB_LIBS)
+	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/host/unit -Itests/guest/lib -o $@ $< $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ) $(LAB_LIBS)
 
-# libFuzzer targets (tests/fuzz/README.md): clang, ASan+UBSan, over the lab's objects.
+# libFuzzer targets (tests/host/fuzz/README.md): clang, ASan+UBSan, over the lab's objects.
 FUZZ_CC  ?= clang
 FUZZ_TIME ?= 600
-FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_SRC  = $(wildcard tests/host/fuzz/fuzz_*.c)
+FUZZ_BIN  = $(FUZZ_SRC:tests/host/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SAN  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_OBJ  = $(LAB_SRC:%.c=$(B)/fuzz-obj/%.o)
 
@@ -174,7 +183,7 @@ $(B)/fuzz-obj/%.o: %.c | $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -Ilab -I$(B) -c -o $@ $<
 
-$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+$(B)/fuzz/%: tests/host/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(DEPFLAGS) -Ilab -I$(B) -o $@ $< $(FUZZ_OBJ) $(LAB_LIBS)
 
@@ -184,11 +193,11 @@ fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do t=$${f##*/fuzz_}; mkdir -p $(B)/fuzz/corpus/$$t; \
 	  echo "fuzz $$t: $(FUZZ_TIME) s"; \
 	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
-	    $(B)/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit; done
+	    $(B)/fuzz/corpus/$$t tests/host/fuzz/corpus/$$t || exit; done
 
 # Setup first (it installs clang, libvirt-dev, automake, ...), then a sub-make
 # that sees what it installed builds the tests and runs each under automake's
-# tap-driver.sh, logs in build/check/ (tests/check); `make recheck` runs again
+# tap-driver.sh, logs in build/check/ (tests/host/check); `make recheck` runs again
 # only what failed (or never finished) last time.
 check check-full: numalab
 	@./numalab setup --quiet --arch loongarch64
@@ -196,13 +205,13 @@ check check-full: numalab
 
 .PHONY: check-run check-full-run
 check-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
-	@tests/check $(UNIT_BIN) $(UNIT_SAN)
+	@tests/host/check $(UNIT_BIN) $(UNIT_SAN)
 
 check-full-run: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
-	@tests/check --full $(UNIT_BIN) $(UNIT_SAN)
+	@tests/host/check --full $(UNIT_BIN) $(UNIT_SAN)
 
 recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
-	@tests/check --recheck
+	@tests/host/check --recheck
 
 # `make bench` measures these shapes, --accel auto against tcg, the lab's
 # kernel against Debian's (first TAP), libvirt's per-VM overhead against the
@@ -216,7 +225,7 @@ bench: all
 	@for t in $(BENCH_TOPOS); do ./numalab bench --topo $$t || exit; done
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --topo 2node --accel-choice)
 	$(if $(filter command line,$(origin TOPO)),,./numalab kernel build stock && ./numalab bench --topo 2node --kernel stock --against debian)
-	$(if $(filter command line,$(origin TOPO)),,tests/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
+	$(if $(filter command line,$(origin TOPO)),,tests/host/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 
 clean:

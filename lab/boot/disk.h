@@ -18,7 +18,7 @@
  * The boot: a small initramfs (disk_boot_initrd()) holds the lab's /init and
  * the run kernel's modules for virtio-blk and the root's filesystem; /init
  * loads them, mounts numalab.root= and becomes /lab/init of the disk
- * (images/init.c), which runs the plan with the disk's userland and writes
+ * (images/init/), which runs the plan with the disk's userland and writes
  * the TAP to the TAP channel and to /lab/results/tap.
  *
  * With tcg set, libguestfs's appliance runs under TCG (direct backend,

@@ -264,7 +264,7 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 /*
  * Does the run need the kernel selftest file name?  All of them for the
  * suite kselftest-mm; else only one a guest test of the same name runs
- * (tests/khugepaged runs kselftest/mm/khugepaged): the whole set is tens of
+ * (tests/guest/suites/khugepaged runs kselftest/mm/khugepaged): the whole set is tens of
  * MB of initramfs, read and unpacked at every boot.
  */
 static int kselftest_wanted(const struct run_part *run, const char *name)

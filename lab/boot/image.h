@@ -14,7 +14,7 @@
  *    --tests-dir suites as /lab/suites/NAME/ (the executable, its declared
  *    files) with /lab/suites/NAME.conf (suite.h); the host shares to mount
  *    as /lab/shares; the command to run as /lab/exec, and /lab/shell for an
- *    interactive shell (docs/guest.md, images/init.c); a pinned kernel's
+ *    interactive shell (docs/guest.md, images/init/); a pinned kernel's
  *    .config as /lab/kernel.config;
  *  - for a kernel whose 9p is modular (Debian's), a third archive with those
  *    modules in load order (lab/modules/, lab/modules.order; disk.h).

@@ -2,7 +2,7 @@
  * libvirt_xml: a vm spec → libvirt domain XML.  Pure: builds text, talks to
  * no daemon.  The same topology model and kernel command line as qemu.c, so
  * both backends boot the same guest.  Golden files
- * (tests/unit/golden/libvirt/NAME.xml) pin the output for every shipped x86
+ * (tests/host/unit/golden/libvirt/NAME.xml) pin the output for every shipped x86
  * topology; UPDATE_GOLDEN=1 build/unit/test_libvirt_xml rewrites them.
  *
  * The guest: <domain type='qemu'> under TCG ('kvm' with KVM), cpu

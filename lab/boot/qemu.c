@@ -56,7 +56,7 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 		buf_addstr(out, "console=ttyS0,115200");
 	buf_addstr(out, " panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
 		   " numa_balancing=disable loglevel=6");
-	if (spec->disk)   /* images/init.c mounts it and runs the disk's /lab/init */
+	if (spec->disk)   /* images/init/ mounts it and runs the disk's /lab/init */
 		buf_addf(out, " numalab.root=%s", spec->disk_root);
 	if (spec->extra_cmdline && *spec->extra_cmdline)
 		buf_addf(out, " %s", spec->extra_cmdline);

@@ -1,6 +1,6 @@
 /*
  * qemu: a vm spec → the QEMU command line.  Pure: builds an argv, starts
- * nothing.  Golden files (tests/unit/golden/qemu/NAME.argv, one argument per
+ * nothing.  Golden files (tests/host/unit/golden/qemu/NAME.argv, one argument per
  * line) pin the output for every shipped topology.
  */
 #ifndef LAB_QEMU_H
@@ -14,7 +14,7 @@ enum vm_accel { VM_ACCEL_TCG, VM_ACCEL_KVM };
 /*
  * A host directory the guest mounts over 9p (virtio-9p-pci, QEMU's `local`
  * backend, security_model=none: the guest sees the host's owners and modes
- * and acts with QEMU's rights).  images/init.c mounts each tag listed in
+ * and acts with QEMU's rights).  images/init/ mounts each tag listed in
  * /lab/shares (image.h).
  */
 struct vm_share {

@@ -28,7 +28,7 @@ static const struct host_package {
 	{ "make", "the build" },
 	{ "pkg-config", "the build asks it which optional libraries (libvirt, libguestfs) are there" },
 	{ "clang", "the code must also build clean under clang" },
-	{ "libclang-rt-dev", "libFuzzer and the sanitizer runtimes for clang (tests/fuzz, make fuzz)" },
+	{ "libclang-rt-dev", "libFuzzer and the sanitizer runtimes for clang (tests/host/fuzz, make fuzz)" },
 	{ "ca-certificates", "TLS for apt mirrors and downloads" },
 	{ "libvirt-dev", "the libvirt backend (run --backend libvirt) links libvirt" },
 	{ "libvirt-daemon-system", "libvirtd + virtlogd for the libvirt backend (docs/libvirt.md)" },

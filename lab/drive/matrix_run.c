@@ -131,10 +131,9 @@ static int check_names(struct mrun *r, struct error *err)
 					 m->topos[i], terr.msg);
 	}
 	for (int i = 0; i < m->nr_suites && !rc; i++) {
-		snprintf(path, sizeof(path), "%s/tests/%s/.", lab_root(), m->suites[i]);
-		if (!file_exists(path) || !strcmp(m->suites[i], "unit") || !strcmp(m->suites[i], "lib") ||
-		    !strcmp(m->suites[i], "integration"))
-			rc = error_input(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
+		snprintf(path, sizeof(path), "%s/tests/guest/suites/%s/.", lab_root(), m->suites[i]);
+		if (!file_exists(path))
+			rc = error_input(err, "%s:%d: suite '%s' is not a guest suite under tests/guest/suites/ "
 					 "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
 					 m->suite_lines[i], m->suites[i]);
 	}

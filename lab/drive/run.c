@@ -100,7 +100,7 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 
 		snprintf(path, sizeof(path), "%s/tests/%s", guest_dir, t);
 		if (!file_exists(path))
-			rc = error_input(err, "unknown test '%s' (no %s); the tests are the directories under tests/ (run `make` first)",
+			rc = error_input(err, "unknown test '%s' (no %s); the tests are the folders under tests/guest/suites/ (run `make` first)",
 					 t, path);
 		else
 			strvec_push(names, t);

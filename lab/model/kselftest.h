@@ -1,5 +1,5 @@
 /*
- * kselftest: what the guest suite `kselftest-mm` (tests/kselftest-mm) needs
+ * kselftest: what the guest suite `kselftest-mm` (tests/guest/suites/kselftest-mm) needs
  * from a kernel tree's tools/testing/selftests/mm, prepared on the host.
  *
  * kbuild builds every target of that directory with `make -k` (static, for

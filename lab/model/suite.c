@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The guest's rule for test names (images/init.c valid_test_name). */
+/* The guest's rule for test names (images/init/ valid_test_name). */
 static int valid_name(const char *name)
 {
 	if (!*name || name[0] == '.' || strlen(name) >= SUITE_NAME_MAX)

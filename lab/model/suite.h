@@ -4,7 +4,7 @@
  *
  * Every executable regular file of DIR (not hidden, not a sidecar) is one
  * suite, named by its file name.  In the guest it runs like the lab's own
- * tests (images/init.c): its own process group, the per-test timeout, its
+ * tests (images/init/): its own process group, the per-test timeout, its
  * stdout and stderr as its output, TAP/KTAP it prints nested one level, and
  * else its exit status decides (0 pass, 4 skip as kselftest's KSFT_SKIP,
  * anything else fail).

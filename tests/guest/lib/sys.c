@@ -1,0 +1,220 @@
+/* sys: small readers for sysfs and procfs shared by the guest tests. */
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+#define PMD_SIZE_PATH "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
+
+static void strip_trailing_space(char *s, size_t len)
+{
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' ' ||
+			   s[len - 1] == '\t'))
+		len--;
+	s[len] = '\0';
+}
+
+ssize_t sys_read_bytes(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == size - 1) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int sys_read(const char *path, char *buf, size_t size)
+{
+	ssize_t len = sys_read_bytes(path, buf, size);
+
+	if (len < 0)
+		return -1;
+	strip_trailing_space(buf, (size_t)len);
+	return 0;
+}
+
+int sys_read_long(const char *path, long *val)
+{
+	char buf[64], *end;
+
+	if (sys_read(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (errno || end == buf || *end) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int sys_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	if (n >= 0 && (size_t)n != len)
+		errno = EIO;
+	close(fd);
+	return n >= 0 && (size_t)n == len ? 0 : -1;
+}
+
+int sys_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* One "A" or "A-B" element of an id list; advances *s past it. */
+static int parse_range(const char **s, uint64_t *mask)
+{
+	char *end;
+	unsigned long first, last;
+
+	first = last = strtoul(*s, &end, 10);
+	if (end == *s)
+		return -1;
+	if (*end == '-') {
+		const char *second = end + 1;
+
+		last = strtoul(second, &end, 10);
+		if (end == second)
+			return -1;
+	}
+	if (first > last || last >= 64)
+		return -1;
+	for (unsigned long id = first; id <= last; id++)
+		*mask |= UINT64_C(1) << id;
+	*s = end;
+	return 0;
+}
+
+int idlist_parse(const char *list, uint64_t *mask)
+{
+	const char *s = list;
+
+	*mask = 0;
+	while (*s == ' ' || *s == '\n')
+		s++;
+	while (*s && *s != '\n') {
+		if (parse_range(&s, mask))
+			goto bad;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			goto bad;
+	}
+	return __builtin_popcountll(*mask);
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+void idlist_format(uint64_t mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int id = 0; id < 64 && len < size; id++) {
+		int last = id;
+
+		if (!(mask & (UINT64_C(1) << id)))
+			continue;
+		while (last + 1 < 64 && (mask & (UINT64_C(1) << (last + 1))))
+			last++;
+		if (last == id)
+			len += (size_t)snprintf(buf + len, size - len, "%s%d",
+						len ? "," : "", id);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%d-%d",
+						len ? "," : "", id, last);
+		id = last;
+	}
+}
+
+long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+long pmd_size(void)
+{
+	long size;
+
+	return sys_read_long(PMD_SIZE_PATH, &size) ? 0 : size;
+}
+
+long long smaps_anon_huge(const void *vma_start)
+{
+	char line[256], start[32];
+	long long kib = -1;
+	int in_vma = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	snprintf(start, sizeof(start), "%" PRIxPTR "-", (uintptr_t)vma_start);
+	while (fgets(line, sizeof(line), f)) {
+		/* A VMA header is "start-end perms ...": its '-' comes before the first blank. */
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in_vma = strncmp(line, start, strlen(start)) == 0;
+		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
+int thp_setting(const char *path, char *value, size_t size)
+{
+	char buf[128], *open, *close;
+
+	if (sys_read(path, buf, sizeof(buf)))
+		return -1;
+	open = strchr(buf, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!close)
+		return -1;
+	snprintf(value, size, "%.*s", (int)(close - open - 1), open + 1);
+	return 0;
+}
+
+int node_list(const char *file, int *nodes, int max, int *nr)
+{
+	char path[128], list[256];
+	uint64_t mask;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/%s", file);
+	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &mask) < 0)
+		return -1;
+	*nr = 0;
+	for (int node = 0; node < 64 && *nr < max; node++)
+		if (mask & (UINT64_C(1) << node))
+			nodes[(*nr)++] = node;
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * khugepaged: the collapse suite.
+ *
+ *   collapse.c  per memory node N: a PMD range bound to N, faulted as base
+ *               pages, is collapsed by khugepaged into one PMD-size THP that
+ *               stays on N; khugepaged's counters before/after and the CPUs
+ *               it may run on / ran on are reported as metrics ("# metric:"),
+ *               measured, not assumed (seed 001 changes them)
+ *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
+ *               from the source of the kernel under test (/lab/kselftest),
+ *               its cases reported as one nested KTAP subtest
+ *
+ * khugepaged is tuned for speed (scan_sleep_millisecs, pages_to_scan) and
+ * put back when the suite ends.
+ */
+#ifndef NUMALAB_TEST_KHUGEPAGED_H
+#define NUMALAB_TEST_KHUGEPAGED_H
+
+#include "model/topology.h"
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define KHP_DIR THP_DIR "/khugepaged"
+#define KSELFTEST "/lab/kselftest/mm/khugepaged"
+
+/* Each run of the selftest is bounded by selftest.c itself; a failed one is run again. */
+#define SELFTEST_TIMEOUT_S 900
+#define MAX_RERUNS 3
+#define SELFTEST_GROUPS 2
+/* The selftest case's timeout (harness.h) only catches a hang outside those bounded runs. */
+#define SELFTEST_CASE_TIMEOUT_S (SELFTEST_TIMEOUT_S * SELFTEST_GROUPS * (1 + MAX_RERUNS) + 60)
+
+int collapse_plan(const struct topology *t);
+void collapse_run(const struct topology *t);
+int selftest_plan(void);
+void selftest_run(void);
+
+#endif

@@ -1,0 +1,75 @@
+/* khugepaged: the parts (khugepaged.h) as cases, the collapses with khugepaged tuned for speed. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "khugepaged.h"
+#include "harness.h"
+
+#define TOPOLOGY_PATH "/lab/topology"
+
+static const char *const knobs[] = {
+	KHP_DIR "/scan_sleep_millisecs", KHP_DIR "/alloc_sleep_millisecs", KHP_DIR "/pages_to_scan",
+};
+#define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+struct saved {
+	char knob[NR_KNOBS][32];
+	char enabled[16];
+};
+
+/* Scan every 10 ms, a whole PMD range per pass; THP at least for madvised ranges. */
+static void tune(struct saved *s)
+{
+	char fast[NR_KNOBS][32] = { "10", "10", "" };
+
+	snprintf(fast[2], sizeof(fast[2]), "%ld", 8 * (pmd_size() / page_size()));
+	for (size_t i = 0; i < NR_KNOBS; i++) {
+		if (sys_read(knobs[i], s->knob[i], sizeof(s->knob[i])))
+			s->knob[i][0] = '\0';
+		else if (sys_write(knobs[i], fast[i]))
+			ktap_diag("cannot set %s: %s", knobs[i], strerror(errno));
+	}
+	if (thp_setting(THP_DIR "/enabled", s->enabled, sizeof(s->enabled)))
+		s->enabled[0] = '\0';
+	if (!strcmp(s->enabled, "never"))
+		sys_write(THP_DIR "/enabled", "madvise");
+}
+
+static void restore(const struct saved *s)
+{
+	for (size_t i = 0; i < NR_KNOBS; i++)
+		if (s->knob[i][0] && sys_write(knobs[i], s->knob[i]))
+			ktap_diag("cannot restore %s: %s", knobs[i], strerror(errno));
+	if (s->enabled[0])
+		sys_write(THP_DIR "/enabled", s->enabled);
+}
+
+static struct topology topo;
+
+/* Tuned for speed and put back in the one process, around the collapses. */
+GUEST_CASE(collapse, collapse_plan(&topo))
+{
+	struct saved saved;
+
+	tune(&saved);
+	collapse_run(&topo);
+	restore(&saved);
+}
+
+/* The selftest saves, sets and restores khugepaged's settings itself. */
+GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
+
+int main(void)
+{
+	struct topo_error err;
+
+	if (topo_load(TOPOLOGY_PATH, &topo, &err))
+		ktap_skip_all("%s", err.msg);
+	if (pmd_size() <= 0)
+		ktap_skip_all("the kernel has no transparent huge pages");
+	guest_header();
+	ktap_diag("PMD %ld bytes, base page %ld bytes", pmd_size(), page_size());
+	guest_run();
+	ktap_exit();
+}

@@ -1,0 +1,83 @@
+/*
+ * mempolicy: the memory-policy suite.  Each part is one case (harness.h,
+ * main.c) printing its *_plan() results, so the harness can sum the plan:
+ *
+ *   modes.c      set/get_mempolicy round trips for every mode and flag, and
+ *                the EINVAL/EFAULT error paths
+ *   placement.c  page-exact placement of faults under BIND, PREFERRED,
+ *                PREFERRED_MANY, INTERLEAVE, WEIGHTED_INTERLEAVE, LOCAL and
+ *                DEFAULT, through mbind and set_mempolicy
+ *   migrate.c    migrate_pages() and move_pages() moving pages between nodes
+ *   weights.c    weighted-interleave sysfs: manual weights, auto mode ordered
+ *                by HMAT bandwidth
+ *   bulk.c       weighted interleave through the bulk allocator, page counts
+ *                and carried state checked against the reference model
+ *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
+ *
+ * Raw syscalls, no libnuma: the binary is static and cross-compiled.
+ * `mempolicy --touch-pages N` is numactl.c's child, not a test run.
+ */
+#ifndef NUMALAB_TEST_MEMPOLICY_H
+#define NUMALAB_TEST_MEMPOLICY_H
+
+#include <stddef.h>
+
+#include "model/topology.h"
+
+/* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
+#define MPOL_DEFAULT 0
+#define MPOL_PREFERRED 1
+#define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
+#define MPOL_LOCAL 4
+#define MPOL_PREFERRED_MANY 5
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#define MPOL_F_STATIC_NODES (1 << 15)
+#define MPOL_F_RELATIVE_NODES (1 << 14)
+#define MPOL_F_NODE (1 << 0)
+#define MPOL_F_ADDR (1 << 1)
+#define MPOL_MF_MOVE (1 << 1)
+
+#define MAX_NODES 64
+#define WI_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
+#define WI_AUTO_PATH WI_DIR "/auto"
+
+/* The guest's nodes as the tests see them. */
+struct nodes {
+	int mem[MAX_NODES];        /* nodes with memory, ascending */
+	int nr_mem;
+	int cpu[MAX_NODES];        /* nodes with CPUs, ascending */
+	int nr_cpu;
+	const struct topology *topo;   /* the declared shape, for HMAT expectations */
+};
+
+/* Raw syscalls; maxnode covers one unsigned long (the kernel drops its last bit). */
+long sys_mbind(void *addr, size_t len, int mode, unsigned long mask);
+long sys_set_mempolicy(int mode, unsigned long mask);
+long sys_get_mempolicy(int *mode, unsigned long *mask, void *addr, unsigned long flags);
+long sys_move_pages(unsigned long nr, void **pages, const int *nodes, int *status, int flags);
+long sys_migrate_pages(unsigned long old_nodes, unsigned long new_nodes);
+
+/* mmap a fresh anonymous region of n base pages (no THP); NULL on failure (diag printed). */
+char *map_pages(size_t n);
+/* Where each of n pages from base lives (move_pages query); -1 on failure. */
+int pages_nodes(char *base, size_t n, int *status);
+/* "0-1,3" for a node mask. */
+const char *mask_str(unsigned long mask);
+
+int modes_plan(const struct nodes *n);
+void modes_run(const struct nodes *n);
+int placement_plan(const struct nodes *n);
+void placement_run(const struct nodes *n);
+int migrate_plan(const struct nodes *n);
+void migrate_run(const struct nodes *n);
+int weights_plan(const struct nodes *n);
+void weights_run(const struct nodes *n);
+int bulk_plan(const struct nodes *n);
+void bulk_run(const struct nodes *n);
+int numactl_plan(const struct nodes *n);
+void numactl_run(const struct nodes *n);
+/* The child numactl runs: fault count pages, print "N<node>=<pages>" lines. */
+int touch_pages_main(const char *count);
+
+#endif

@@ -1,0 +1,375 @@
+/*
+ * mthp: multi-size transparent huge pages (anonymous) on every node, for
+ * each size the kernel offers in /sys/kernel/mm/transparent_hugepage/
+ * hugepages-<size>kB with an anonymous `enabled` knob (the PMD size too;
+ * 16K..2M on x86, 64K..32M with LoongArch's 16K pages).  With only that size enabled:
+ *
+ *  - placed: one touch of a size-aligned range mbind()-ed to node N faults
+ *    one folio of that size on N: the range's pages are physically
+ *    contiguous, the first a compound head, the rest its tails, the page
+ *    after not (/proc/self/pagemap + /proc/kpageflags), all on N, and the
+ *    size's stats/anon_fault_alloc grew;
+ *  - migrated whole: move_pages() of the range to the next memory node
+ *    gives one folio of that size there, and stats/split did not grow;
+ *  - collapsed: base pages faulted on the first node with every size off,
+ *    then MADV_HUGEPAGE with only this size on: khugepaged (max_ptes_none
+ *    0, 50 ms scans) makes one folio of that size of them on that node, and
+ *    stats/collapse_alloc grew.  Kernels that collapse to the PMD size only
+ *    (no per-size collapse_alloc counter) SKIP the smaller sizes.
+ *
+ * Each size's stats/ counters are printed as diagnostics at the end.
+ *
+ * Fails on: a kernel without CONFIG_TRANSPARENT_HUGEPAGE (no sizes: one
+ * failed result, not a skip: every lab shape must offer THP); the mutant
+ * `orders = ... & 0` in alloc_anon_folio() (mm/memory.c: faults fall back
+ * to base pages, no head/tail pages; in the mutants recipe); a migration that splits large folios
+ * (the mutant sending every large folio down migrate_pages_batch()'s split
+ * path: stats/split grows, the target holds base pages); the mutant
+ * `orders = BIT(HPAGE_PMD_ORDER);` in collapse_possible_orders()
+ * (mm/khugepaged.c, in the mutants recipe: every size below the PMD stays
+ * uncollapsed, collapse_alloc 0 after 30 s).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define KHUGEPAGED_DIR THP_DIR "/khugepaged"
+#define NODE_DIR "/sys/devices/system/node"
+#define MAX_SIZES 16
+#define MAX_NODES 64
+#define MPOL_BIND 2
+#define MPOL_MF_MOVE (1 << 1)
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define COLLAPSE_S 30
+
+static long sizes_kb[MAX_SIZES];
+static char saved_enabled[MAX_SIZES][32];
+static int nr_sizes;
+static int nodes[MAX_NODES], nr_nodes;
+static size_t page;
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void size_path(long kb, const char *file, char *path, size_t cap)
+{
+	snprintf(path, cap, THP_DIR "/hugepages-%ldkB/%s", kb, file);
+}
+
+static int read_sizes(void)
+{
+	DIR *d = opendir(THP_DIR);
+	struct dirent *e;
+	char path[160];
+	long kb;
+
+	/* Sizes without an enabled knob are page-cache only (8kB on x86). */
+	while (d && (e = readdir(d)))
+		if (sscanf(e->d_name, "hugepages-%ldkB", &kb) == 1 && nr_sizes < MAX_SIZES &&
+		    (size_path(kb, "enabled", path, sizeof(path)), sys_exists(path)))
+			sizes_kb[nr_sizes++] = kb;
+	if (d)
+		closedir(d);
+	qsort(sizes_kb, (size_t)nr_sizes, sizeof(sizes_kb[0]), cmp_long);
+	return nr_sizes;
+}
+
+static long long stat_of(long kb, const char *name)
+{
+	char path[160], file[64];
+	long v;
+
+	snprintf(file, sizeof(file), "stats/%s", name);
+	size_path(kb, file, path, sizeof(path));
+	return sys_read_long(path, &v) ? -1 : v;
+}
+
+/* Only size kb (0: none) set to mode, every other size never. */
+static int only_size(long kb, const char *mode)
+{
+	char path[160];
+	int rc = 0;
+
+	for (int i = 0; i < nr_sizes; i++) {
+		size_path(sizes_kb[i], "enabled", path, sizeof(path));
+		if (sys_write(path, sizes_kb[i] == kb ? mode : "never")) {
+			ktap_diag("write %s: %s", path, strerror(errno));
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static void save_enabled(int restore)
+{
+	char path[160];
+
+	for (int i = 0; i < nr_sizes; i++) {
+		size_path(sizes_kb[i], "enabled", path, sizeof(path));
+		if (restore)
+			sys_write(path, saved_enabled[i]);
+		else if (thp_setting(path, saved_enabled[i], sizeof(saved_enabled[i])))
+			snprintf(saved_enabled[i], sizeof(saved_enabled[i]), "never");
+	}
+}
+
+/* A size-aligned, size-long range inside a fresh mapping of twice that. */
+struct range {
+	char *map, *base;
+	size_t len, n;
+};
+
+static int range_map(struct range *r, size_t len)
+{
+	r->len = len;
+	r->n = len / page;
+	r->map = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->map == MAP_FAILED) {
+		ktap_diag("mmap %zu: %s", 2 * len, strerror(errno));
+		return -1;
+	}
+	r->base = (char *)(((uintptr_t)r->map + len - 1) & ~(uintptr_t)(len - 1));
+	return 0;
+}
+
+static void range_unmap(struct range *r)
+{
+	if (r->map && r->map != MAP_FAILED)
+		munmap(r->map, 2 * r->len);
+}
+
+static int bind_to(struct range *r, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	if (syscall(SYS_mbind, r->base, r->len, MPOL_BIND, &mask, sizeof(mask) * CHAR_BIT + 1, 0)) {
+		ktap_diag("mbind node %d: %s", node, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int pread_u64(int fd, uint64_t index, uint64_t *v)
+{
+	return pread(fd, v, sizeof(*v), (off_t)(index * sizeof(*v))) == sizeof(*v) ? 0 : -1;
+}
+
+/* Is the range one folio of exactly its size, every page on node?  Says why not. */
+static int range_is_folio_on(const struct range *r, int node)
+{
+	static void *pages[8192];
+	static int status[8192];
+	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t e, pfn0 = 0, flags;
+	int ok = pm >= 0 && kf >= 0 && r->n <= sizeof(pages) / sizeof(pages[0]);
+
+	if (!ok)
+		ktap_diag("cannot read /proc/self/pagemap and /proc/kpageflags: %s", strerror(errno));
+	for (size_t i = 0; ok && i < r->n; i++) {
+		uint64_t want = i ? KPF_COMPOUND_TAIL : KPF_COMPOUND_HEAD;
+
+		pages[i] = r->base + i * page;
+		if (pread_u64(pm, ((uintptr_t)r->base / page) + i, &e) || !(e >> 63 & 1)) {
+			ktap_diag("page %zu of %zu is not present", i, r->n);
+			ok = 0;
+			break;
+		}
+		if (!i)
+			pfn0 = e & ((UINT64_C(1) << 55) - 1);
+		if ((e & ((UINT64_C(1) << 55) - 1)) != pfn0 + i || pread_u64(kf, pfn0 + i, &flags) ||
+		    !(flags >> want & 1)) {
+			ktap_diag("page %zu of %zu is not the %s of one folio", i, r->n, i ? "tail" : "head");
+			ok = 0;
+		}
+	}
+	if (ok && !pread_u64(kf, pfn0 + r->n, &flags) && (flags >> KPF_COMPOUND_TAIL & 1)) {
+		ktap_diag("the folio is larger than %zu pages", r->n);
+		ok = 0;
+	}
+	if (ok && syscall(SYS_move_pages, 0, r->n, pages, NULL, status, 0)) {
+		ktap_diag("move_pages (query): %s", strerror(errno));
+		ok = 0;
+	}
+	for (size_t i = 0; ok && i < r->n; i++)
+		if (status[i] != node) {
+			ktap_diag("page %zu of %zu is on node %d, not node %d", i, r->n, status[i], node);
+			ok = 0;
+		}
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ok;
+}
+
+static int move_range(const struct range *r, int node)
+{
+	static void *pages[8192];
+	static int target[8192], status[8192];
+
+	for (size_t i = 0; i < r->n; i++) {
+		pages[i] = r->base + i * page;
+		target[i] = node;
+	}
+	if (syscall(SYS_move_pages, 0, r->n, pages, target, status, MPOL_MF_MOVE)) {
+		ktap_diag("move_pages to node %d: %s", node, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void place_and_migrate(long kb, int node, int next)
+{
+	long long alloc0 = stat_of(kb, "anon_fault_alloc"), split0 = stat_of(kb, "split");
+	struct range r = { 0 };
+	int placed = 0, moved = 0;
+
+	if (!only_size(kb, "always") && !range_map(&r, (size_t)kb << 10) && !bind_to(&r, node)) {
+		r.base[0] = 1;     /* one fault maps the whole folio */
+		placed = range_is_folio_on(&r, node) && stat_of(kb, "anon_fault_alloc") > alloc0;
+		if (placed && !move_range(&r, next))
+			moved = range_is_folio_on(&r, next) && stat_of(kb, "split") == split0;
+	}
+	range_unmap(&r);
+	ktap_ok(placed, "mthp %ldkB faulted on node %d as one folio", kb, node);
+	if (placed)
+		ktap_ok(moved, "mthp %ldkB migrated whole node %d -> %d", kb, node, next);
+	else
+		ktap_skip("mthp migrate", "no %ldkB folio was placed on node %d", kb, node);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * khugepaged only scans PMD ranges inside a VMA: the range is a whole PMD
+ * bound to node, with its first kb populated; max_ptes_none 0 leaves the
+ * PMD collapse no room, so only the kb-sized one can happen.
+ */
+static void collapse(long kb, long pmd_kb, int node)
+{
+	long long before = stat_of(kb, "collapse_alloc");
+	struct range pmd = { 0 }, r;
+	int ok = 0, collapsed = 0;
+	double t0 = now_s();
+
+	if (before < 0) {
+		ktap_skip("mthp collapse", "the kernel has no hugepages-%ldkB/stats/collapse_alloc: "
+			  "its khugepaged does not collapse to this size", kb);
+		return;
+	}
+	if (!only_size(0, "never") && !range_map(&pmd, (size_t)pmd_kb << 10) && !bind_to(&pmd, node)) {
+		r = pmd;
+		r.len = (size_t)kb << 10;
+		r.n = r.len / page;
+		for (size_t i = 0; i < r.n; i++)
+			r.base[i * page] = 1;
+		if (!only_size(kb, "madvise") && !madvise(pmd.base, pmd.len, MADV_HUGEPAGE)) {
+			while (now_s() - t0 < COLLAPSE_S && !(collapsed = stat_of(kb, "collapse_alloc") > before))
+				usleep(50000);
+			ok = collapsed && range_is_folio_on(&r, node);
+			ktap_diag("%ldkB: collapse_alloc %lld -> %lld after %.1f s", kb, before,
+				  stat_of(kb, "collapse_alloc"), now_s() - t0);
+		}
+	}
+	range_unmap(&pmd);
+	ktap_ok(ok, "khugepaged collapsed %ldkB of base pages into one folio on node %d", kb, node);
+}
+
+static void print_stats(long kb)
+{
+	static const char *const names[] = { "anon_fault_alloc", "anon_fault_fallback", "split",
+					     "split_failed", "collapse_alloc", "swpout" };
+	char line[256] = "";
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s=%lld", names[i],
+			 stat_of(kb, names[i]));
+	ktap_diag("hugepages-%ldkB/stats:%s", kb, line);
+}
+
+struct knob {
+	const char *path, *value;
+	char old[32];
+};
+
+static struct knob knobs[] = {
+	{ KHUGEPAGED_DIR "/max_ptes_none", "0", "" },
+	{ KHUGEPAGED_DIR "/scan_sleep_millisecs", "50", "" },
+	{ KHUGEPAGED_DIR "/alloc_sleep_millisecs", "50", "" },
+	{ THP_DIR "/defrag", "madvise", "" },
+};
+
+static void knobs_set(int set)
+{
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		char *v = knobs[i].old;
+
+		if (set && (!strcmp(knobs[i].path, THP_DIR "/defrag") ?
+			    thp_setting(knobs[i].path, v, sizeof(knobs[i].old)) :
+			    sys_read(knobs[i].path, v, sizeof(knobs[i].old))))
+			v[0] = '\0';
+		if (v[0])
+			sys_write(knobs[i].path, set ? knobs[i].value : v);
+	}
+}
+
+/* The cases (harness.h); main() saves and sets the knobs around them. */
+GUEST_CASE(place_and_migrate, nr_sizes * 2 * nr_nodes)
+{
+	for (int s = 0; s < nr_sizes; s++)
+		for (int i = 0; i < nr_nodes; i++)
+			place_and_migrate(sizes_kb[s], nodes[i], nodes[(i + 1) % nr_nodes]);
+}
+
+GUEST_CASE(collapse, nr_sizes)
+{
+	for (int s = 0; s < nr_sizes; s++)
+		collapse(sizes_kb[s], pmd_size() / 1024, nodes[0]);
+}
+
+int main(void)
+{
+	page = (size_t)page_size();
+	if (node_list("has_memory", nodes, MAX_NODES, &nr_nodes) || !nr_nodes)
+		ktap_skip_all("cannot read " NODE_DIR "/has_memory");
+	if (!read_sizes()) {
+		/* A shape always offers THP to the lab's kernels: no sizes is a failure. */
+		ktap_header(1);
+		ktap_ok(0, "mTHP sizes in " THP_DIR "/hugepages-*kB");
+		ktap_diag("the kernel offers no THP sizes (no CONFIG_TRANSPARENT_HUGEPAGE, or older than 6.8)");
+		ktap_exit();
+	}
+	guest_header();
+	ktap_diag("%d sizes from %ldkB to %ldkB, pages of %zu bytes, %d memory nodes", nr_sizes,
+		  sizes_kb[0], sizes_kb[nr_sizes - 1], page, nr_nodes);
+	save_enabled(0);
+	knobs_set(1);
+	guest_run();
+	for (int s = 0; s < nr_sizes; s++)
+		print_stats(sizes_kb[s]);
+	knobs_set(0);
+	save_enabled(1);
+	ktap_exit();
+}

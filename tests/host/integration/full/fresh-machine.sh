@@ -1,0 +1,76 @@
+# The README's two commands on a fresh machine: a bare Debian 12 root
+# (debootstrap minbase with make, gcc, git), a clean clone of this project
+# in it, an empty lab cache, and inside it `make lab-run TOPO=2node` then
+# `make check`.  Both must pass, the run must print passing TAP.  Packages
+# installed on this host earlier hide missing install steps; this root has
+# none of them.  Downloads use the host's configured Debian mirror.
+# Runnable alone: bash tests/host/integration/full/fresh-machine.sh (~30 min);
+# FRESH_KEEP=1 keeps the root for a look afterwards.
+. "$(dirname "$0")/../lib.bash"
+[ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot, bind mounts)"
+command -v debootstrap >/dev/null || fail "debootstrap is not installed (make setup installs it)"
+root=$SCRATCH/root
+mirror=${NUMALAB_MIRROR:-$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' \
+	/etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)}
+[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list)
+[ -n "$mirror" ] || fail "no Debian mirror in the host's apt sources; set NUMALAB_MIRROR"
+
+# Never remove the root while something is mounted in it (that would be the
+# host's /dev, /proc, /sys): unmount, stop what runs inside, then remove.
+cleanup() {
+	local pid
+	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+		[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ] && kill -9 "$pid" 2>/dev/null
+	done
+	sleep 1
+	for m in $(findmnt -rn -o TARGET | grep -E "^$root(/|$)" | sort -r); do umount -l "$m"; done
+	if findmnt -rn -o TARGET | grep -qE "^$root(/|$)"; then
+		echo "fresh-machine: $root still has mounts; left in place" >&2
+		return
+	fi
+	[ "${FRESH_KEEP:-0}" = 1 ] && { echo "fresh-machine: kept $root" >&2; return; }
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+
+t0=$SECONDS
+debootstrap --variant=minbase --include=make,gcc,libc6-dev,git,ca-certificates bookworm "$root" \
+	"$mirror" >"$SCRATCH/debootstrap.log" 2>&1 || { tail -n 30 "$SCRATCH/debootstrap.log" >&2; fail "debootstrap"; }
+echo "# debootstrap: $((SECONDS - t0)) s"
+# The host's apt configuration, as a fresh machine of this kind has it
+# (sources, and settings such as a snapshot mirror's Check-Valid-Until).
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp -a /etc/apt/apt.conf.d/. "$root/etc/apt/apt.conf.d/"
+rm -f "$root/etc/apt/sources.list"
+mkdir -p "$root/etc/apt/sources.list.d"
+cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+# / of a machine is a mount point (the toolroot's namespace makes it private).
+mount --bind "$root" "$root"
+for d in dev dev/pts proc sys; do
+	mkdir -p "$root/$d"
+	mount --bind "/$d" "$root/$d"
+done
+mkdir -p "$root/run" "$root/tmp"
+mount -t tmpfs tmpfs "$root/run"
+git clone -q --no-hardlinks "$PWD" "$root/root/numalab" || fail "git clone"
+
+# Inside: the README's two commands, no stdin, a clean environment.
+inside() {
+	chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+		${NUMALAB_KVM_DEVICE:+NUMALAB_KVM_DEVICE=$NUMALAB_KVM_DEVICE} \
+		DEBIAN_FRONTEND=noninteractive /bin/bash -c "cd /root/numalab && $1" </dev/null
+}
+t1=$SECONDS
+inside 'make lab-run TOPO=2node' >"$SCRATCH/lab-run.log" 2>&1 ||
+	{ tail -n 60 "$SCRATCH/lab-run.log" >&2; fail "make lab-run TOPO=2node failed on a fresh machine"; }
+echo "# make lab-run TOPO=2node: $((SECONDS - t1)) s"
+expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
+! grep -E '^not ok' "$SCRATCH/lab-run.log" || fail "the fresh run printed failing TAP"
+expect_grep '^numalab run: 2node: [1-9][0-9]* passed, 0 failed' "$SCRATCH/lab-run.log"
+t2=$SECONDS
+inside 'make check' >"$SCRATCH/check.log" 2>&1 ||
+	{ grep -E -A 15 '^not ok' "$SCRATCH/check.log" >&2; tail -n 5 "$SCRATCH/check.log" >&2; fail "make check failed on a fresh machine"; }
+echo "# make check: $((SECONDS - t2)) s"
+expect_grep '^[0-9]+ passed, 0 failed' "$SCRATCH/check.log"
+echo "# fresh machine in all: $((SECONDS - t0)) s"

@@ -1,0 +1,264 @@
+/*
+ * test_flat: the one walk of nested KTAP (tap_walk) and what is built from
+ * it: flat TAP 13 and JUnit, against golden files in tests/host/unit/golden/flat/
+ * (NAME.ktap in; NAME.flat, NAME.cell.flat, NAME.cell.xml out), and
+ * flat.tap == `numalab tap flatten matrix.tap` for made-up matrices.
+ *
+ * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the
+ * diff before committing it).
+ */
+#include "analysis/report.h"
+#include "results/tap.h"
+#include "unit.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GOLDEN_DIR "tests/host/unit/golden/flat"
+
+static void compare_golden(const char *name, const struct buf *got_buf)
+{
+	char *golden = xprintf("%s/%s", GOLDEN_DIR, name);
+	struct buf want = BUF_INIT, copy = BUF_INIT;
+	struct error err;
+	const char *g, *w;
+	int line = 1;
+
+	buf_add(&copy, got_buf->data, got_buf->len);
+	g = buf_str(&copy);
+	if (getenv("UPDATE_GOLDEN")) {
+		if (write_file_atomic(golden, g, copy.len, &err)) {
+			printf("#   %s\n", err.msg);
+			CHECK(0);
+		}
+		goto out;
+	}
+	if (read_file(golden, &want, &err)) {
+		printf("#   %s (UPDATE_GOLDEN=1 build/unit/test_flat writes it: review it)\n", err.msg);
+		CHECK(0);
+		goto out;
+	}
+	w = buf_str(&want);
+	while (*g || *w) {
+		size_t gl = strcspn(g, "\n"), wl = strcspn(w, "\n");
+
+		if (gl != wl || memcmp(g, w, gl) || !*g != !*w) {
+			printf("#   %s:%d: first difference\n#     got  %s%.*s\n#     want %s%.*s\n",
+			       golden, line, *g ? "" : "(end)", (int)gl, g, *w ? "" : "(end of file)",
+			       (int)wl, w);
+			CHECK(0);
+			break;
+		}
+		g += gl + (g[gl] == '\n');
+		w += wl + (w[wl] == '\n');
+		line++;
+	}
+out:
+	buf_free(&want);
+	buf_free(&copy);
+	free(golden);
+}
+
+static void load(const char *name, struct buf *b)
+{
+	char *path = xprintf("%s/%s", GOLDEN_DIR, name);
+	struct error err;
+
+	if (read_file(path, b, &err)) {
+		printf("#   %s\n", err.msg);
+		CHECK(0);
+	}
+	free(path);
+}
+
+/* The leaves as "depth|suite/suite|name|STATUS|reason|yaml" lines. */
+static void leaf_line(void *ctx, const struct tap_leaf *l)
+{
+	struct buf *b = ctx;
+
+	buf_addf(b, "%d|", l->depth);
+	for (int i = 0; i < l->depth; i++)
+		buf_addf(b, "%s%s", i ? "/" : "", l->suites[i]);
+	buf_addf(b, "|%s|%s|%s|", l->t->name, tap_status_name(l->t->status), l->t->reason);
+	for (const char *y = l->yaml ? l->yaml : ""; *y; y++)
+		buf_add(b, *y == '\n' ? "$" : y, 1);
+	buf_addstr(b, "\n");
+}
+
+static void walk_text(const char *text, struct buf *out)
+{
+	tap_walk(text, strlen(text), leaf_line, out);
+}
+
+UNIT_TEST(walk_names_leaves_by_path)
+{
+	struct buf b = BUF_INIT;
+
+	walk_text("KTAP version 1\n1..2\n"
+		  "    # Subtest: a\n    1..2\n    ok 1 x\n    ok 2 y # SKIP why\nok 1 a\n"
+		  "    # Subtest: b\n    1..1\n"
+		  "        # Subtest: c\n        1..1\n        not ok 1 z\n    not ok 1 c\n"
+		  "not ok 2 b\n", &b);
+	/* b and c failed through z: they are no leaves of their own */
+	CHECK_STR(buf_str(&b), "1|a|x|OK||\n1|a|y|SKIP|why|\n2|b/c|z|NOT OK||\n");
+	buf_free(&b);
+}
+
+UNIT_TEST(walk_keeps_a_suites_own_verdict_when_its_leaves_do_not_tell_it)
+{
+	struct buf b = BUF_INIT;
+
+	walk_text("    # Subtest: t\n    ok 1 x\nnot ok 1 t # TIMEOUT vm timeout\n"
+		  "    # Subtest: u\n    ok 1 x\nnot ok 2 u\n"
+		  "    # Subtest: v\n    not ok 1 x # ERROR cut\nnot ok 3 v # ERROR cut\n"
+		  "    # Subtest: w\n    1..0 # SKIP nothing here\nok 4 w # SKIP nothing here\n", &b);
+	CHECK_STR(buf_str(&b), "1|t|x|OK||\n0||t|TIMEOUT|vm timeout|\n"
+			       "1|u|x|OK||\n0||u|NOT OK||\n"
+			       "1|v|x|ERROR|cut|\n"
+			       "0||w|SKIP|nothing here|\n");
+	buf_free(&b);
+}
+
+UNIT_TEST(walk_yaml_block_comes_with_its_leaf)
+{
+	struct buf b = BUF_INIT;
+
+	walk_text("    # Subtest: w\n    ok 1 r\n      ---\n      time_s: 2\n        deeper: 1\n      ...\n"
+		  "    ok 2 s\n      ---\n      cut: short\n"
+		  "    ok 3 t\n    ---\n    not yaml of t\nok 1 w\n", &b);
+	/* s's block lacks its "...": the next result ends it; t's is at the wrong indent */
+	CHECK_STR(buf_str(&b), "1|w|r|OK||time_s: 2$  deeper: 1$\n1|w|s|OK||cut: short$\n1|w|t|OK||\n");
+	buf_free(&b);
+}
+
+UNIT_TEST(walk_a_test_cannot_rename_itself_or_open_siblings)
+{
+	struct buf b = BUF_INIT;
+
+	walk_text("    # Subtest: real\n    # Subtest: fake\n    ok 1 x\n"
+		  "    # Subtest: fake2\n    ok 2 y\nok 1 real\n", &b);
+	CHECK_STR(buf_str(&b), "1|real|x|OK||\n1|real|y|OK||\n");
+	buf_free(&b);
+}
+
+UNIT_TEST(walk_is_bounded_and_survives_garbage)
+{
+	struct buf b = BUF_INIT, deep = BUF_INIT, yaml = BUF_INIT;
+
+	/* Deeper than TAP_WALK_DEPTH: ignored; results without Subtest lines get "" levels. */
+	for (int d = TAP_WALK_DEPTH + 2; d > 0; d--)
+		buf_addf(&deep, "%*sok 1 at %d\n", 4 * d, "", d);
+	buf_addstr(&deep, "ok 1 top\n");
+	walk_text(buf_str(&deep), &b);
+	CHECK(strstr(buf_str(&b), "7|//////|at 7|OK||\n") != NULL);
+	CHECK(strstr(buf_str(&b), "at 8") == NULL);
+	CHECK(strstr(buf_str(&b), "|top|") == NULL);
+	/* A YAML block past TAP_YAML_MAX is cut, not overflowed. */
+	buf_addstr(&yaml, "ok 1 big\n  ---\n");
+	for (int i = 0; i < 2 * TAP_YAML_MAX / 16; i++)
+		buf_addstr(&yaml, "  key: 123456789\n");
+	buf_addstr(&yaml, "  ...\nok 2 after\n");
+	b.len = 0;
+	walk_text(buf_str(&yaml), &b);
+	CHECK(strstr(buf_str(&b), "0||big|OK||key: 123456789$") != NULL);
+	CHECK(b.len < TAP_YAML_MAX + 100);
+	CHECK(strstr(buf_str(&b), "\n0||after|OK||\n") != NULL);
+	b.len = 0;
+	walk_text("\x1b[31mok 1 \xff\n    ok\n     ok 1 x\n\tok 2\nnot ok\nok 3 fine \xff\n", &b);
+	CHECK_STR(buf_str(&b), "0||fine ?|OK||\n");
+	buf_free(&b);
+	buf_free(&deep);
+	buf_free(&yaml);
+}
+
+/* The golden run: flattened as any file, and as a run's one cell (flat TAP, JUnit). */
+UNIT_TEST(golden_run)
+{
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	struct report_cell cell = { "4node.debian", CELL_TIMEOUT, "khugepaged: vm timeout after 300 s",
+				    NULL, 0, 301.5, NULL };
+	struct report_counts k;
+
+	load("run.ktap", &in);
+	report_flatten(buf_str(&in), in.len, &out);
+	compare_golden("run.flat", &out);
+	cell.tap = buf_str(&in);
+	cell.tap_len = in.len;
+	out.len = 0;
+	report_flat_tap(&cell, 1, &out);
+	compare_golden("run.cell.flat", &out);
+	out.len = 0;
+	report_junit(&cell, 1, "4node.debian", &out);
+	compare_golden("run.cell.xml", &out);
+	/* The counts every consumer sees: 11 leaves (TODO counts as a skip). */
+	report_count(&cell, &k);
+	CHECK_INT(k.tests, 11);
+	CHECK_INT(k.passed, 6);
+	CHECK_INT(k.failed, 1);
+	CHECK_INT(k.errors, 2);
+	CHECK_INT(k.skipped, 2);
+	buf_free(&in);
+	buf_free(&out);
+}
+
+UNIT_TEST(golden_matrix)
+{
+	struct buf in = BUF_INIT, out = BUF_INIT;
+
+	load("matrix.ktap", &in);
+	report_flatten(buf_str(&in), in.len, &out);
+	compare_golden("matrix.flat", &out);
+	buf_free(&in);
+	buf_free(&out);
+}
+
+#define TOPOLOGY_TAP \
+	"KTAP version 1\n1..2\n" \
+	"    # Subtest: topology\n    1..2\n    ok 1 nodes\n    ok 2 hmat # SKIP no HMAT\nok 1 topology\n"
+static const char pass_tap[] = TOPOLOGY_TAP;
+static const char fail_tap[] = TOPOLOGY_TAP "    # Subtest: mempolicy\n    1..1\n    not ok 1 bind\nnot ok 2 mempolicy\n";
+static const char cut_tap[] =
+	"KTAP version 1\n1..1\n    # Subtest: mempolicy\n    ok 1 bind\n"
+	"not ok 1 mempolicy # TIMEOUT vm timeout after 300 s\n";
+
+/* Whatever the cells, flattening the matrix's KTAP gives its flat TAP. */
+UNIT_TEST(flattened_matrix_tap_is_flat_tap)
+{
+	struct report_cell cells[] = {
+		{ "a.pass", CELL_PASS, "", pass_tap, strlen(pass_tap), 1, NULL },
+		{ "b.fail", CELL_FAIL, "1 of 2 tests failed", fail_tap, strlen(fail_tap), 2, NULL },
+		{ "c.fail-no-failure", CELL_FAIL, "numalab run exited 1: x", pass_tap, strlen(pass_tap), 3, NULL },
+		{ "d.error", CELL_ERROR, "kernel build failed: \"x\" \xc3\xa9", NULL, 0, -1, NULL },
+		{ "e.timeout", CELL_TIMEOUT, "mempolicy: vm timeout after 300 s", cut_tap, strlen(cut_tap), 300, NULL },
+		{ "f.watchdog", CELL_TIMEOUT, "the matrix stopped `numalab run` at its deadline", pass_tap,
+		  strlen(pass_tap), 600, NULL },
+	};
+	int n = (int)(sizeof(cells) / sizeof(cells[0]));
+	struct buf nested = BUF_INIT, flat = BUF_INIT, again = BUF_INIT;
+	struct report_counts k;
+	int tests = 0, lines = 0;
+
+	report_tap(cells, n, "t", &nested);
+	report_flat_tap(cells, n, &flat);
+	report_flatten(buf_str(&nested), nested.len, &again);
+	CHECK_STR(buf_str(&again), buf_str(&flat));
+	for (int i = 0; i < n; i++) {
+		report_count(&cells[i], &k);
+		tests += k.tests;
+	}
+	for (const char *l = buf_str(&flat); *l; l = next_line(l))
+		lines += !strncmp(l, "ok ", 3) || !strncmp(l, "not ok ", 7);
+	CHECK_INT(lines, tests);
+	compare_golden("cells.flat", &flat);
+	buf_free(&nested);
+	buf_free(&flat);
+	buf_free(&again);
+}
+
+UNIT_MAIN(UNIT_CASE(walk_names_leaves_by_path),
+	  UNIT_CASE(walk_keeps_a_suites_own_verdict_when_its_leaves_do_not_tell_it),
+	  UNIT_CASE(walk_yaml_block_comes_with_its_leaf),
+	  UNIT_CASE(walk_a_test_cannot_rename_itself_or_open_siblings),
+	  UNIT_CASE(walk_is_bounded_and_survives_garbage), UNIT_CASE(golden_run),
+	  UNIT_CASE(golden_matrix), UNIT_CASE(flattened_matrix_tap_is_flat_tap))
