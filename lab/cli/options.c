@@ -70,7 +70,7 @@ static int parse_u64(const struct opt *o, const char *arg, struct error *err)
 	v = strtoull(arg, &end, 10);
 	if (!isdigit((unsigned char)arg[0]) || *end || errno)
 		return error_input(err, "--%s %s: give a non-negative integer", o->name, arg);
-	*(unsigned long long *)o->value = v;
+	*(uint64_t *)o->value = v;
 	return 0;
 }
 

@@ -35,7 +35,7 @@ enum opt_kind {
 	OPT_KIND_STRING,    /* *(const char **)value = the argument */
 	OPT_KIND_CHOICE,    /* the same, but one of the words of choices ("a|b|c") */
 	OPT_KIND_INT,       /* *(int *)value: a decimal integer in imin..imax */
-	OPT_KIND_U64,       /* *(unsigned long long *)value: any non-negative decimal */
+	OPT_KIND_U64,       /* *(uint64_t *)value: any non-negative decimal */
 	OPT_KIND_DOUBLE,    /* *(double *)value: finite, in [dmin, dmax] ((dmin, dmax): open) */
 	OPT_KIND_LIST,      /* repeatable: each argument pushed onto *(struct strvec *)value */
 	OPT_KIND_CALLBACK,  /* fn(value, argument, err): 0, or -1 with err saying what it wants */
