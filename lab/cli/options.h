@@ -56,9 +56,9 @@ struct opt {
 
 #define OPT_FLAG(n, v, h) { .name = (n), .kind = OPT_KIND_FLAG, .help = (h), .value = (v) }
 #define OPT_STRING(n, v, a, h) { .name = (n), .kind = OPT_KIND_STRING, .arg = (a), .help = (h), .value = (v) }
-/* The placeholder is the choices themselves ("auto|tcg|kvm"). */
-#define OPT_CHOICE(n, v, c, h) \
-	{ .name = (n), .kind = OPT_KIND_CHOICE, .arg = (c), .help = (h), .value = (v), .choices = (c) }
+/* a: the placeholder, often the choices themselves ("auto|tcg|kvm"). */
+#define OPT_CHOICE(n, v, a, c, h) \
+	{ .name = (n), .kind = OPT_KIND_CHOICE, .arg = (a), .help = (h), .value = (v), .choices = (c) }
 #define OPT_INT(n, v, a, lo, hi, h) \
 	{ .name = (n), .kind = OPT_KIND_INT, .arg = (a), .help = (h), .value = (v), .imin = (lo), .imax = (hi) }
 #define OPT_U64(n, v, a, h) { .name = (n), .kind = OPT_KIND_U64, .arg = (a), .help = (h), .value = (v) }
