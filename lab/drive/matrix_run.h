@@ -28,6 +28,19 @@ struct matrix_run_opts {
 	int quiet;            /* no cell logs, only a line per cell */
 };
 
+struct matrix;
+struct matrix_cell;
+struct strvec;
+
+/*
+ * The `numalab run` command line of cell c of m, appended to argv: its
+ * results under dir, host an index into m's hosts (-1: this machine).  A
+ * contract with cmd_run.c's parser: tests/unit/test_options.c parses it
+ * back with run_options_parse().
+ */
+void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
+		      struct strvec *argv);
+
 /* Returns an exit code (command.h, docs/exit-codes.md). */
 int matrix_run(const struct matrix_run_opts *o);
 
