@@ -15,7 +15,7 @@ static int parse(const char *text, struct disk_desc *d, struct error *err)
 static void check_error(const char *text, const char *want)
 {
 	struct disk_desc d;
-	struct error err = { "" };
+	struct error err = { .msg = "" };
 
 	CHECK_INT(parse(text, &d, &err), -1);
 	if (!strstr(err.msg, want))

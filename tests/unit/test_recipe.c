@@ -65,7 +65,7 @@ UNIT_TEST(parse_errors_name_file_and_line)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct recipe r;
-		struct error err = { "" };
+		struct error err = { .msg = "" };
 
 		CHECK_INT(parse(bad[i].text, &r, &err), -1);
 		if (!strstr(err.msg, bad[i].want))
