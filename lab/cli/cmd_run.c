@@ -115,6 +115,7 @@ static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct op
 	};
 	size_t n = 0;
 
+	_Static_assert(sizeof(all) / sizeof(all[0]) <= RUN_MAX_OPTS, "RUN_MAX_OPTS: room for every row");
 	for (size_t i = 0; all[i].kind != OPT_KIND_END; i++)
 		if (!o->shell || !run_only_option(all[i].name))
 			table[n++] = all[i];

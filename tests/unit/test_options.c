@@ -43,6 +43,8 @@ static const char test_usage[] =
 	"A made-up command with an option of every kind.\n"
 	"\n";
 
+#define NR_TEST_OPTS 11
+
 static void test_spec(struct values *v, struct opt *opts, struct opt_spec *spec)
 {
 	const struct opt table[] = {
@@ -60,12 +62,11 @@ static void test_spec(struct values *v, struct opt *opts, struct opt_spec *spec)
 		OPT_END,
 	};
 
+	_Static_assert(sizeof(table) / sizeof(table[0]) == NR_TEST_OPTS, "NR_TEST_OPTS: every row");
 	memcpy(opts, table, sizeof(table));
 	*spec = (struct opt_spec){ .name = "test", .usage = test_usage, .opts = opts,
 				   .tail = "\nExit: 0 always.\n" };
 }
-
-#define NR_TEST_OPTS 11
 
 /* Parse args (NULL-terminated, after argv[0] "test") into v; returns opt_parse()'s result. */
 static int parse(struct values *v, struct error *err, int stop_at_operand, const char **args)
