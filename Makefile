@@ -58,12 +58,42 @@ UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(B)/san/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit/%)
 UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit-san/%)
 
-TIMEOUT ?=
-RUN_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(foreach p,$(PATCH),--patch $(p)) $(if $(TESTS),--tests $(TESTS)) \
-	   $(if $(BACKEND),--backend $(BACKEND)) $(if $(URI),--uri $(URI)) $(if $(HOST_NODES),--host-nodes $(HOST_NODES)) \
-	   $(if $(ACCEL),--accel $(ACCEL)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
-	   $(if $(GUEST_FILE),--guest-file $(GUEST_FILE)) \
-	   $(foreach d,$(RW),--rw $(d)) $(foreach d,$(TESTS_DIR),--tests-dir $(d))
+# ---- make variables -> numalab options: one rule for every lab-* target ----
+# A variable is its option's long name in capitals, '-' as '_': TOPO is
+# --topo, HOST_NODES --host-nodes, TESTS_DIR --tests-dir.  A set variable
+# passes its option once, its value quoted (spaces stay in it: TEST='s:a b');
+# the options of a target's *_LISTS repeat, once per word (PATCH='a b' is
+# --patch a --patch b); those of its *_FLAGS are flags (PREALLOC=1).
+# Not options: the operands MATRIX, K, IMAGE, A, B; CMD (after --) and
+# COMPARE_ARGS go as written.  tests/integration/make-options.sh checks
+# that each name below is an option of its command, and that lab-run knows
+# every option of numalab run.
+UPPER = $(subst a,A,$(subst b,B,$(subst c,C,$(subst d,D,$(subst e,E,$(subst f,F,$(subst g,G,$(subst h,H,$(subst \
+	i,I,$(subst j,J,$(subst k,K,$(subst l,L,$(subst m,M,$(subst n,N,$(subst o,O,$(subst p,P,$(subst q,Q,$(subst \
+	r,R,$(subst s,S,$(subst t,T,$(subst u,U,$(subst v,V,$(subst w,W,$(subst x,X,$(subst y,Y,$(subst z,Z,$(1)))))))))))))))))))))))))))
+option_var = $(call UPPER,$(subst -,_,$(1)))
+# $(call options,SINGLE...,LIST...,FLAG...): the options whose variables are set.
+options = $(strip $(foreach o,$(1),$(if $($(call option_var,$(o))),--$(o) "$($(call option_var,$(o)))")) \
+	  $(foreach o,$(2),$(foreach v,$($(call option_var,$(o))),--$(o) $(v))) \
+	  $(foreach o,$(3),$(if $(filter-out 0 no,$($(call option_var,$(o)))),--$(o))))
+
+RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit
+RUN_LISTS   = patch rw tests-dir
+RUN_FLAGS   = prealloc quiet
+# shell: run's options but those it has no use for (numalab shell --help).
+SHELL_OPTIONS = $(filter-out timeout tap-flat junit,$(RUN_OPTIONS))
+SHELL_FLAGS   = prealloc
+BISECT_OPTIONS = ksrc good bad topo test recipe timeout out metric repeat threshold alpha
+MATRIX_OPTIONS = jobs out shard
+MATRIX_FLAGS   = quiet dry-run
+KERNEL_OPTIONS = arch
+KERNEL_LISTS   = patch
+IMAGE_OPTIONS  = out accel
+
+RUN_ARGS    = $(call options,$(RUN_OPTIONS),$(RUN_LISTS),$(RUN_FLAGS))
+SHELL_ARGS  = $(call options,$(SHELL_OPTIONS),$(RUN_LISTS),$(SHELL_FLAGS))
+BISECT_ARGS = $(call options,$(BISECT_OPTIONS))
+MATRIX_ARGS = $(MATRIX) $(call options,$(MATRIX_OPTIONS),,$(MATRIX_FLAGS))
 # A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
 CMD ?=
 
@@ -118,8 +148,6 @@ lab-run: numalab
 	$(LIBVIRT_WITH) ./numalab run $(RUN_ARGS) $(if $(CMD),-- $(CMD))
 
 # The guest's console with a shell on this terminal (docs/byo.md): `make lab-shell TOPO=4node`.
-SHELL_ARGS = --topo $(TOPO) $(if $(KERNEL),--kernel $(KERNEL)) $(if $(TESTS),--tests $(TESTS)) \
-	     $(if $(OUT),--out $(OUT)) $(foreach d,$(RW),--rw $(d)) $(foreach d,$(TESTS_DIR),--tests-dir $(d))
 lab-shell: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s numalab guest GUEST_ARCH=$(GUEST_ARCH)
@@ -131,10 +159,7 @@ RECIPE ?= stock
 lab-bisect: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s numalab guest GUEST_ARCH=$(GUEST_ARCH)
-	./numalab bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --topo $(TOPO) \
-		--test "$(TEST)" --recipe $(RECIPE) $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(OUT),--out $(OUT)) \
-		$(if $(METRIC),--metric "$(METRIC)") $(if $(REPEAT),--repeat $(REPEAT)) \
-		$(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(ALPHA),--alpha $(ALPHA))
+	./numalab bisect $(BISECT_ARGS)
 
 # Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
 lab-compare: numalab
@@ -143,9 +168,8 @@ lab-compare: numalab
 # A test matrix (docs/matrix.md): `make lab-matrix MATRIX=nightly JOBS=2 OUT=dir SHARD=0/4`.
 .PHONY: lab-matrix
 MATRIX ?= smoke
-MATRIX_ARGS = $(MATRIX) $(if $(JOBS),--jobs $(JOBS)) $(if $(OUT),--out $(OUT)) $(if $(SHARD),--shard $(SHARD))
 lab-matrix: numalab
-	@for a in $$(./numalab matrix $(MATRIX) --arches $(if $(SHARD),--shard $(SHARD))); do \
+	@for a in $$(./numalab matrix $(MATRIX) --arches $(call options,shard)); do \
 		./numalab setup --quiet --arch $$a && $(MAKE) -s numalab guest GUEST_ARCH=$$a || exit; done
 	./numalab matrix $(MATRIX_ARGS)
 
@@ -154,14 +178,14 @@ K    ?= stock
 ARCH ?= x86_64
 kernel: numalab
 	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
-	./numalab kernel build $(K) --arch $(ARCH)
+	./numalab kernel build $(K) $(call options,$(KERNEL_OPTIONS),$(KERNEL_LISTS))
 
 # A guest disk from images/$(IMAGE).image: `make image IMAGE=debian` (docs/images.md).
 IMAGE ?= debian
 image: numalab
 	@./numalab setup --quiet
 	@$(MAKE) -s numalab guest GUEST_ARCH=x86_64
-	./numalab image build $(IMAGE)
+	./numalab image build $(IMAGE) $(call options,$(IMAGE_OPTIONS))
 
 $(B)/unit/%: tests/host/unit/%.c $(LAB_OBJ) $(UNIT_LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
  * hit both alike.  Reports medians and runner/baseline as a ratio.
  */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "boot/image.h"
 #include "base/interrupt.h"
 #include "base/proc.h"
@@ -15,14 +16,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab bench --topo NAME|FILE [--kernel K] [--reps N] [--out DIR]\n"
 	"       numalab bench --topo NAME|FILE --kernel K --against K2 [--reps N]\n"
 	"       numalab bench --topo NAME|FILE --accel-choice [--reps N]\n"
@@ -51,23 +51,8 @@ static const char help[] =
 	"--kernel-build: in a scratch cache (sources and toolroot shared, ccache and\n"
 	"work trees empty), time a cold build of RECIPE, the incremental build of\n"
 	"--patched RECIPE in its work tree, and a rebuild from scratch with the warm\n"
-	"ccache (its hit rate), as ratios to the cold build.  Tens of minutes.\n";
-
-static const struct option options[] = {
-	{ "topo", required_argument, NULL, 't' },
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "reps", required_argument, NULL, 'r' },
-	{ "out", required_argument, NULL, 'O' },
-	{ "kernel-build", required_argument, NULL, 'b' },
-	{ "patched", required_argument, NULL, 'p' },
-	{ "arch", required_argument, NULL, 'a' },
-	{ "backend", required_argument, NULL, 'B' },
-	{ "uri", required_argument, NULL, 'u' },
-	{ "against", required_argument, NULL, 'A' },
-	{ "accel-choice", no_argument, NULL, 'C' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+	"ccache (its hit rate), as ratios to the cold build.  Tens of minutes.\n"
+	"\n";
 
 /* This process's peak resident set (the runner runs in it; QEMU is a child). */
 static double peak_rss_mib(void)
@@ -473,40 +458,36 @@ int cmd_bench(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .out = "results/bench" };
 	const char *build = NULL, *patched = NULL, *arch = "x86_64", *against = NULL;
-	int c, reps = 3, accel_choice = 0;
+	int rc, first, reps = 3, accel_choice = 0;
+	const struct opt opts[] = {
+		OPT_STRING("topo", &o.topo, "NAME|FILE", "the topology to boot"),
+		OPT_STRING("kernel", &o.kernel, "K", "its kernel, as `numalab run --kernel` (default: debian)"),
+		OPT_INT("reps", &reps, "N", 1, 64, "repetitions, 1..64 (default 3)"),
+		OPT_STRING("out", &o.out, "DIR", "results root (default: results/bench)"),
+		OPT_STRING("against", &against, "K2", "compare --kernel K's boot with K2's"),
+		OPT_FLAG("accel-choice", &accel_choice, "what --accel auto costs"),
+		OPT_CHOICE("backend", &o.backend, "qemu|libvirt", "qemu|libvirt",
+			   "libvirt: libvirt's per-VM overhead"),
+		OPT_STRING("uri", &o.uri, "URI", "libvirt URI (default: $LIBVIRT_DEFAULT_URI)"),
+		OPT_STRING("kernel-build", &build, "RECIPE", "time builds of RECIPE"),
+		OPT_STRING("patched", &patched, "RECIPE", "the incremental build after --kernel-build"),
+		OPT_CHOICE("arch", &arch, "ARCH", "x86_64|loongarch64|loongarch",
+			   "the kernel builds' arch: x86_64 (default) or\nloongarch64 (also: loongarch)"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "bench", .usage = usage, .opts = opts };
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 't': o.topo = optarg; break;
-		case 'k': o.kernel = optarg; break;
-		case 'O': o.out = optarg; break;
-		case 'h': return command_help(help);
-		case 'b': build = optarg; break;
-		case 'p': patched = optarg; break;
-		case 'a': arch = !strcmp(optarg, "loongarch") ? "loongarch64" : optarg; break;
-		case 'B': o.backend = optarg; break;
-		case 'u': o.uri = optarg; break;
-		case 'A': against = optarg; break;
-		case 'C': accel_choice = 1; break;
-		case 'r':
-			reps = atoi(optarg);
-			if (reps < 1 || reps > 64)
-				return command_usage_error("bench", "--reps %s: give 1..64", optarg);
-			break;
-		default:
-			return command_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	if (!strcmp(arch, "loongarch"))
+		arch = "loongarch64";
 	interrupt_catch();
-	if (build && patched && !o.topo && optind == argc)
+	if (build && patched && !o.topo && first == argc)
 		return kernel_bench(build, patched, arch);
-	if (!o.topo || build || patched || optind < argc)
+	if (!o.topo || build || patched || first < argc)
 		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
 	if (o.backend && !strcmp(o.backend, "libvirt"))
 		return bench_libvirt(&o, reps);
-	if (o.backend && strcmp(o.backend, "qemu"))
-		return command_usage_error("bench", "--backend %s: use qemu or libvirt", o.backend);
 	if (o.uri)
 		return command_usage_error("bench", "--uri needs --backend libvirt");
 	if (against && !o.kernel)

@@ -6,20 +6,20 @@
 #include "analysis/bisect.h"
 #include "cli/command.h"
 #include "base/git.h"
+#include "cli/cmd_bisect.h"
 #include "base/proc.h"
 #include "results/results.h"
 #include "base/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab bisect --ksrc DIR --good REV --bad REV --topo NAME --test SPEC\n"
 	"                      [--recipe NAME] [--timeout S] [--out DIR]\n"
 	"                      [--metric [TEST:]NAME [--repeat N] [--threshold P] [--alpha A]]\n"
@@ -34,36 +34,14 @@ static const char help[] =
 	"times first (the baseline); each step runs as often and is bad when the\n"
 	"metric regressed by at least --threshold percent (default 5) at\n"
 	"significance --alpha (default 0.05), as `numalab compare` decides.\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"Exit: 0 the first bad commit was found, 1 it could not be narrowed to one\n"
 	"commit, 2 bad request, 3 harness error.\n";
 
-static const struct option options[] = {
-	{ "ksrc", required_argument, NULL, 'k' },
-	{ "good", required_argument, NULL, 'g' },
-	{ "bad", required_argument, NULL, 'b' },
-	{ "topo", required_argument, NULL, 't' },
-	{ "test", required_argument, NULL, 'T' },
-	{ "recipe", required_argument, NULL, 'r' },
-	{ "timeout", required_argument, NULL, 'o' },
-	{ "out", required_argument, NULL, 'O' },
-	{ "metric", required_argument, NULL, 'm' },
-	{ "repeat", required_argument, NULL, 'n' },
-	{ "threshold", required_argument, NULL, 'x' },
-	{ "alpha", required_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-struct bisect_opts {
-	const char *good, *bad, *topo, *test, *recipe, *timeout, *out;
-	const char *metric, *repeat, *threshold, *alpha;   /* passed on to bisect-run as given */
-	/* Absolute: git bisect run starts each step in the tree's top directory. */
-	char ksrc[PATH_MAX], topo_path[PATH_MAX], out_abs[PATH_MAX];
-	char dir[4096], log[4200];
-};
-
-/* git ARGS in the tree; its output's first line into out (\"\" if it failed). */
+/* git ARGS in the tree; its output's first line into out ("" if it failed). */
 static int git_line(const char *ksrc, const char **args, char *out, size_t cap)
 {
 	struct error ignored;
@@ -73,34 +51,45 @@ static int git_line(const char *ksrc, const char **args, char *out, size_t cap)
 	return rc;
 }
 
-/* bisect-run's command line for this bisect; rev NULL: the step's HEAD. */
-static void step_argv(const struct bisect_opts *bo, const char *record, struct strvec *argv)
+/* "--NAME=V" with V the shortest %g that reads back as v: the step gets the value bisect checked. */
+static void push_double(struct strvec *argv, const char *name, double v)
 {
+	char text[64];
+
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(text, sizeof(text), "%.*g", digits, v);
+		if (strtod(text, NULL) == v)
+			break;
+	}
+	strvec_pushf(argv, "--%s=%s", name, text);
+}
+
+void bisect_step_argv(const struct bisect_opts *bo, const char *record, struct strvec *argv)
+{
+	const struct step_opts *so = &bo->step;
+
 	strvec_pushf(argv, "%s/numalab", lab_root());
 	strvec_push(argv, "bisect-run");
 	strvec_push(argv, "--ksrc");
 	strvec_push(argv, bo->ksrc);
 	strvec_push(argv, "--topo");
-	strvec_push(argv, bo->topo);
+	strvec_push(argv, so->topo);
 	strvec_push(argv, "--test");
-	strvec_push(argv, bo->test);
+	strvec_push(argv, so->test);
 	strvec_push(argv, "--recipe");
-	strvec_push(argv, bo->recipe);
+	strvec_push(argv, so->recipe);
 	strvec_push(argv, "--out");
 	strvec_push(argv, bo->dir);
 	strvec_push(argv, "--log");
 	strvec_push(argv, bo->log);
-	if (bo->timeout)
-		strvec_pushf(argv, "--timeout=%s", bo->timeout);
-	if (!bo->metric)
+	if (so->timeout_s)
+		strvec_pushf(argv, "--timeout=%d", so->timeout_s);
+	if (!so->metric)
 		return;
-	strvec_pushf(argv, "--metric=%s", bo->metric);
-	if (bo->repeat)
-		strvec_pushf(argv, "--repeat=%s", bo->repeat);
-	if (bo->threshold)
-		strvec_pushf(argv, "--threshold=%s", bo->threshold);
-	if (bo->alpha)
-		strvec_pushf(argv, "--alpha=%s", bo->alpha);
+	strvec_pushf(argv, "--metric=%s", so->metric);
+	strvec_pushf(argv, "--repeat=%d", so->repeat);
+	push_double(argv, "threshold", so->threshold);
+	push_double(argv, "alpha", so->alpha);
 	if (record) {
 		strvec_pushf(argv, "--record=%s", record);
 		strvec_pushf(argv, "--rev=%s", bo->good);
@@ -137,7 +126,7 @@ static int record_baseline(const struct bisect_opts *bo, struct error *err)
 	char *dir = xprintf("%s/baseline", bo->dir);
 	int rc;
 
-	step_argv(bo, dir, &argv);
+	bisect_step_argv(bo, dir, &argv);
 	rc = run_logged(bo, &argv, err);
 	if (rc > 0)
 		error_set(err, "measuring the baseline at %s failed (bisect-run exited %d); see %s",
@@ -155,7 +144,7 @@ static int bisect_run(const struct bisect_opts *bo, struct error *err)
 	int rc;
 
 	git_argv(&(struct git){ .dir = bo->ksrc }, args, &argv);
-	step_argv(bo, NULL, &argv);
+	bisect_step_argv(bo, NULL, &argv);
 	rc = run_logged(bo, &argv, err);
 	strvec_clear(&argv);
 	return rc;
@@ -255,7 +244,7 @@ static int bisect(struct bisect_opts *bo)
 	}
 	snprintf(bo->dir, sizeof(bo->dir), "%s", run_dir);
 	snprintf(bo->log, sizeof(bo->log), "%s/bisect.log", bo->dir);
-	rc = bo->metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
+	rc = bo->step.metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
 	if (rc < 0)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
@@ -287,41 +276,36 @@ static int absolute(const char *path, char *out, size_t cap)
 
 int cmd_bisect(int argc, char **argv)
 {
-	struct bisect_opts bo = { .recipe = "stock" };
+	struct bisect_opts bo;
 	const char *ksrc = NULL;
-	int c;
+	const struct opt opts[] = {
+		OPT_STRING("ksrc", &ksrc, "DIR", "the kernel git tree to bisect (required)"),
+		OPT_STRING("good", &bo.good, "REV", "a commit where the test passes (required)"),
+		OPT_STRING("bad", &bo.bad, "REV", "a later commit where it fails (required)"),
+		BISECT_STEP_OPTIONS(&bo.step),
+		OPT_STRING("out", &bo.out, "DIR", "results root (default: results)"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "bisect", .usage = usage, .opts = opts, .tail = tail };
+	int rc, first;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'k': ksrc = optarg; break;
-		case 'g': bo.good = optarg; break;
-		case 'b': bo.bad = optarg; break;
-		case 't': bo.topo = optarg; break;
-		case 'T': bo.test = optarg; break;
-		case 'r': bo.recipe = optarg; break;
-		case 'o': bo.timeout = optarg; break;
-		case 'O': bo.out = optarg; break;
-		case 'm': bo.metric = optarg; break;
-		case 'n': bo.repeat = optarg; break;
-		case 'x': bo.threshold = optarg; break;
-		case 'p': bo.alpha = optarg; break;
-		case 'h': return command_help(help);
-		default:
-			return command_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return command_usage_error("bisect", "unexpected argument '%s'", argv[optind]);
-	if (!ksrc || !bo.good || !bo.bad || !bo.topo || !bo.test)
+	memset(&bo, 0, sizeof(bo));
+	step_opts_init(&bo.step);
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	if (first < argc)
+		return command_usage_error("bisect", "unexpected argument '%s'", argv[first]);
+	if (!ksrc || !bo.good || !bo.bad || !bo.step.topo || !bo.step.test)
 		return command_usage_error("bisect", "--ksrc, --good, --bad, --topo and --test are required");
+	if (bisect_test_parse(bo.step.test, &bo.step.t))
+		return command_usage_error("bisect", "--test %s: give SUITE or SUITE:PREFIX", bo.step.test);
 	if (!realpath(ksrc, bo.ksrc) || !is_git_tree(bo.ksrc))
 		return command_usage_error("bisect", "--ksrc %s: not a git tree; make one with "
 					   "`numalab kernel git-tree`", ksrc);
 	if (absolute(bo.out ? bo.out : "results", bo.out_abs, sizeof(bo.out_abs)))
 		return command_usage_error("bisect", "--out %s: %s", bo.out, strerror(errno));
-	if (file_exists(bo.topo) && realpath(bo.topo, bo.topo_path))
-		bo.topo = bo.topo_path;
+	if (file_exists(bo.step.topo) && realpath(bo.step.topo, bo.topo_path))
+		bo.step.topo = bo.topo_path;
 	interrupt_catch();
 	return bisect(&bo);
 }

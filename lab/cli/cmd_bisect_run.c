@@ -5,6 +5,7 @@
  */
 #include "analysis/bisect.h"
 #include "cli/command.h"
+#include "cli/cmd_bisect_run.h"
 #include "kernel/kbuild.h"
 #include "base/interrupt.h"
 #include "base/git.h"
@@ -12,13 +13,12 @@
 #include "model/labdata.h"
 #include "model/topology.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab bisect-run --ksrc DIR --topo NAME --test SUITE[:PREFIX] [options]\n"
 	"\n"
 	"A `git bisect run` step: build HEAD of the kernel git tree DIR with the\n"
@@ -34,50 +34,54 @@ static const char help[] =
 	"--repeat times and compares the metric with the runs in --baseline DIR\n"
 	"(the good commit's, made by --record DIR) as `numalab compare` does: bad\n"
 	"when it regressed significantly (--alpha) by at least --threshold percent.\n"
-	"\n"
-	"  --ksrc DIR     the kernel git tree being bisected (required)\n"
-	"  --topo NAME    topologies/NAME.topo or a file (required)\n"
-	"  --test SPEC    SUITE or SUITE:PREFIX, e.g. mempolicy:bulk (required)\n"
-	"  --recipe NAME  kernels/recipes/NAME.recipe for the config (default: stock)\n"
-	"  --rev REV      build REV instead of HEAD\n"
-	"  --timeout S    whole-VM timeout (default: the topology's)\n"
-	"  --out DIR      results root (default: results)\n"
-	"  --log FILE     the step log (default: OUT/bisect.log)\n"
-	"  --metric M     decide by metric M ([TEST:]NAME) instead of pass/fail\n"
-	"  --baseline DIR the good commit's runs to compare with (--metric)\n"
-	"  --record DIR   only run --repeat times into DIR (the baseline); exit 0\n"
-	"  --repeat N     runs per step with --metric (default 3)\n"
-	"  --threshold P  smallest change that counts, percent (default 5)\n"
-	"  --alpha A      significance level (default 0.05)\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"`make lab-bisect` / `numalab bisect` drive it (docs/bisect.md).\n";
 
-static const struct option options[] = {
-	{ "ksrc", required_argument, NULL, 'k' },
-	{ "topo", required_argument, NULL, 't' },
-	{ "test", required_argument, NULL, 'T' },
-	{ "recipe", required_argument, NULL, 'r' },
-	{ "rev", required_argument, NULL, 'R' },
-	{ "timeout", required_argument, NULL, 'o' },
-	{ "out", required_argument, NULL, 'O' },
-	{ "log", required_argument, NULL, 'l' },
-	{ "metric", required_argument, NULL, 'm' },
-	{ "baseline", required_argument, NULL, 'B' },
-	{ "record", required_argument, NULL, 'C' },
-	{ "repeat", required_argument, NULL, 'n' },
-	{ "threshold", required_argument, NULL, 'x' },
-	{ "alpha", required_argument, NULL, 'p' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+void step_opts_init(struct step_opts *so)
+{
+	*so = (struct step_opts){ .recipe = "stock", .rev = "HEAD", .repeat = 3, .threshold = 5,
+				  .alpha = 0.05 };
+}
 
-struct step_opts {
-	const char *ksrc, *topo, *test, *recipe, *rev, *out, *log;
-	const char *metric, *baseline, *record;
-	int timeout_s, repeat;
-	double threshold, alpha;
-	struct bisect_test t;
-};
+int bisect_run_options_parse(int argc, char **argv, struct step_opts *so, struct error *err)
+{
+	const struct opt opts[] = {
+		OPT_STRING("ksrc", &so->ksrc, "DIR", "the kernel git tree being bisected (required)"),
+		BISECT_STEP_OPTIONS(so),
+		OPT_STRING("rev", &so->rev, "REV", "build REV instead of HEAD"),
+		OPT_STRING("out", &so->out, "DIR", "results root (default: results)"),
+		OPT_STRING("log", &so->log, "FILE", "the step log (default: OUT/bisect.log)"),
+		OPT_STRING("baseline", &so->baseline, "DIR", "the good commit's runs to compare with (--metric)"),
+		OPT_STRING("record", &so->record, "DIR", "only run --repeat times into DIR (the baseline); exit 0"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "bisect-run", .usage = usage, .opts = opts, .tail = tail };
+	struct buf help = BUF_INIT;
+	int first = opt_parse(&spec, argc, argv, err);
+
+	if (first == OPT_HELP) {   /* the help is this table's: print it here */
+		opt_help(&spec, &help);
+		fputs(buf_str(&help), stdout);
+		buf_free(&help);
+		return OPT_HELP;
+	}
+	if (first < 0)
+		return -1;
+	if (first < argc)
+		return error_input(err, "unexpected argument '%s'", argv[first]);
+	if (!so->ksrc || !so->topo || !so->test)
+		return error_input(err, "--ksrc, --topo and --test are required");
+	if (bisect_test_parse(so->test, &so->t))
+		return error_input(err, "--test %s: give SUITE or SUITE:PREFIX", so->test);
+	if (so->metric && !so->baseline == !so->record)
+		return error_input(err, "--metric needs --baseline DIR (or --record DIR to make it)");
+	if (!so->metric && (so->baseline || so->record))
+		return error_input(err, "--baseline and --record go with --metric");
+	return 0;
+}
 
 /* git bisect would take 2 for "bad": a request it cannot carry out aborts instead. */
 static int abort_request(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -228,7 +232,7 @@ static int step(const struct step_opts *so, const char *arch)
 	return s.verdict;
 }
 
-/* Everything that makes the request wrong whatever the commit: checked before building. */
+/* The names the request gives, against the project: checked before building. */
 static int check_request(struct step_opts *so, char *arch, size_t cap)
 {
 	char path[4096];
@@ -237,14 +241,6 @@ static int check_request(struct step_opts *so, char *arch, size_t cap)
 	struct recipe r;
 	struct error err;
 
-	if (!so->ksrc || !so->topo || !so->test)
-		return abort_request("--ksrc, --topo and --test are required");
-	if (bisect_test_parse(so->test, &so->t))
-		return abort_request("--test %s: give SUITE or SUITE:PREFIX", so->test);
-	if (so->metric && !so->baseline == !so->record)
-		return abort_request("--metric needs --baseline DIR (or --record DIR to make it)");
-	if (!so->metric && (so->baseline || so->record))
-		return abort_request("--baseline and --record go with --metric");
 	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, so->topo, path, sizeof(path));
 	if (topo_load(path, &topo, &terr))
 		return abort_request("%s", terr.msg);
@@ -256,54 +252,19 @@ static int check_request(struct step_opts *so, char *arch, size_t cap)
 
 int cmd_bisect_run(int argc, char **argv)
 {
-	struct step_opts so = { .recipe = "stock", .rev = "HEAD", .repeat = 3, .threshold = 5,
-				.alpha = 0.05 };
+	struct step_opts so;
+	struct error err;
 	char arch[16];
-	char *end;
-	int c;
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'k': so.ksrc = optarg; break;
-		case 't': so.topo = optarg; break;
-		case 'T': so.test = optarg; break;
-		case 'r': so.recipe = optarg; break;
-		case 'R': so.rev = optarg; break;
-		case 'O': so.out = optarg; break;
-		case 'l': so.log = optarg; break;
-		case 'm': so.metric = optarg; break;
-		case 'B': so.baseline = optarg; break;
-		case 'C': so.record = optarg; break;
-		case 'n':
-			so.repeat = (int)strtol(optarg, &end, 10);
-			if (*end || so.repeat < 2 || so.repeat > 100)
-				return abort_request("--repeat %s: give 2..100 (statistics need two runs a side)", optarg);
-			break;
-		case 'x':
-			so.threshold = strtod(optarg, &end);
-			if (*end || end == optarg || so.threshold < 0)
-				return abort_request("--threshold %s: give a percentage >= 0", optarg);
-			break;
-		case 'p':
-			so.alpha = strtod(optarg, &end);
-			if (*end || end == optarg || so.alpha <= 0 || so.alpha >= 1)
-				return abort_request("--alpha %s: give a level between 0 and 1", optarg);
-			break;
-		case 'h': return command_help(help);
-		case 'o':
-			so.timeout_s = (int)strtol(optarg, &end, 10);
-			if (*end || so.timeout_s < 1 || so.timeout_s > 86400)
-				return abort_request("--timeout %s: give seconds, 1..86400", optarg);
-			break;
-		default:
-			return abort_request("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return abort_request("unexpected argument '%s'", argv[optind]);
-	if ((c = check_request(&so, arch, sizeof(arch))))
-		return c;
+	step_opts_init(&so);
+	rc = bisect_run_options_parse(argc, argv, &so, &err);
+	if (rc == OPT_HELP)
+		return EXIT_PASS;
+	if (rc)
+		return abort_request("%s", err.msg);
+	if ((rc = check_request(&so, arch, sizeof(arch))))
+		return rc;
 	interrupt_catch();
 	return step(&so, arch);
 }

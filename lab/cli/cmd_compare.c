@@ -1,16 +1,16 @@
 /* numalab compare: two result trees, test by test and metric by metric. */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "analysis/compare.h"
 #include "analysis/compare_report.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab compare [options] A B\n"
 	"\n"
 	"Compare the results under directory A with those under B: each is a run\n"
@@ -23,70 +23,13 @@ static const char help[] =
 	"Refuses (exit 2) to compare cells whose QEMU version, accelerator,\n"
 	"host NUMA backing, backend or guest shape differ, unless --force.\n"
 	"Cells of runs that did not complete are skipped.  (docs/compare.md)\n"
-	"\n"
-	"  --threshold PCT    smallest change of the mean that counts (default 5)\n"
-	"  --alpha P          significance level, 0 < P < 1 (default 0.05)\n"
-	"  --bootstrap        decide by the bootstrap interval, not Welch's test\n"
-	"  --uncorrected      decide by Welch's p, not by q (p adjusted by\n"
-	"                     Benjamini-Hochberg over all metrics tested)\n"
-	"  --iterations N     bootstrap resamples, 100..1000000 (default 10000)\n"
-	"  --seed N           bootstrap PRNG seed (default 1)\n"
-	"  --tap FILE         write TAP: one result per test and per metric\n"
-	"  --json FILE        write everything as JSON\n"
-	"  --html FILE        write a self-contained HTML report with SVG charts\n"
-	"  --all              list every metric on the terminal, not just the flagged\n"
-	"  --quiet            no table on the terminal\n"
-	"  --kernel-a NAME    only A's cells of kernel NAME (meta kernel: NAME VERSION)\n"
-	"  --kernel-b NAME    only B's cells of kernel NAME\n"
-	"  --cells-a GLOB     only A's cells whose path below A matches GLOB ('*'\n"
-	"  --cells-b GLOB     spans '/'), e.g. 'cells/2node.madv.*': two kernels or\n"
-	"                     variants of one matrix directory given as both A and B\n"
-	"  --force            compare despite a differing backend, qemu, accel,\n"
-	"                     host_numa or guest shape\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"Exit: 0 no functional difference and no metric regressed or changed,\n"
 	"1 otherwise, 2 bad input or a refused comparison, 3 an output could not\n"
 	"be written.\n";
-
-static const struct option options[] = {
-	{ "threshold", required_argument, NULL, 'T' },
-	{ "alpha", required_argument, NULL, 'a' },
-	{ "bootstrap", no_argument, NULL, 'b' },
-	{ "uncorrected", no_argument, NULL, 'u' },
-	{ "iterations", required_argument, NULL, 'i' },
-	{ "seed", required_argument, NULL, 's' },
-	{ "tap", required_argument, NULL, 't' },
-	{ "json", required_argument, NULL, 'j' },
-	{ "html", required_argument, NULL, 'H' },
-	{ "all", no_argument, NULL, 'A' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "kernel-a", required_argument, NULL, 'K' },
-	{ "kernel-b", required_argument, NULL, 'k' },
-	{ "cells-a", required_argument, NULL, 'C' },
-	{ "cells-b", required_argument, NULL, 'c' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* A finite number in [lo, hi] making up all of s. */
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return end == s || *end || errno || !isfinite(*out) || *out < lo || *out > hi ? -1 : 0;
-}
-
-static int parse_u64(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return end == s || *end || errno || *s == '-' || *out > max ? -1 : 0;
-}
 
 struct outputs {
 	const char *tap, *json, *html;
@@ -131,53 +74,47 @@ int cmd_compare(int argc, char **argv)
 	struct outputs out = { 0 };
 	struct comparison c;
 	struct error err;
-	unsigned long long n;
-	int ch, rc;
+	int rc, first, uncorrected = 0, iterations;
+	const struct opt table[] = {
+		OPT_DOUBLE("threshold", &opts.threshold_pct, "PCT", 0, HUGE_VAL,
+			   "smallest change of the mean that counts (default 5)"),
+		OPT_DOUBLE_OPEN("alpha", &opts.alpha, "P", 0, 1, "significance level, 0 < P < 1 (default 0.05)"),
+		OPT_FLAG("bootstrap", &opts.bootstrap, "decide by the bootstrap interval, not Welch's test"),
+		OPT_FLAG("uncorrected", &uncorrected,
+			 "decide by Welch's p, not by q (p adjusted by\n"
+			 "Benjamini-Hochberg over all metrics tested)"),
+		OPT_INT("iterations", &iterations, "N", 100, 1000000,
+			"bootstrap resamples, 100..1000000 (default 10000)"),
+		OPT_U64("seed", &opts.seed, "N", "bootstrap PRNG seed (default 1)"),
+		OPT_STRING("tap", &out.tap, "FILE", "write TAP: one result per test and per metric"),
+		OPT_STRING("json", &out.json, "FILE", "write everything as JSON"),
+		OPT_STRING("html", &out.html, "FILE", "write a self-contained HTML report with SVG charts"),
+		OPT_FLAG("all", &out.all, "list every metric on the terminal, not just the flagged"),
+		OPT_FLAG("quiet", &out.quiet, "no table on the terminal"),
+		OPT_STRING("kernel-a", &opts.filter_a.kernel, "NAME",
+			   "only A's cells of kernel NAME (meta kernel: NAME VERSION)"),
+		OPT_STRING("kernel-b", &opts.filter_b.kernel, "NAME", "only B's cells of kernel NAME"),
+		OPT_STRING("cells-a", &opts.filter_a.cells, "GLOB",
+			   "only A's cells whose path below A matches GLOB ('*'\n"
+			   "spans '/'), e.g. 'cells/2node.madv.*': two kernels or\n"
+			   "variants of one matrix directory given as both A and B"),
+		OPT_STRING("cells-b", &opts.filter_b.cells, "GLOB", "only B's cells whose path below B matches GLOB"),
+		OPT_FLAG("force", &opts.force,
+			 "compare despite a differing backend, qemu, accel,\nhost_numa or guest shape"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "compare", .usage = usage, .opts = table, .tail = tail };
 
 	cmp_options_default(&opts);
+	iterations = (int)opts.iterations;
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
 	/* Hundreds of metrics at once: without a correction some are flagged by chance. */
-	opts.correct_bh = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (ch) {
-		case 'T':
-			if (parse_double(optarg, 0, 1e6, &opts.threshold_pct))
-				return command_usage_error("compare", "--threshold %s: give a percentage >= 0", optarg);
-			break;
-		case 'a':
-			if (parse_double(optarg, 0, 1, &opts.alpha) || opts.alpha <= 0 || opts.alpha >= 1)
-				return command_usage_error("compare", "--alpha %s: give a level between 0 and 1", optarg);
-			break;
-		case 'i':
-			if (parse_u64(optarg, 1000000, &n) || n < 100)
-				return command_usage_error("compare", "--iterations %s: give 100..1000000", optarg);
-			opts.iterations = (unsigned)n;
-			break;
-		case 's':
-			if (parse_u64(optarg, UINT64_MAX, &n))
-				return command_usage_error("compare", "--seed %s: give a non-negative integer", optarg);
-			opts.seed = n;
-			break;
-		case 'b': opts.bootstrap = 1; break;
-		case 'u': opts.correct_bh = 0; break;
-		case 't': out.tap = optarg; break;
-		case 'j': out.json = optarg; break;
-		case 'H': out.html = optarg; break;
-		case 'A': out.all = 1; break;
-		case 'q': out.quiet = 1; break;
-		case 'f': opts.force = 1; break;
-		case 'K': opts.filter_a.kernel = optarg; break;
-		case 'k': opts.filter_b.kernel = optarg; break;
-		case 'C': opts.filter_a.cells = optarg; break;
-		case 'c': opts.filter_b.cells = optarg; break;
-		case 'h': return command_help(help);
-		default:
-			return command_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 2)
+	opts.correct_bh = !uncorrected;
+	opts.iterations = (unsigned)iterations;
+	if (argc - first != 2)
 		return command_usage_error("compare", "give two result directories, A and B");
-	if (compare_run(&c, argv[optind], argv[optind + 1], &opts, &err)) {
+	if (compare_run(&c, argv[first], argv[first + 1], &opts, &err)) {
 		compare_free(&c);
 		return command_fail("compare", &err);
 	}

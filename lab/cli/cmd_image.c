@@ -1,16 +1,16 @@
 /* numalab image: build guest disk images from images/NAME.image (docs/images.md). */
 #include "cli/command.h"
 #include "base/interrupt.h"
+#include "cli/options.h"
 #include "boot/disk.h"
 #include "drive/run.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab image build NAME|FILE [--out FILE] [--accel auto|tcg|kvm]\n"
 	"\n"
 	"Build the qcow2 guest disk described by images/NAME.image (or FILE): a\n"
@@ -19,19 +19,11 @@ static const char help[] =
 	"Cached under CACHE/images/ by its inputs: built again only when the\n"
 	"description, debootstrap's inputs or the guest binaries change.  Prints\n"
 	"the image's path.  Boot it with `numalab run --disk PATH`.\n"
-	"\n"
-	"  --out FILE            also copy the image to FILE\n"
-	"  --accel auto|tcg|kvm  libguestfs's appliance: auto probes KVM like\n"
-	"                        `numalab run` does (default), else TCG\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"Exit: 0 built or cached, 2 bad description or usage, 3 the build failed.\n";
-
-static const struct option options[] = {
-	{ "out", required_argument, NULL, 'o' },
-	{ "accel", required_argument, NULL, 'a' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* The accelerator `numalab run` would pick for the default x86_64 guest. */
 static int appliance_tcg(const char *accel, struct error *err)
@@ -81,23 +73,19 @@ static int build(const char *spec, const char *out, const char *accel)
 int cmd_image(int argc, char **argv)
 {
 	const char *out = NULL, *accel = "auto";
-	int c;
+	int rc, first;
+	const struct opt opts[] = {
+		OPT_STRING("out", &out, "FILE", "also copy the image to FILE"),
+		OPT_CHOICE("accel", &accel, "auto|tcg|kvm", "auto|tcg|kvm",
+			   "libguestfs's appliance: auto probes KVM like\n"
+			   "`numalab run` does (default), else TCG"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "image", .usage = usage, .opts = opts, .tail = tail };
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'a':
-			accel = optarg;
-			if (strcmp(accel, "auto") && strcmp(accel, "tcg") && strcmp(accel, "kvm"))
-				return command_usage_error("image", "--accel %s: use auto, tcg or kvm", optarg);
-			break;
-		case 'h': return command_help(help);
-		default:
-			return command_usage_error("image", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 2 || strcmp(argv[optind], "build"))
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	if (argc - first != 2 || strcmp(argv[first], "build"))
 		return command_usage_error("image", "give `build NAME` (images/NAME.image) or `build FILE`");
 	/* The image's steps as this command's own lines: "numalab image: debootstrap ...". */
 	static struct command_sink sink = { NULL, "numalab image: " };
@@ -105,5 +93,5 @@ int cmd_image(int argc, char **argv)
 	sink.steps = stderr;
 	command_set_sink(&sink);
 	interrupt_catch();
-	return build(argv[optind + 1], out, accel);
+	return build(argv[first + 1], out, accel);
 }

@@ -1,16 +1,16 @@
 /* numalab matrix: run a test matrix's cells in parallel, resumably, and merge their results. */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "model/matrix.h"
 #include "drive/matrix_run.h"
 #include "model/labdata.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab matrix FILE|NAME [options]\n"
 	"       numalab matrix --merge --out DIR SHARD-OUT...\n"
 	"\n"
@@ -21,32 +21,20 @@ static const char help[] =
 	"cell), flat.tap (TAP 13, a line per result), junit.xml, summary.txt and\n"
 	"cells/ID/.  Running again with the same\n"
 	"--out resumes: finished cells are kept, unfinished ones run (again).\n"
-	"\n"
-	"  --jobs N       cells at once (default: as cores and free memory allow,\n"
-	"                 counting each cell's guest memory plus QEMU's own)\n"
-	"  --out DIR      output directory (default: results/matrix-NAME-TIME)\n"
-	"  --shard I/N    run only cells whose index k has k %% N == I (0 <= I < N)\n"
-	"  --dry-run      list the cells and their commands, run nothing\n"
-	"  --arches       print the guest arches the cells need, one a line (for make)\n"
-	"  --quiet        no cell logs, only a line per finished cell\n"
-	"  --merge        merge the outputs of shards (their --out dirs) into --out:\n"
-	"                 matrix.tap, flat.tap, junit.xml, summary.txt in cell order\n"
+	"\n";
+
+static const char tail[] =
 	"\n"
 	"Exit: 0 every cell passed, 1 a test failed (or a guest kernel crashed),\n"
 	"2 bad matrix file or command line, 3 harness errors or timeouts only\n"
 	"(also when interrupted).\n";
 
-static const struct option options[] = {
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "out", required_argument, NULL, 'o' },
-	{ "shard", required_argument, NULL, 's' },
-	{ "dry-run", no_argument, NULL, 'n' },
-	{ "arches", no_argument, NULL, 'a' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "merge", no_argument, NULL, 'm' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static int shard_option(void *value, const char *arg, struct error *err)
+{
+	struct matrix_run_opts *o = value;
+
+	return matrix_shard_parse(arg, &o->shard, &o->nr_shards, err);
+}
 
 /* The report on stdout, in order with the progress lines the sink puts there. */
 static void show_on_stdout(void *ctx, const char *text, size_t len)
@@ -76,43 +64,40 @@ int cmd_matrix(int argc, char **argv)
 	char path[4096], out_buf[4200];
 	enum matrix_verdict v;
 	struct error err;
-	int c, merging = 0;
+	int rc, first, dry_run = 0, arches = 0, merging = 0;
+	const struct opt opts[] = {
+		OPT_INT("jobs", &o.jobs, "N", 1, 256,
+			"cells at once, 1..256 (default: as cores and free memory\n"
+			"allow, counting each cell's guest memory plus QEMU's own)"),
+		OPT_STRING("out", &o.out, "DIR", "output directory (default: results/matrix-NAME-TIME)"),
+		OPT_CALLBACK("shard", &o, "I/N", shard_option,
+			     "run only cells whose index k has k % N == I (0 <= I < N)"),
+		OPT_FLAG("dry-run", &dry_run, "list the cells and their commands, run nothing"),
+		OPT_FLAG("arches", &arches, "print the guest arches the cells need, one a line (for make)"),
+		OPT_FLAG("quiet", &o.quiet, "no cell logs, only a line per finished cell"),
+		OPT_FLAG("merge", &merging,
+			 "merge the outputs of shards (their --out dirs) into --out:\n"
+			 "matrix.tap, flat.tap, junit.xml, summary.txt in cell order"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "matrix", .usage = usage, .opts = opts, .tail = tail };
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.jobs = atoi(optarg);
-			if (o.jobs < 1 || o.jobs > 256 || strspn(optarg, "0123456789") != strlen(optarg))
-				return command_usage_error("matrix", "--jobs %s: give a number 1..256", optarg);
-			break;
-		case 'o': o.out = optarg; break;
-		case 's':
-			if (matrix_shard_parse(optarg, &o.shard, &o.nr_shards, &err))
-				return command_usage_error("matrix", "--%s", err.msg);
-			break;
-		case 'n': o.mode = MATRIX_DRY_RUN; break;
-		case 'a': o.mode = MATRIX_ARCHES; break;
-		case 'q': o.quiet = 1; break;
-		case 'm': merging = 1; break;
-		case 'h': return command_help(help);
-		default:
-			return command_usage_error("matrix", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (merging && (!o.out || optind == argc))
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	o.mode = arches ? MATRIX_ARCHES : dry_run ? MATRIX_DRY_RUN : MATRIX_RUN;
+	if (merging && (!o.out || first == argc))
 		return command_usage_error("matrix", "--merge needs --out DIR and the shards' output directories");
 	/* Its steps on stdout, in order with the cells' lines; warnings on stderr. */
 	sink.steps = stdout;
 	command_set_sink(&sink);
-	if (merging && matrix_merge(argv + optind, argc - optind, o.out, &o.show, &v, &err))
+	if (merging && matrix_merge(argv + first, argc - first, o.out, &o.show, &v, &err))
 		return command_fail("matrix", &err);
 	if (merging)
 		return command_exit_matrix(v);
-	if (optind != argc - 1)
-		return command_usage_error("matrix", optind < argc ? "give one matrix file or name"
+	if (first != argc - 1)
+		return command_usage_error("matrix", first < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");
-	lab_data_path(lab_root(), LAB_DATA_MATRIX, argv[optind], path, sizeof(path));
+	lab_data_path(lab_root(), LAB_DATA_MATRIX, argv[first], path, sizeof(path));
 	o.file = path;
 	if (!o.out)
 		default_out(path, out_buf, sizeof(out_buf));

@@ -4,11 +4,12 @@
  */
 #include "cli/command.h"
 #include "base/interrupt.h"
+#include "cli/cmd_run.h"
+#include "cli/options.h"
 #include "analysis/report.h"
 #include "drive/run.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,180 +17,208 @@
 #include <termios.h>
 #include <unistd.h>
 
-static const char help[] =
+static const char run_usage[] =
 	"usage: numalab run --topo NAME|FILE [options] [-- CMD [ARG...]]\n"
 	"\n"
 	"Boot the topology under QEMU, run the guest tests, print their TAP and\n"
 	"keep everything under OUT/<run-id>/<topology>.<kernel>/ (docs/results.md).\n"
 	"\n"
-	"  -- CMD [ARG...]    after the tests, run CMD in the guest as a TAP result of\n"
-	"                     its own, in a view of the host's root (read-only) at the\n"
-	"                     current directory: host programs run unchanged (x86_64;\n"
-	"                     docs/byo.md); --tests none: CMD alone\n"
-	"  --rw DIR           the guest may write DIR (repeatable; default: nothing)\n"
-	"  --tests-dir DIR    each executable in DIR is a suite of the plan; a sidecar\n"
-	"                     NAME.numalab declares its conventions (repeatable;\n"
-	"                     docs/byo.md)\n"
-	"  --topo NAME|FILE   topologies/NAME.topo or a topology file (required)\n"
-	"  --kernel NAME|PATH a name from kernels/prebuilt.lock (default: debian),\n"
-	"                     a recipe (kernels/recipes), a kernel source tree (built\n"
-	"                     as it is, out of tree, in the cache) or a kernel image file\n"
-	"  --patch FILE       apply FILE's patches (git format-patch, an mbox series,\n"
-	"                     a mail quoting a patch) to a kernel built from source;\n"
-	"                     repeatable, in order (docs/byo.md)\n"
-	"  --tests LIST|none  comma-separated guest tests (default: the topology's)\n"
-	"  --timeout S        whole-VM timeout in seconds (default: the topology's)\n"
-	"  --out DIR          results root (default: results)\n"
-	"  --accel auto|tcg|kvm  auto: KVM if a probe boot reaches /init, else TCG\n"
-	"  --append ARGS      extra kernel command line\n"
-	"  --guest-file FILE  put FILE in the guest as /lab/BASENAME (e.g. workloads.conf)\n"
-	"  --backend qemu|libvirt  qemu (default): QEMU directly; libvirt: a transient\n"
-	"                     libvirt domain (docs/libvirt.md; x86 only here)\n"
-	"  --uri URI          libvirt URI (default: $LIBVIRT_DEFAULT_URI)\n"
-	"  --host-nodes auto|G=H,...  bind guest node G's memory and vCPUs to host node\n"
-	"                     H (auto: G=G); refused (exit 2) if the host lacks H\n"
-	"  --prealloc         with --host-nodes (qemu backend): allocate all guest\n"
-	"                     memory on its host nodes at start\n"
-	"  --disk FILE        boot from a copy-on-write overlay of the qcow2 FILE (x86_64;\n"
-	"                     `numalab image build debian` or any image with an ext4 root):\n"
-	"                     tests run with its userland, results are also read back\n"
-	"                     from it; adds ~2 min of libguestfs under TCG (docs/images.md)\n"
-	"  --tap-flat FILE    also write the results as flat TAP 13 (one line per\n"
-	"                     leaf result, named by its path: docs/results.md);\n"
-	"                     -: on stdout, the nested TAP then goes to stderr\n"
-	"  --junit FILE       also write them as JUnit XML\n"
-	"  --quiet            no TAP on stdout, no progress\n"
+	"  -- CMD [ARG...]     after the tests, run CMD in the guest as a TAP result of\n"
+	"                      its own, in a view of the host's root (read-only) at\n"
+	"                      the current directory: host programs run unchanged\n"
+	"                      (x86_64; docs/byo.md); --tests none: CMD alone\n"
+	"\n";
+
+static const char run_tail[] =
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
 	"3 harness error.\n";
 
-static const struct option options[] = {
-	{ "topo", required_argument, NULL, 't' },
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "patch", required_argument, NULL, 'p' },
-	{ "tests", required_argument, NULL, 'T' },
-	{ "timeout", required_argument, NULL, 'o' },
-	{ "out", required_argument, NULL, 'O' },
-	{ "accel", required_argument, NULL, 'a' },
-	{ "append", required_argument, NULL, 'A' },
-	{ "guest-file", required_argument, NULL, 'g' },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "uri", required_argument, NULL, 'u' },
-	{ "host-nodes", required_argument, NULL, 'H' },
-	{ "prealloc", no_argument, NULL, 'P' },
-	{ "disk", required_argument, NULL, 'd' },
-	{ "tap-flat", required_argument, NULL, 'F' },
-	{ "junit", required_argument, NULL, 'J' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "rw", required_argument, NULL, 'w' },
-	{ "tests-dir", required_argument, NULL, 'D' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_timeout(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*end || v < 1 || v > 86400)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static const char shell_help[] =
+static const char shell_usage[] =
 	"usage: numalab shell --topo NAME|FILE [options]\n"
 	"\n"
 	"Boot the topology exactly as `numalab run` would and put the guest's console\n"
 	"on this terminal: a shell (the host's bash, or sh) in the host-root view at\n"
 	"the current directory, as `run -- CMD` runs CMD (x86_64; docs/byo.md).\n"
 	"`poweroff` (or exit) ends it; Ctrl-] ends it at once.  No timeout.\n"
-	"The console and the TAP header are kept under OUT/ as for run.\n"
-	"\n"
-	"  --topo, --kernel, --rw, --tests, --tests-dir, --accel, --append, --out\n"
-	"                     as for `numalab run` (tests run before the shell)\n"
+	"The console and the TAP header are kept under OUT/ as for run; the\n"
+	"options are run's (tests run before the shell):\n"
+	"\n";
+
+static const char shell_tail[] =
 	"\n"
 	"Exit: 0 the guest powered off, 1 it crashed, 2 bad input, 3 harness error.\n";
 
-/* --tap-flat and --junit: the results for TAP consumers and CI (NULL: not wanted). */
-struct report_files {
-	const char *flat, *junit;
-};
+/* run's options a shell has no use for: it has no timeout and its TAP is the console's. */
+static const char *const run_only[] = { "timeout", "quiet", "tap-flat", "junit", NULL };
 
-/* Arguments both commands take; 0, or an exit code. */
-static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o, struct strvec *rw,
-		      struct strvec *dirs, struct report_files *files, int *quiet)
+static int run_only_option(const char *name)
 {
-	static const char *patches[64];
-	int c;
-
-	opterr = 0;
-	/* '+': stop at the first non-option, so CMD's own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
-		switch (c) {
-		case 't': o->topo = optarg; break;
-		case 'k': o->kernel = optarg; break;
-		case 'p':
-			if (o->nr_patches == (int)(sizeof(patches) / sizeof(patches[0])))
-				return command_usage_error(cmd, "more than %d --patch files", o->nr_patches);
-			if (access(optarg, R_OK))
-				return command_usage_error(cmd, "--patch %s: %s", optarg, strerror(errno));
-			patches[o->nr_patches++] = optarg;
-			o->patches = patches;
-			break;
-		case 'T': o->tests = optarg; break;
-		case 'O': o->out = optarg; break;
-		case 'a': o->accel = optarg; break;
-		case 'A': o->append = optarg; break;
-		case 'g': o->guest_file = optarg; break;
-		case 'b': o->backend = optarg; break;
-		case 'u': o->uri = optarg; break;
-		case 'H': o->host_nodes = optarg; break;
-		case 'P': o->prealloc = 1; break;
-		case 'd': o->disk = optarg; break;
-		case 'q': *quiet = 1; break;
-		case 'w': strvec_push(rw, optarg); break;
-		case 'D': strvec_push(dirs, optarg); break;
-		case 'F': files->flat = optarg; break;
-		case 'J': files->junit = optarg; break;
-		case 'h': return command_help(o->shell ? shell_help : help) == EXIT_PASS ? -1 : EXIT_USAGE;
-		case 'o':
-			if (parse_timeout(optarg, &o->timeout_s))
-				return command_usage_error(cmd, "--timeout %s: give seconds, 1..86400", optarg);
-			break;
-		default:
-			return command_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc && !strcmp(argv[optind - 1], "--") && !o->shell) {
-		o->exec_argv = (const char *const *)&argv[optind];
-	} else if (optind < argc) {
-		return command_usage_error(cmd, "unexpected argument '%s'%s", argv[optind],
-					   o->shell ? "" : "; a command for the guest goes after --");
-	} else if (optind > 1 && !strcmp(argv[optind - 1], "--") && !o->shell) {
-		return command_usage_error(cmd, "nothing after --; give the command for the guest");
-	}
-	if (!o->topo)
-		return command_usage_error(cmd, "--topo is required (e.g. --topo 2node)");
-	if (o->guest_file && access(o->guest_file, R_OK))
-		return command_usage_error(cmd, "--guest-file %s: %s", o->guest_file, strerror(errno));
-	if (o->disk && access(o->disk, R_OK))
-		return command_usage_error(cmd, "--disk %s: %s", o->disk, strerror(errno));
-	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm"))
-		return command_usage_error(cmd, "--accel %s: use auto, tcg or kvm", o->accel);
-	if (o->backend && strcmp(o->backend, "qemu") && strcmp(o->backend, "libvirt"))
-		return command_usage_error(cmd, "--backend %s: use qemu or libvirt", o->backend);
-	if (o->uri && !run_backend_libvirt(o))
-		return command_usage_error(cmd, "--uri needs --backend libvirt");
-	if (o->prealloc && (!o->host_nodes || run_backend_libvirt(o)))
-		return command_usage_error(cmd, "--prealloc needs --host-nodes and the qemu backend");
-	if ((o->exec_argv || o->shell || rw->nr || dirs->nr) && run_backend_libvirt(o))
-		return command_usage_error(cmd, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
-					   "(leave out --backend libvirt)");
-	o->rw_dirs = rw->nr ? strvec_argv(rw) : NULL;
-	o->tests_dirs = dirs->nr ? strvec_argv(dirs) : NULL;
+	for (int i = 0; run_only[i]; i++)
+		if (!strcmp(run_only[i], name))
+			return 1;
 	return 0;
+}
+
+#define RUN_MAX_OPTS 24
+
+/* The one declaration of run's (and shell's) options, over c and its quiet flag. */
+static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct opt_spec *spec)
+{
+	struct run_opts *o = &c->o;
+	const struct opt all[] = {
+		OPT_STRING("topo", &o->topo, "NAME|FILE", "topologies/NAME.topo or a topology file (required)"),
+		OPT_STRING("kernel", &o->kernel, "NAME|PATH",
+			   "a name from kernels/prebuilt.lock (default: debian),\n"
+			   "a recipe (kernels/recipes), a kernel source tree (built\n"
+			   "as it is, out of tree, in the cache) or a kernel image\n"
+			   "file"),
+		OPT_LIST("patch", &c->patches, "FILE",
+			 "apply FILE's patches (git format-patch, an mbox series,\n"
+			 "a mail quoting a patch) to a kernel built from source;\n"
+			 "repeatable, in order (docs/byo.md)"),
+		OPT_STRING("tests", &o->tests, "LIST|none", "comma-separated guest tests (default: the topology's)"),
+		OPT_LIST("tests-dir", &c->tests_dirs, "DIR",
+			 "each executable in DIR is a suite of the plan; a sidecar\n"
+			 "NAME.numalab declares its conventions (repeatable;\n"
+			 "docs/byo.md)"),
+		OPT_LIST("rw", &c->rw, "DIR", "the guest may write DIR (repeatable; default: nothing)"),
+		OPT_INT("timeout", &o->timeout_s, "S", 1, 86400,
+			"whole-VM timeout in seconds, 1..86400 (default: the\ntopology's)"),
+		OPT_STRING("out", &o->out, "DIR", "results root (default: results)"),
+		OPT_CHOICE("accel", &o->accel, "auto|tcg|kvm", "auto|tcg|kvm",
+			   "auto: KVM if a probe boot reaches /init, else TCG"),
+		OPT_STRING("append", &o->append, "ARGS", "extra kernel command line"),
+		OPT_STRING("guest-file", &o->guest_file, "FILE",
+			   "put FILE in the guest as /lab/BASENAME (e.g.\nworkloads.conf)"),
+		OPT_CHOICE("backend", &o->backend, "qemu|libvirt", "qemu|libvirt",
+			   "qemu (default): QEMU directly; libvirt: a transient\n"
+			   "libvirt domain (docs/libvirt.md; x86 only here)"),
+		OPT_STRING("uri", &o->uri, "URI", "libvirt URI (default: $LIBVIRT_DEFAULT_URI)"),
+		OPT_STRING("host-nodes", &o->host_nodes, "auto|G=H,...",
+			   "bind guest node G's memory and vCPUs to host node\n"
+			   "H (auto: G=G); refused (exit 2) if the host lacks H"),
+		OPT_FLAG("prealloc", &o->prealloc,
+			 "with --host-nodes (qemu backend): allocate all guest\nmemory on its host nodes at start"),
+		OPT_STRING("disk", &o->disk, "FILE",
+			   "boot from a copy-on-write overlay of the qcow2 FILE\n"
+			   "(x86_64; `numalab image build debian` or any image with\n"
+			   "an ext4 root): tests run with its userland, results are\n"
+			   "also read back from it; adds ~2 min of libguestfs under\n"
+			   "TCG (docs/images.md)"),
+		OPT_STRING("tap-flat", &c->tap_flat, "FILE",
+			   "also write the results as flat TAP 13 (one line per\n"
+			   "leaf result, named by its path: docs/results.md);\n"
+			   "-: on stdout, the nested TAP then goes to stderr"),
+		OPT_STRING("junit", &c->junit, "FILE", "also write them as JUnit XML"),
+		OPT_FLAG("quiet", quiet, "no TAP on stdout, no progress"),
+		OPT_END,
+	};
+	size_t n = 0;
+
+	_Static_assert(sizeof(all) / sizeof(all[0]) <= RUN_MAX_OPTS, "RUN_MAX_OPTS: room for every row");
+	for (size_t i = 0; all[i].kind != OPT_KIND_END; i++)
+		if (!o->shell || !run_only_option(all[i].name))
+			table[n++] = all[i];
+	table[n] = (struct opt)OPT_END;
+	*spec = (struct opt_spec){ .name = o->shell ? "shell" : "run", .opts = table,
+				   .usage = o->shell ? shell_usage : run_usage,
+				   .tail = o->shell ? shell_tail : run_tail,
+				   /* CMD's own options stay its own. */
+				   .stop_at_operand = 1 };
+}
+
+void run_cli_init(struct run_cli *c, int shell)
+{
+	memset(c, 0, sizeof(*c));
+	c->o.accel = "auto";
+	c->o.shell = shell;
+}
+
+void run_cli_free(struct run_cli *c)
+{
+	strvec_clear(&c->rw);
+	strvec_clear(&c->tests_dirs);
+	strvec_clear(&c->patches);
+}
+
+void run_options_help(int shell, struct buf *out)
+{
+	struct run_cli c;
+	struct opt table[RUN_MAX_OPTS];
+	struct opt_spec spec;
+	int quiet;
+
+	run_cli_init(&c, shell);
+	run_spec(&c, &quiet, table, &spec);
+	opt_help(&spec, out);
+}
+
+/* What the options' values and their combinations allow, before any work. */
+static int check_run(struct run_cli *c, int argc, char **argv, int first, struct error *err)
+{
+	struct run_opts *o = &c->o;
+
+	if (first < argc && !strcmp(argv[first - 1], "--") && !o->shell)
+		o->exec_argv = (const char *const *)&argv[first];
+	else if (first < argc)
+		return error_input(err, "unexpected argument '%s'%s", argv[first],
+				   o->shell ? "" : "; a command for the guest goes after --");
+	else if (first > 1 && !strcmp(argv[first - 1], "--") && !o->shell)
+		return error_input(err, "nothing after --; give the command for the guest");
+	if (!o->topo)
+		return error_input(err, "--topo is required (e.g. --topo 2node)");
+	for (size_t i = 0; i < c->patches.nr; i++)
+		if (access(c->patches.items[i], R_OK))
+			return error_input(err, "--patch %s: %s", c->patches.items[i], strerror(errno));
+	if (o->guest_file && access(o->guest_file, R_OK))
+		return error_input(err, "--guest-file %s: %s", o->guest_file, strerror(errno));
+	if (o->disk && access(o->disk, R_OK))
+		return error_input(err, "--disk %s: %s", o->disk, strerror(errno));
+	if (o->uri && !run_backend_libvirt(o))
+		return error_input(err, "--uri needs --backend libvirt");
+	if (o->prealloc && (!o->host_nodes || run_backend_libvirt(o)))
+		return error_input(err, "--prealloc needs --host-nodes and the qemu backend");
+	if ((o->exec_argv || o->shell || c->rw.nr || c->tests_dirs.nr) && run_backend_libvirt(o))
+		return error_input(err, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
+				   "(leave out --backend libvirt)");
+	return 0;
+}
+
+int run_options_parse(int argc, char **argv, struct run_cli *c, struct error *err)
+{
+	struct opt table[RUN_MAX_OPTS];
+	struct opt_spec spec;
+	int quiet = 0, first;
+
+	run_spec(c, &quiet, table, &spec);
+	first = opt_parse(&spec, argc, argv, err);
+	if (first < 0)
+		return first;
+	if (check_run(c, argc, argv, first, err))
+		return -1;
+	c->quiet = quiet;
+	c->o.patches = c->patches.nr ? strvec_argv(&c->patches) : NULL;
+	c->o.nr_patches = (int)c->patches.nr;
+	c->o.rw_dirs = c->rw.nr ? strvec_argv(&c->rw) : NULL;
+	c->o.tests_dirs = c->tests_dirs.nr ? strvec_argv(&c->tests_dirs) : NULL;
+	return 0;
+}
+
+/* Parse for the command: -1 go on, else the exit code (help printed, or the error). */
+static int parse_command(int argc, char **argv, struct run_cli *c)
+{
+	struct error err;
+	struct buf help = BUF_INIT;
+	int rc = run_options_parse(argc, argv, c, &err);
+
+	if (rc == OPT_HELP) {
+		run_options_help(c->o.shell, &help);
+		fputs(buf_str(&help), stdout);
+		buf_free(&help);
+		return EXIT_PASS;
+	}
+	return rc ? command_usage_error(argv[0], "%s", err.msg) : -1;
 }
 
 /*
@@ -232,15 +261,15 @@ static int write_report(const char *path, const struct buf *b, struct error *err
 	return 0;
 }
 
-static int write_reports(const struct run_report *r, const struct report_files *files,
+static int write_reports(const struct run_report *r, const struct run_cli *files,
 			 struct error *err)
 {
 	struct buf b = BUF_INIT;
 	int rc = 0;
 
-	if (files->flat) {
+	if (files->tap_flat) {
 		report_flat_tap(&r->cell, 1, &b);
-		rc = write_report(files->flat, &b, err);
+		rc = write_report(files->tap_flat, &b, err);
 		b.len = 0;
 	}
 	if (!rc && files->junit) {
@@ -275,10 +304,10 @@ static void raw_terminal(void)
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 }
 
-static int run_and_report(const char *cmd, struct run_opts *o, const struct report_files *files, int quiet)
+static int run_and_report(const char *cmd, struct run_opts *o, const struct run_cli *files)
 {
 	/* stdout is for the flat TAP alone when it goes there: tap-driver.sh reads it (automake recipe). */
-	int echo_tap = !quiet && !o->shell && !(files->flat && !strcmp(files->flat, "-"));
+	int echo_tap = !files->quiet && !o->shell && !(files->tap_flat && !strcmp(files->tap_flat, "-"));
 	static struct command_sink quiet_sink = { NULL, "numalab: " };
 	struct command_run_view view;
 	struct run_outcome out;
@@ -289,9 +318,9 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 
 	if (lab_check_cache_env(&err) || toolroot_check_env(&err))
 		return command_fail(cmd, &err);
-	if (quiet)
+	if (files->quiet)
 		command_set_sink(&quiet_sink);
-	o->view = command_run_view(&view, echo_tap, !quiet && !o->shell);
+	o->view = command_run_view(&view, echo_tap, !files->quiet && !o->shell);
 	interrupt_catch();
 	memset(&out, 0, sizeof(out));
 	rc = command_run_cell(o, &out, &err);
@@ -321,7 +350,7 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 		fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end), vm_accel_name(out.accel),
 			out.vm.total_s, out.cell_dir);
 	}
-	if (files->flat && !strcmp(files->flat, "-") && report.cell.tap)
+	if (files->tap_flat && !strcmp(files->tap_flat, "-") && report.cell.tap)
 		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
 	if (write_reports(&report, files, &err)) {
 		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
@@ -333,32 +362,29 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .accel = "auto" };
-	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
-	struct report_files files = { NULL, NULL };
-	int quiet = 0, rc = parse_args("run", argc, argv, &o, &rw, &dirs, &files, &quiet);
+	struct run_cli c;
+	int rc;
 
-	if (!rc)
-		rc = run_and_report("run", &o, &files, quiet);
-	strvec_clear(&rw);
-	strvec_clear(&dirs);
-	return rc < 0 ? EXIT_PASS : rc;
+	run_cli_init(&c, 0);
+	rc = parse_command(argc, argv, &c);
+	if (rc < 0)
+		rc = run_and_report("run", &c.o, &c);
+	run_cli_free(&c);
+	return rc;
 }
 
 int cmd_shell(int argc, char **argv)
 {
-	/* TAP only to the cell: the terminal is the guest's console. */
-	struct run_opts o = { .accel = "auto", .shell = 1 };
-	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
-	struct report_files files = { NULL, NULL };
-	int quiet = 0, rc = parse_args("shell", argc, argv, &o, &rw, &dirs, &files, &quiet);
+	struct run_cli c;
+	int rc;
 
-	if (!rc) {
-		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", o.topo);
+	run_cli_init(&c, 1);
+	rc = parse_command(argc, argv, &c);
+	if (rc < 0) {
+		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", c.o.topo);
 		raw_terminal();
-		rc = run_and_report("shell", &o, &files, quiet);
+		rc = run_and_report("shell", &c.o, &c);
 	}
-	strvec_clear(&rw);
-	strvec_clear(&dirs);
-	return rc < 0 ? EXIT_PASS : rc;
+	run_cli_free(&c);
+	return rc;
 }

@@ -1,12 +1,12 @@
 /* numalab setup: install the host packages the lab needs and fetch the default kernel. */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "kernel/resolve.h"
 #include "host/toolroot.h"
 #include "base/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +54,7 @@ static const struct host_package {
 };
 #define NR_PACKAGES (sizeof(packages) / sizeof(packages[0]))
 
-static const char help[] =
+static const char usage[] =
 	"usage: numalab setup [--quiet] [--arch x86_64|loongarch64]\n"
 	"\n"
 	"Make this Debian host ready for `numalab run`, doing only what is missing:\n"
@@ -63,19 +63,21 @@ static const char help[] =
 	"  2. fetch the default x86_64 kernel pinned in kernels/prebuilt.lock into\n"
 	"     CACHE/kernels/ (docs/kernels.md).\n"
 	"CACHE is $NUMALAB_CACHE, or ~/.cache/numalab.\n"
-	"\n"
-	"  --quiet   print nothing when everything was already in place\n"
-	"  --arch A  also prepare arch A (default x86_64); loongarch64 builds the\n"
-	"            toolchain root (QEMU 10, edk2, cross gcc: docs/toolroot.md)\n"
-	"\n"
-	"Exit: 0 ready, 2 bad usage, 3 a step failed (the reason is on stderr).\n";
+	"\n";
 
-static const struct option options[] = {
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "arch", required_argument, NULL, 'a' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+/* The exit codes, then the packages and why: the help lists what setup installs. */
+static const char *help_tail(void)
+{
+	static struct buf tail = BUF_INIT;
+
+	if (!tail.len) {
+		buf_addstr(&tail, "\nExit: 0 ready, 2 bad usage, 3 a step failed (the reason is on stderr).\n"
+			   "\nHost packages:\n");
+		for (size_t i = 0; i < NR_PACKAGES; i++)
+			buf_addf(&tail, "  %-16s %s\n", packages[i].name, packages[i].why);
+	}
+	return buf_str(&tail);
+}
 
 /* dpkg-query prints "NAME install ok installed" for an installed package. */
 static int installed(const char *status, const char *name)
@@ -227,15 +229,6 @@ static int ensure_kernel(const char *arch, int quiet, struct error *err)
 	return 0;
 }
 
-static int show_help(void)
-{
-	command_help(help);
-	printf("\nHost packages:\n");
-	for (size_t i = 0; i < NR_PACKAGES; i++)
-		printf("  %-16s %s\n", packages[i].name, packages[i].why);
-	return EXIT_PASS;
-}
-
 /* The LoongArch toolchain: the user's own, or the lab's root (built once). */
 static int ensure_toolroot(int quiet, struct error *err)
 {
@@ -252,23 +245,21 @@ int cmd_setup(int argc, char **argv)
 {
 	struct error err;
 	const char *arch = "x86_64";
-	int c, quiet = 0, la;
+	int rc, first, quiet = 0, la;
+	const struct opt opts[] = {
+		OPT_FLAG("quiet", &quiet, "print nothing when everything was already in place"),
+		OPT_CHOICE("arch", &arch, "A", "x86_64|loongarch64",
+			   "also prepare arch A (default x86_64); loongarch64 builds the\n"
+			   "toolchain root (QEMU 10, edk2, cross gcc: docs/toolroot.md)"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "setup", .usage = usage, .opts = opts, .tail = help_tail() };
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'q': quiet = 1; break;
-		case 'a': arch = optarg; break;
-		case 'h': return show_help();
-		default:
-			return command_usage_error("setup", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return command_usage_error("setup", "unexpected argument '%s'", argv[optind]);
+	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	if (first < argc)
+		return command_usage_error("setup", "unexpected argument '%s'", argv[first]);
 	la = !strcmp(arch, "loongarch64");
-	if (!la && strcmp(arch, "x86_64"))
-		return command_usage_error("setup", "--arch %s: use x86_64 or loongarch64", arch);
 	if (ensure_packages(quiet, &err) || ensure_kernel("x86_64", quiet, &err) ||
 	    (la && (ensure_toolroot(quiet, &err) || ensure_kernel(arch, quiet, &err)))) {
 		fflush(stdout);

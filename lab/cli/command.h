@@ -29,11 +29,19 @@ struct command {
 	int (*main)(int argc, char **argv);
 };
 
+struct opt_spec;
+
 /*
- * getopt_long() loop helpers: print the help text (exit 0 path) or the usage
- * error (exit 2 path) in one consistent form.
+ * Parse a command's options (cli/options.h).  Returns -1 when the command
+ * goes on, its operands from argv[*first]; else the exit code to return at
+ * once: EXIT_PASS after printing the help on stdout, EXIT_USAGE after
+ * reporting the bad option once, on stderr.
  */
+int command_options(const struct opt_spec *spec, int argc, char **argv, int *first);
+
+/* Print help (a command without options) on stdout; returns EXIT_PASS. */
 int command_help(const char *help);
+/* "numalab CMD: what is wrong; see `numalab CMD --help`" on stderr; returns EXIT_USAGE. */
 int command_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

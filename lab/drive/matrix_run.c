@@ -193,26 +193,33 @@ static void plan_cells(struct mrun *r, struct matrix_cell *cells, int n)
 	}
 }
 
-static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
+void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
+		      struct strvec *argv)
 {
-	const struct matrix_kernel *k = &r->m.kernels[c->c.kernel];
+	const struct matrix_kernel *k = &m->kernels[c->kernel];
 
 	strvec_push(argv, numalab_path());
 	strvec_push(argv, "run");
-	strvec_pushf(argv, "--topo=%s", r->m.topos[c->c.topo]);
+	strvec_pushf(argv, "--topo=%s", m->topos[c->topo]);
 	strvec_pushf(argv, "--kernel=%s", k->spec);
-	strvec_pushf(argv, "--tests=%s", r->m.suites[c->c.suite]);
-	strvec_pushf(argv, "--out=%s", c->dir);
-	if (c->c.timeout_s)
-		strvec_pushf(argv, "--timeout=%d", c->c.timeout_s);
-	if (c->c.accel != MATRIX_ACCEL_AUTO)
-		strvec_pushf(argv, "--accel=%s", matrix_accel_name(c->c.accel));
+	strvec_pushf(argv, "--tests=%s", m->suites[c->suite]);
+	strvec_pushf(argv, "--out=%s", dir);
+	if (c->timeout_s)
+		strvec_pushf(argv, "--timeout=%d", c->timeout_s);
+	if (c->accel != MATRIX_ACCEL_AUTO)
+		strvec_pushf(argv, "--accel=%s", matrix_accel_name(c->accel));
 	if (k->append[0])
 		strvec_pushf(argv, "--append=%s", k->append);
-	if (c->host >= 0 && strcmp(r->m.hosts[c->host].uri, "local")) {
+	if (host >= 0 && strcmp(m->hosts[host].uri, "local")) {
 		strvec_push(argv, "--backend=libvirt");
-		strvec_pushf(argv, "--uri=%s", r->m.hosts[c->host].uri);
+		strvec_pushf(argv, "--uri=%s", m->hosts[host].uri);
 	}
+}
+
+/* A cell's command line, as it is run. */
+static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
+{
+	matrix_cell_argv(&r->m, &c->c, c->dir, c->host, argv);
 }
 
 static void dry_run(struct mrun *r)

@@ -49,6 +49,19 @@ struct matrix_run_opts {
 	struct matrix_show show;
 };
 
+struct matrix;
+struct matrix_cell;
+struct strvec;
+
+/*
+ * The `numalab run` command line of cell c of m, appended to argv: its
+ * results under dir, host an index into m's hosts (-1: this machine).  A
+ * contract with cmd_run.c's parser: tests/host/unit/test_options.c parses it
+ * back with run_options_parse().
+ */
+void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
+		      struct strvec *argv);
+
 /*
  * Run (or with mode, list) the matrix.  0 and *v when its cells ran (or
  * were listed: MATRIX_PASSED), or -1 with err: ERROR_INPUT for a bad matrix

@@ -411,7 +411,7 @@ int matrix_shard_parse(const char *s, int *i, int *n, struct error *err)
 
 	if (sscanf(s, "%d/%d%c", i, n, &tail) != 2 || !isdigit((unsigned char)s[0]) || *n < 1 ||
 	    *n > 1000 || *i < 0 || *i >= *n)
-		return error_input(err, "shard '%s': give I/N with 0 <= I < N <= 1000 (e.g. 0/4 .. 3/4)", s);
+		return error_input(err, "give I/N with 0 <= I < N <= 1000 (e.g. 0/4 .. 3/4)");
 	return 0;
 }
 

@@ -98,7 +98,7 @@ void matrix_free(struct matrix *m);
 /* Every cell not excluded, in order; *cells is xmalloc'ed (free()), *n its count. */
 void matrix_expand(const struct matrix *m, struct matrix_cell **cells, int *n);
 
-/* "i/n" with 0 <= i < n: 0, or -1 with err. */
+/* "i/n" with 0 <= i < n: 0, or -1 with err saying what is wanted (the caller names s). */
 int matrix_shard_parse(const char *s, int *i, int *n, struct error *err);
 
 /* Keep the cells of shard i of n (in place); returns how many are left. */

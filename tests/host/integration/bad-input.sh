@@ -8,7 +8,8 @@ expect_grep "overlap.topo:3: cpus=1-2 overlaps" "$SCRATCH/err"
 expect_rc 2 $NUMALAB topo check "$SCRATCH/overlap.topo"
 expect_grep ":3: " "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --bogus
-expect_grep "unknown or incomplete option '--bogus'" "$SCRATCH/err"
+expect_grep "^numalab run: unknown option '--bogus'; see \`numalab run --help\`$" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "a bad option is reported once, got: $(cat "$SCRATCH/err")"
 expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
 expect_grep "unknown test 'nosuchtest'" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRATCH/r"
@@ -51,13 +52,17 @@ git init -q "$SCRATCH/tree" && git -C "$SCRATCH/tree" -c user.name=t -c user.ema
 expect_rc 2 $NUMALAB bisect --ksrc "$SCRATCH/tree" --good HEAD --bad HEAD --topo 2node \
 	--test mempolicy --out "$SCRATCH/r"
 expect_grep 'is not a range of commits' "$SCRATCH/err"
+# What bisect passes on to each step is checked before the bisect starts.
+expect_rc 2 $NUMALAB bisect --ksrc "$SCRATCH/tree" --good HEAD --bad HEAD --topo 2node \
+	--test mempolicy --metric m --alpha x --out "$SCRATCH/r"
+expect_grep '^numalab bisect: --alpha x: give a number > 0 and < 1' "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel git-tree "$SCRATCH/tree"
 expect_grep 'exists; remove it' "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel git-tree "$SCRATCH/t2" "$SCRATCH/none.patch"
 expect_grep 'none.patch: no such file' "$SCRATCH/err"
 [ ! -e "$SCRATCH/t2" ] && [ ! -e "$SCRATCH/t2.tmp" ] || fail "git-tree left a half-made tree"
 expect_rc 2 $NUMALAB run --topo 2node --timeout 12abc
-expect_grep "^numalab run: --timeout 12abc: give seconds" "$SCRATCH/err"
+expect_grep "^numalab run: --timeout 12abc: give an integer 1..86400" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --accel hvf
 expect_grep "^numalab run: --accel hvf: use auto, tcg or kvm" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo nosuchtopo --out "$SCRATCH/r"

@@ -17,46 +17,11 @@
 
 #define GOLDEN_DIR "tests/host/unit/golden/flat"
 
-static void compare_golden(const char *name, const struct buf *got_buf)
+static void compare_golden(const char *name, struct buf *got)
 {
 	char *golden = xprintf("%s/%s", GOLDEN_DIR, name);
-	struct buf want = BUF_INIT, copy = BUF_INIT;
-	struct error err;
-	const char *g, *w;
-	int line = 1;
 
-	buf_add(&copy, got_buf->data, got_buf->len);
-	g = buf_str(&copy);
-	if (getenv("UPDATE_GOLDEN")) {
-		if (write_file_atomic(golden, g, copy.len, &err)) {
-			printf("#   %s\n", err.msg);
-			CHECK(0);
-		}
-		goto out;
-	}
-	if (read_file(golden, &want, &err)) {
-		printf("#   %s (UPDATE_GOLDEN=1 build/unit/test_flat writes it: review it)\n", err.msg);
-		CHECK(0);
-		goto out;
-	}
-	w = buf_str(&want);
-	while (*g || *w) {
-		size_t gl = strcspn(g, "\n"), wl = strcspn(w, "\n");
-
-		if (gl != wl || memcmp(g, w, gl) || !*g != !*w) {
-			printf("#   %s:%d: first difference\n#     got  %s%.*s\n#     want %s%.*s\n",
-			       golden, line, *g ? "" : "(end)", (int)gl, g, *w ? "" : "(end of file)",
-			       (int)wl, w);
-			CHECK(0);
-			break;
-		}
-		g += gl + (g[gl] == '\n');
-		w += wl + (w[wl] == '\n');
-		line++;
-	}
-out:
-	buf_free(&want);
-	buf_free(&copy);
+	unit_golden(golden, buf_str(got), got->len);
 	free(golden);
 }
 

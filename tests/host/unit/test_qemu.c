@@ -83,38 +83,6 @@ static int count_numa(const struct strvec *argv, const char *prefix)
 	return n;
 }
 
-/* Compare text with the golden file line by line; print the first difference. */
-static void compare_golden(const char *golden, const char *got)
-{
-	struct buf want = BUF_INIT;
-	struct error err;
-	const char *g = got, *w;
-	int line = 1;
-
-	if (read_file(golden, &want, &err)) {
-		printf("#   %s: no golden file (%s); a new topology needs one: "
-		       "UPDATE_GOLDEN=1 build/unit/test_qemu, then review it\n", golden, err.msg);
-		CHECK(0);
-		return;
-	}
-	w = buf_str(&want);
-	while (*g || *w) {
-		size_t gl = strcspn(g, "\n"), wl = strcspn(w, "\n");
-
-		if (gl != wl || memcmp(g, w, gl) || !*g != !*w) {
-			printf("#   %s:%d: first difference\n#     got  %s%.*s\n#     want %s%.*s\n",
-			       golden, line, *g ? "" : "(end of argv)", (int)gl, g,
-			       *w ? "" : "(end of file)", (int)wl, w);
-			CHECK(0);
-			break;
-		}
-		g += gl + (g[gl] == '\n');
-		w += wl + (w[wl] == '\n');
-		line++;
-	}
-	buf_free(&want);
-}
-
 UNIT_TEST(golden_argv)
 {
 	const char *update = getenv("UPDATE_GOLDEN");
@@ -142,12 +110,7 @@ UNIT_TEST(golden_argv)
 			buf_addf(&text, "%s\n", argv.items[a]);
 		}
 		golden = xprintf("%s/%s.argv", GOLDEN_DIR, t.name);
-		if (updating) {
-			CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
-			printf("# wrote %s (%zu arguments)\n", golden, argv.nr);
-		} else {
-			compare_golden(golden, buf_str(&text));
-		}
+		unit_golden(golden, buf_str(&text), text.len);
 		free(golden);
 		buf_free(&text);
 		strvec_clear(&argv);
@@ -162,13 +125,11 @@ UNIT_TEST(golden_argv)
  */
 UNIT_TEST(golden_argv_disk)
 {
-	const char *update = getenv("UPDATE_GOLDEN");
 	const char *golden = "tests/host/unit/golden/qemu-disk.argv";
 	struct strvec argv = STRVEC_INIT;
 	struct buf text = BUF_INIT;
 	struct vm_spec spec;
 	struct topology t;
-	struct error err;
 
 	if (load("topologies/2node.topo", &t)) {
 		CHECK(0);
@@ -180,10 +141,7 @@ UNIT_TEST(golden_argv_disk)
 	qemu_build_argv(&spec, &argv);
 	for (size_t a = 0; a < argv.nr; a++)
 		buf_addf(&text, "%s\n", argv.items[a]);
-	if (update && !strcmp(update, "1"))
-		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
-	else
-		compare_golden(golden, buf_str(&text));
+	unit_golden(golden, buf_str(&text), text.len);
 	CHECK_STR(after(&argv, "-drive"), "file=CELL/disk.qcow2,format=qcow2,if=virtio");
 	CHECK(strstr(after(&argv, "-append"), " numalab.root=/dev/vda1") != NULL);
 	buf_free(&text);
@@ -199,7 +157,6 @@ UNIT_TEST(golden_argv_disk)
  */
 static void check_host_golden(const char *name, const int *map, int prealloc)
 {
-	const char *update = getenv("UPDATE_GOLDEN");
 	char *path = xprintf("topologies/%s.topo", name);
 	char *golden = xprintf("tests/host/unit/golden/qemu-host-%s.argv", name);
 	struct strvec argv = STRVEC_INIT;
@@ -207,7 +164,6 @@ static void check_host_golden(const char *name, const int *map, int prealloc)
 	struct vm_host_nodes host;
 	struct vm_spec spec;
 	struct topology t;
-	struct error err;
 
 	memset(&host, 0, sizeof(host));
 	if (load(path, &t)) {
@@ -225,10 +181,7 @@ static void check_host_golden(const char *name, const int *map, int prealloc)
 	qemu_build_argv(&spec, &argv);
 	for (size_t a = 0; a < argv.nr; a++)
 		buf_addf(&text, "%s\n", argv.items[a]);
-	if (update && !strcmp(update, "1"))
-		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
-	else
-		compare_golden(golden, buf_str(&text));
+	unit_golden(golden, buf_str(&text), text.len);
 	CHECK(has_arg(&argv, "-S"));
 	CHECK_STR(after(&argv, "-mon"), "chardev=qmp,mode=control");
 	CHECK(strstr(buf_str(&text), "socket,id=qmp,fd=5\n") != NULL);
@@ -490,7 +443,6 @@ UNIT_TEST(argv_kvm_files)
  */
 UNIT_TEST(golden_argv_shares)
 {
-	const char *update = getenv("UPDATE_GOLDEN");
 	const char *golden = "tests/host/unit/golden/qemu-shares.argv";
 	static const struct vm_share shares[] = {
 		{ "numalab.0", "/", 0 }, { "numalab.1", "/home/me/a,b", 0 }, { "numalab.2", "/home/me/out", 1 },
@@ -499,7 +451,6 @@ UNIT_TEST(golden_argv_shares)
 	struct buf text = BUF_INIT;
 	struct vm_spec spec;
 	struct topology t;
-	struct error err;
 
 	if (load("topologies/2node.topo", &t)) {
 		CHECK(0);
@@ -511,10 +462,7 @@ UNIT_TEST(golden_argv_shares)
 	qemu_build_argv(&spec, &argv);
 	for (size_t a = 0; a < argv.nr; a++)
 		buf_addf(&text, "%s\n", argv.items[a]);
-	if (update && !strcmp(update, "1"))
-		CHECK_INT(write_file_atomic(golden, text.data, text.len, &err), 0);
-	else
-		compare_golden(golden, buf_str(&text));
+	unit_golden(golden, buf_str(&text), text.len);
 	CHECK(strstr(buf_str(&text), "-fsdev\nlocal,id=fs0,path=/,security_model=none,multidevs=remap,readonly=on\n") != NULL);
 	CHECK(strstr(buf_str(&text), "path=/home/me/a,,b,") != NULL);
 	CHECK(strstr(buf_str(&text), "path=/home/me/out,security_model=none,multidevs=remap\n") != NULL);

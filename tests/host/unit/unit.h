@@ -9,6 +9,7 @@
 #ifndef UNIT_H
 #define UNIT_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,85 @@ static int unit_failed_checks;
 	} while (0)
 
 #define UNIT_TEST(name) static void name(void)
+
+/* The whole file at path, NUL terminated (free() it), *len its length; NULL with errno. */
+static inline char *unit_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap && !(text = realloc(text, cap = 2 * cap + 4096 + 1)))
+			abort();
+		size_t got = fread(text + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	text[n] = '\0';
+	*len = n;
+	return text;
+}
+
+/*
+ * Golden files, as libvirt's virTestCompareToFile: got (len bytes of text)
+ * must equal the file at golden; the first differing line is printed and
+ * the case fails.  With UPDATE_GOLDEN=1 in the environment the file is
+ * (re)written instead, through golden.tmp and rename: review the diff
+ * before committing it.
+ */
+static inline void unit_golden(const char *golden, const char *got, size_t len)
+{
+	const char *update = getenv("UPDATE_GOLDEN");
+	char *want;
+	const char *g = got, *w, *g_end = got + len, *w_end;
+	size_t want_len;
+	int line = 1;
+
+	if (update && !strcmp(update, "1")) {
+		char tmp[4200];
+		FILE *f;
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", golden);
+		f = fopen(tmp, "wb");
+		if (!f || fwrite(got, 1, len, f) != len || fclose(f) || rename(tmp, golden)) {
+			printf("#   cannot write %s: %s\n", golden, strerror(errno));
+			CHECK(0);
+		} else {
+			printf("# wrote %s\n", golden);
+		}
+		return;
+	}
+	if (!(want = unit_slurp(golden, &want_len))) {
+		printf("#   %s: no golden file (%s); UPDATE_GOLDEN=1 %s writes it: review it\n", golden,
+		       strerror(errno), program_invocation_name);
+		CHECK(0);
+		return;
+	}
+	w = want;
+	w_end = want + want_len;
+	while (g < g_end || w < w_end) {
+		const char *gn = memchr(g, '\n', (size_t)(g_end - g)), *wn = memchr(w, '\n', (size_t)(w_end - w));
+		size_t gl = gn ? (size_t)(gn - g) : (size_t)(g_end - g), wl = wn ? (size_t)(wn - w) : (size_t)(w_end - w);
+
+		if (gl != wl || memcmp(g, w, gl) || (g < g_end) != (w < w_end) || !gn != !wn) {
+			printf("#   %s:%d: first difference\n#     got  %s%.*s%s\n#     want %s%.*s%s\n", golden,
+			       line, g < g_end ? "" : "(end of output)", (int)gl, g, gn ? "" : " (no newline)",
+			       w < w_end ? "" : "(end of file)", (int)wl, w, wn ? "" : " (no newline)");
+			CHECK(0);
+			break;
+		}
+		g += gl + (gn != NULL);
+		w += wl + (wn != NULL);
+		line++;
+	}
+	free(want);
+}
 
 struct unit_case {
 	const char *name;

@@ -1,0 +1,51 @@
+# The Makefile's variables are numalab's options by one rule (Makefile:
+# "make variables -> numalab options"): every name a target lists is an
+# option of its command, run, shell and bisect have a variable for each of
+# their options, and a variable set reaches the command line as its option.
+. "$(dirname "$0")/lib.bash"
+var() { make -s --no-print-directory --eval="print-var: ; @echo \$($1)" print-var; }
+# has_option CMD NAME: NAME is in the option list of `numalab CMD --help`.
+has_option() { $NUMALAB "$1" --help | grep -qE -- "^  --$2( |\$)"; }
+options_of() { $NUMALAB "$1" --help | sed -nE 's/^  --([a-z-]+).*/\1/p'; }
+
+for t in RUN SHELL BISECT MATRIX KERNEL IMAGE; do
+	cmd=$(echo "$t" | tr A-Z a-z)
+	names="$(var ${t}_OPTIONS) $(var ${t}_LISTS) $(var ${t}_FLAGS)"
+	[ "$t" = SHELL ] && names="$names $(var RUN_LISTS)"
+	[ -n "${names// }" ] || fail "no ${t}_OPTIONS in the Makefile"
+	for o in $names; do
+		has_option "$cmd" "$o" || fail "the Makefile's $t lists '$o', not an option of numalab $cmd"
+	done
+	case $t in RUN | SHELL | BISECT)
+		for o in $(options_of "$cmd"); do
+			case " $names " in *" $o "*) ;; *) fail "numalab $cmd --$o has no make variable";; esac
+		done;;
+	esac
+done
+
+# Every run option set by its variable: one value quoted, lists once per word, flags bare.
+args=() want=()
+for o in $(var RUN_OPTIONS); do
+	v=$(echo "$o" | tr a-z- A-Z_)
+	args+=("$v=x.$o y"); want+=("--$o \"x.$o y\"")
+done
+for o in $(var RUN_LISTS); do
+	v=$(echo "$o" | tr a-z- A-Z_)
+	args+=("$v=a.$o b.$o"); want+=("--$o a.$o --$o b.$o")
+done
+for o in $(var RUN_FLAGS); do
+	v=$(echo "$o" | tr a-z- A-Z_)
+	args+=("$v=1"); want+=("--$o")
+done
+expect_rc 0 make -n lab-run "${args[@]}" CMD='numactl --hardware'
+line=$(grep -E '^ *(tests/host/libvirtd .* )?\./numalab run ' "$SCRATCH/out") || fail "no numalab run line in: $(cat "$SCRATCH/out")"
+for w in "${want[@]}"; do
+	case "$line" in *"$w"*) ;; *) fail "make lab-run: no '$w' in: $line";; esac
+done
+case "$line" in *" -- numactl --hardware") ;; *) fail "CMD is not last, after --: $line";; esac
+# Unset variables pass nothing; TOPO and RECIPE have defaults.
+expect_rc 0 make -n lab-run
+expect_grep '^\./numalab run --topo "2node" *$' "$SCRATCH/out"
+expect_rc 0 make -n lab-bisect PREALLOC=1
+expect_grep '^\./numalab bisect --topo "2node" --recipe "stock" *$' "$SCRATCH/out"
+echo "make-options: ok"
