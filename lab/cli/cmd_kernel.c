@@ -41,10 +41,7 @@ static int is_dir(const char *path)
 
 static int exit_code(int rc, struct error *err)
 {
-	if (!rc)
-		return EXIT_PASS;
-	fprintf(stderr, "numalab kernel: %s\n", err->msg);
-	return err->kind == ERROR_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+	return rc ? command_fail("kernel", err) : EXIT_PASS;
 }
 
 static int build(const char *spec, const char *arch, struct strvec *patches)
