@@ -73,7 +73,7 @@ static void load(const char *name, struct buf *b)
 }
 
 /* The leaves as "depth|suite/suite|name|STATUS|reason|yaml" lines. */
-static void leaf_line(void *ctx, const struct tap_leaf *l)
+static void leaf_line(void *ctx, const struct tap_node *l)
 {
 	struct buf *b = ctx;
 
@@ -88,7 +88,9 @@ static void leaf_line(void *ctx, const struct tap_leaf *l)
 
 static void walk_text(const char *text, struct buf *out)
 {
-	tap_walk(text, strlen(text), leaf_line, out);
+	static const struct tap_walk_ops ops = { .on_leaf = leaf_line };
+
+	tap_walk(text, strlen(text), &ops, out);
 }
 
 UNIT_TEST(walk_names_leaves_by_path)
