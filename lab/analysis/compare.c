@@ -119,13 +119,10 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 
 /* ---- TAP ---- */
 
-struct tap_walk {
+struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
-	char suite[NAME_MAX_LEN + 1];
-	char test[NAME_MAX_LEN + 16];     /* the last depth-1 result, "" none */
 	struct strvec seen;               /* test names of this suite, for duplicates */
-	int in_yaml;
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -141,7 +138,7 @@ static void key_part(struct buf *key, const char *part, int last)
 		buf_add(key, (char[]){ KEY_SEP }, 1);
 }
 
-static void add_obs(struct tap_walk *w, const char *suite, const char *test, const char *metric,
+static void add_obs(struct cmp_walk *w, const char *suite, const char *test, const char *metric,
 		    double value, enum cmp_status status, const char *why)
 {
 	struct cmp_side *s = w->side;
@@ -180,34 +177,8 @@ static int parse_number(const char *s, double *out)
 	return *end ? -1 : 0;
 }
 
-/* "ok N name # DIRECTIVE why" -> status, name (cut), why (may be ""); -1 if not a result. */
-static int parse_result(const char *s, enum cmp_status *status, char *name, size_t size,
-			const char **why)
-{
-	int ok = !strncmp(s, "ok ", 3), len;
-	const char *p = ok ? s + 3 : !strncmp(s, "not ok ", 7) ? s + 7 : NULL, *hash;
-
-	if (!p || !(*p >= '0' && *p <= '9'))
-		return -1;
-	p += strspn(p, "0123456789");
-	p += strspn(p, " -");
-	hash = strstr(p, " #");
-	len = hash ? (int)(hash - p) : (int)strlen(p);
-	snprintf(name, size, "%.*s", len, p);
-	*status = ok ? CMP_PASS : CMP_FAIL;
-	*why = "";
-	if (hash) {
-		const char *d = hash + 2 + strspn(hash + 2, " ");
-
-		if (!strncasecmp(d, "SKIP", 4) || (!ok && !strncasecmp(d, "TODO", 4)))
-			*status = CMP_SKIP;
-		*why = d;
-	}
-	return 0;
-}
-
 /* " [2]" after the second test of a suite with the same name, and so on. */
-static void dedupe(struct tap_walk *w, char *name, size_t size)
+static void dedupe(struct cmp_walk *w, char *name, size_t size)
 {
 	int times = 1;
 
@@ -218,7 +189,7 @@ static void dedupe(struct tap_walk *w, char *name, size_t size)
 		snprintf(name + strlen(name), size - strlen(name), " [%d]", times);
 }
 
-static void metric_line(struct tap_walk *w, const char *s)
+static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
 	char name[NAME_MAX_LEN + 1], value[64];
 	int n = 0;
@@ -229,11 +200,11 @@ static void metric_line(struct tap_walk *w, const char *s)
 	if (n && s[n] && s[n] != '(')
 		return;    /* "3 -> 1" is a before/after note, not a value */
 	if (!parse_number(value, &v))
-		add_obs(w, w->suite, "", name, v, CMP_PASS, NULL);
+		add_obs(w, suite, "", name, v, CMP_PASS, NULL);
 }
 
-/* "key: NUMBER" or "key: {a: N, b: M}" of the YAML block of w->test. */
-static void yaml_line(struct tap_walk *w, const char *s)
+/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
+static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, const char *s)
 {
 	const char *colon = strstr(s, ": ");
 	char key[NAME_MAX_LEN + 1], *map, *save, *item;
@@ -245,7 +216,7 @@ static void yaml_line(struct tap_walk *w, const char *s)
 	s = colon + 2;
 	if (*s != '{') {
 		if (!parse_number(s, &v))
-			add_obs(w, w->suite, w->test, key, v, CMP_PASS, NULL);
+			add_obs(w, suite, test, key, v, CMP_PASS, NULL);
 		return;
 	}
 	map = xstrdup(s + 1);
@@ -257,66 +228,77 @@ static void yaml_line(struct tap_walk *w, const char *s)
 		if (!c || c == sub || parse_number(c + 2, &v))
 			continue;
 		name = xprintf("%s.%.*s", key, (int)(c - sub), sub);
-		add_obs(w, w->suite, w->test, name, v, CMP_PASS, NULL);
+		add_obs(w, suite, test, name, v, CMP_PASS, NULL);
 		free(name);
 	}
 	free(map);
 }
 
-static void on_tap_line(void *ctx, const char *line)
+static enum cmp_status cmp_status_of(enum tap_status s)
 {
-	struct tap_walk *w = ctx;
-	size_t indent = strspn(line, " ");
-	const char *s = line + indent, *why;
-	char name[NAME_MAX_LEN + 16];
-	enum cmp_status status;
+	if (s == TAP_OK)
+		return CMP_PASS;
+	return s == TAP_SKIP || s == TAP_TODO ? CMP_SKIP : CMP_FAIL;
+}
 
-	if (indent == 6 && w->test[0]) {
-		if (!strcmp(s, "---"))
-			w->in_yaml = 1;
-		else if (!strcmp(s, "..."))
-			w->in_yaml = 0;
-		else if (w->in_yaml)
-			yaml_line(w, s);
+/* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
+static void on_result(void *ctx, const struct tap_node *n)
+{
+	struct cmp_walk *w = ctx;
+	char name[NAME_MAX_LEN + 16];
+
+	if (n->depth == 0) {
+		add_obs(w, n->t->name, "", NULL, 0, cmp_status_of(n->t->status), n->comment);
 		return;
 	}
-	w->in_yaml = 0;
-	if (indent == 0 && !parse_result(s, &status, name, NAME_MAX_LEN + 1, &why)) {
-		add_obs(w, name, "", NULL, 0, status, why);
-		w->suite[0] = w->test[0] = '\0';
-	} else if (indent == 4 && !w->suite[0] && !strncmp(s, "# Subtest: ", 11)) {
-		/* Only before a suite's result: inside one it is the test's own output (lab/results/tap.h). */
-		snprintf(w->suite, sizeof(w->suite), "%s", s + 11);
-		w->test[0] = '\0';
-		strvec_clear(&w->seen);
-	} else if (indent == 4 && w->suite[0] && !parse_result(s, &status, name, NAME_MAX_LEN + 1, &why)) {
-		dedupe(w, name, sizeof(name));
-		snprintf(w->test, sizeof(w->test), "%s", name);
-		add_obs(w, w->suite, w->test, NULL, 0, status, why);
-	} else if (indent == 4 && w->suite[0]) {
-		metric_line(w, s);
+	if (n->depth != 1 || !n->suites[0][0])
+		return;
+	snprintf(name, sizeof(name), "%s", n->t->name);
+	dedupe(w, name, sizeof(name));
+	add_obs(w, n->suites[0], name, NULL, 0, cmp_status_of(n->t->status), n->comment);
+	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
+	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		if (line[0] != ' ')
+			yaml_line(w, n->suites[0], name, line);
+		free(line);
 	}
 }
 
+static void on_suite(void *ctx, const struct tap_node *n)
+{
+	struct cmp_walk *w = ctx;
+
+	if (n->depth == 0)
+		strvec_clear(&w->seen);
+}
+
+static void on_diag(void *ctx, const struct tap_node *n)
+{
+	if (n->depth == 1 && n->suites[0][0])
+		metric_line(ctx, n->suites[0], n->text);
+}
+
+static const struct tap_walk_ops cmp_ops = {
+	.on_suite = on_suite,
+	.on_suite_end = on_result,
+	.on_test = on_result,
+	.on_diag = on_diag,
+};
+
 static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 {
-	struct tap_parser *p = xmalloc(sizeof(*p));
-	struct tap_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
+	struct cmp_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
 	struct buf tap = BUF_INIT;
 	char *path = xprintf("%s/tap", dir);
 	int rc = read_file(path, &tap, err);
 
 	free(path);
-	if (!rc) {
-		tap_init(p);
-		p->on_line = on_tap_line;
-		p->ctx = &w;
-		tap_feed(p, tap.data ? tap.data : "", tap.len);
-		tap_end(p);
-	}
+	if (!rc)
+		tap_walk(tap.data ? tap.data : "", tap.len, &cmp_ops, &w);
 	strvec_clear(&w.seen);
 	buf_free(&tap);
-	free(p);
 	return rc;
 }
 
