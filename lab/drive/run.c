@@ -31,6 +31,7 @@ struct cell {
 	const struct run_opts *o;
 	struct vm_libvirt *libvirt;   /* NULL: the direct QEMU backend */
 	struct tap_parser tap;
+	struct tap_walker *walk;      /* over tap's lines: the progress shows the running suite */
 	FILE *tap_file;
 	double start;
 	int progress_tty;
@@ -57,10 +58,21 @@ static void on_progress(void *ctx, const char *phase)
 	say_progress(ctx, phase);
 }
 
+static void on_suite(void *ctx, const struct tap_node *n)
+{
+	char phase[160];
+
+	if (n->depth)
+		return;
+	snprintf(phase, sizeof(phase), "running %.100s", n->text);
+	say_progress(ctx, phase);
+}
+
+static const struct tap_walk_ops progress_ops = { .on_suite = on_suite };
+
 static void on_tap_line(void *ctx, const char *line)
 {
 	struct cell *c = ctx;
-	const char *sub = strstr(line, "# Subtest: ");
 
 	fprintf(c->tap_file, "%s\n", line);
 	if (fflush(c->tap_file) && !c->write_errno)
@@ -71,12 +83,17 @@ static void on_tap_line(void *ctx, const char *line)
 		printf("%s\n", line);
 		fflush(stdout);
 	}
-	if (sub && line == strstr(line, "    # Subtest: ")) {
-		char phase[160];
+	tap_walker_line(c->walk, line);
+}
 
-		snprintf(phase, sizeof(phase), "running %.100s", sub + 11);
-		say_progress(c, phase);
-	}
+/* A fresh parser (and its walker) for the cell's TAP stream. */
+static void start_tap(struct cell *c)
+{
+	tap_walker_end(c->walk);
+	tap_init(&c->tap);
+	c->tap.on_line = on_tap_line;
+	c->tap.ctx = c;
+	c->walk = tap_walker_new(&progress_ops, c);
 }
 
 static void on_tap_bytes(void *ctx, const char *data, size_t len)
@@ -617,9 +634,7 @@ static void keep_disk_tap(struct cell *c, const char *overlay, const struct disk
 		}
 		fclose(c->tap_file);
 		c->tap_file = fresh;
-		tap_init(&c->tap);
-		c->tap.on_line = on_tap_line;
-		c->tap.ctx = c;
+		start_tap(c);
 		tap_feed(&c->tap, disk.data, disk.len);
 	}
 done:
@@ -753,12 +768,10 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
 	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
 		return EXIT_HARNESS;
-	tap_init(&c.tap);
-	c.tap.on_line = on_tap_line;
-	c.tap.ctx = &c;
 	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
 	if (!c.tap_file)
 		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno)), EXIT_HARNESS;
+	start_tap(&c);
 	rc = boot(&c, &spec, timeout_s, out, &argv, err);
 	if (!rc && early_crash(&out->vm)) {
 		/* Seen under MTTCG: an int3 oops from a text-poke race before /init. */
@@ -771,6 +784,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	if (!rc && o->disk)
 		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
 	tap_end(&c.tap);
+	tap_walker_end(c.walk);
+	c.walk = NULL;
 	if (!rc)
 		close_unfinished(&c, &out->vm, timeout_s, &p->plan_names);
 	/* A full disk: the TAP on file is not the guest's; say so rather than vouch for it. */
