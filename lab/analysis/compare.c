@@ -1,6 +1,8 @@
 #include "analysis/compare.h"
 #include "cli/command.h"
 #include "analysis/stats.h"
+#include "results/meta.h"
+#include "results/results.h"
 #include "results/tap.h"
 
 #include <dirent.h>
@@ -34,35 +36,22 @@ void cmp_options_default(struct cmp_options *o)
 
 /* ---- meta ---- */
 
-/* The value of the first "key: value" line, or NULL. */
-static char *meta_value(const char *meta, const char *key)
-{
-	size_t len = strlen(key);
-
-	for (const char *p = meta; *p; p = next_line(p))
-		if (!strncmp(p, key, len) && p[len] == ':' && p[len + 1] == ' ')
-			return xprintf("%.*s", (int)strcspn(p + len + 2, "\n"), p + len + 2);
-	return NULL;
-}
-
 /* "guest: nodes_online", "guest: nodeN.cpus" and "guest: nodeN.distance", joined. */
 static char *meta_shape(const char *meta)
 {
 	struct buf b = BUF_INIT;
+	const char *v;
+	size_t len;
 	char *out;
 
-	for (const char *p = meta; *p; p = next_line(p)) {
-		int len = (int)strcspn(p, "\n"), n = 0;
-		const char *v;
+	while ((v = meta_next(&meta, META_GUEST, &len))) {
+		int n = 0;
 
-		if (strncmp(p, "guest: ", 7))
-			continue;
-		v = p + 7;
 		if (strncmp(v, "nodes_online: ", 14) &&
 		    !(sscanf(v, "node%*u.cpus: %n", &n), n) &&
 		    !(sscanf(v, "node%*u.distance: %n", &n), n))
 			continue;
-		buf_addf(&b, "%s%.*s", b.len ? "; " : "", len - 7, v);
+		buf_addf(&b, "%s%.*s", b.len ? "; " : "", (int)len, v);
 	}
 	out = xstrdup(b.len ? buf_str(&b) : "(not recorded)");
 	buf_free(&b);
@@ -71,48 +60,41 @@ static char *meta_shape(const char *meta)
 
 static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 {
-	struct buf meta = BUF_INIT, state = BUF_INIT;
-	char *path = xprintf("%s/meta", dir), *topo, *accel;
+	struct buf meta = BUF_INIT;
+	char *path, *topo, *accel, state[64];
 
-	if (read_file(path, &meta, err)) {
-		free(path);
+	if (meta_read(dir, &meta, err))
 		return -1;
-	}
-	topo = meta_value(buf_str(&meta), "topology");
+	topo = meta_get(buf_str(&meta), META_TOPOLOGY);
 	if (!topo || !topo[0]) {
 		free(topo);
 		buf_free(&meta);
-		error_set(err, "%s:1: no 'topology:' line: not a numalab result cell", path);
-		free(path);
-		return -1;
+		return error_set(err, "%s/" META_FILE ":1: no '" META_TOPOLOGY ":' line: not a numalab result cell", dir);
 	}
-	free(path);
 	topo[strcspn(topo, " ")] = '\0';
 	cell->topology = topo;
-	cell->kernel = meta_value(buf_str(&meta), "kernel");
-	cell->qemu = meta_value(buf_str(&meta), "qemu");
-	accel = meta_value(buf_str(&meta), "accel");
+	cell->kernel = meta_get(buf_str(&meta), META_KERNEL);
+	cell->qemu = meta_get(buf_str(&meta), META_QEMU);
+	accel = meta_get(buf_str(&meta), META_ACCEL);
 	if (accel)
 		accel[strcspn(accel, ": ")] = '\0';
 	cell->accel = accel;
-	cell->host_numa = meta_value(buf_str(&meta), "host_numa");
+	cell->host_numa = meta_get(buf_str(&meta), META_HOST_NUMA);
 	if (cell->host_numa && !strcmp(cell->host_numa, "none")) {
 		free(cell->host_numa);
 		cell->host_numa = NULL;
 	}
 	/* Runs from before the libvirt backend have no backend key: they are QEMU runs. */
-	cell->backend = meta_value(buf_str(&meta), "backend");
+	cell->backend = meta_get(buf_str(&meta), META_BACKEND);
 	if (!cell->backend)
 		cell->backend = xstrdup("qemu");
 	cell->shape = meta_shape(buf_str(&meta));
-	cell->cmdline = meta_value(buf_str(&meta), "guest: cmdline");
+	cell->cmdline = meta_guest(buf_str(&meta), "cmdline");
 	buf_free(&meta);
 	/* A cell of a run directory has the run's state file one level up. */
-	path = xprintf("%s/../state", dir);
-	if (!read_file(path, &state, err)) {
-		cell->run_state = xprintf("%.*s", (int)strcspn(buf_str(&state), "\n"), buf_str(&state));
-		buf_free(&state);
-	}
+	path = xprintf("%s/..", dir);
+	if (!run_state_get(path, state, sizeof(state), err))
+		cell->run_state = xstrdup(state);
 	free(path);
 	return 0;
 }
@@ -291,7 +273,7 @@ static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 {
 	struct cmp_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
 	struct buf tap = BUF_INIT;
-	char *path = xprintf("%s/tap", dir);
+	char *path = xprintf("%s/" RESULTS_TAP_FILE, dir);
 	int rc = read_file(path, &tap, err);
 
 	free(path);
@@ -366,7 +348,7 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	struct dirent **names;
 	int n, rc = 0;
 
-	if (is_file(dir, "tap") && is_file(dir, "meta"))
+	if (is_file(dir, RESULTS_TAP_FILE) && is_file(dir, META_FILE))
 		return load_cell(dir, side, err);
 	if (depth >= MAX_DEPTH)
 		return 0;

@@ -269,7 +269,7 @@ static int bisect(struct bisect_opts *bo)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
 	git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	results_set_state(bo->dir, vm_interrupted() ? "interrupted" : "complete", &err);
+	run_state_set(bo->dir, vm_interrupted() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
 	return vm_interrupted() ? EXIT_HARNESS : rc;
 }
 
