@@ -485,11 +485,6 @@ const char *tap_info_get(const struct tap_parser *p, const char *key)
 	return in ? in->value : NULL;
 }
 
-int tap_parse_result(const char *line, struct tap_test *t)
-{
-	return parse_result(line, t);
-}
-
 const char *tap_status_name(enum tap_status s)
 {
 	static const char *const names[] = {

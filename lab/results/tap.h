@@ -138,13 +138,6 @@ int tap_failed(const struct tap_parser *p);
 /* The value of a "# guest.KEY: VALUE" line, or NULL. */
 const char *tap_info_get(const struct tap_parser *p, const char *key);
 
-/*
- * One result line without its indentation ("ok N [- ]name [# DIRECTIVE
- * reason]" or "not ok ..."): 1 with t's number, name, status and reason
- * filled, 0 if line is not a result.
- */
-int tap_parse_result(const char *line, struct tap_test *t);
-
 const char *tap_status_name(enum tap_status s);
 
 /*
