@@ -146,7 +146,7 @@ const char *tap_status_name(enum tap_status s);
  * the layout rules live here only.  Lines come through the parser above (its
  * line splitting, sanitising, result lines); then:
  *
- *  - A line's depth is its leading spaces / 4 (tabs count as spaces); a
+ *  - A line's depth is its leading spaces / 4 (a tab is one space); a
  *    line whose indent is not a multiple of 4 is ignored (YAML aside), and
  *    so are lines TAP_WALK_DEPTH or more levels deep.
  *  - "# Subtest: NAME" at depth d+1 opens level d: the suite whose own
@@ -158,10 +158,10 @@ const char *tap_status_name(enum tap_status s);
  *    end (on_suite_end) when level d was open (a Subtest line, or results
  *    nested under it), else a test (on_test).
  *  - A result's YAML block is "---" to "..." at 4d + 2 spaces, the lines in
- *    it indented at least that far; up to TAP_YAML_MAX bytes are kept, the
- *    block's own indentation below 4d + 2 kept.  A block without its "..."
- *    ends at the first line outside it.  A result is reported once its
- *    block (if any) is read, with it.
+ *    it indented at least that far (any indent past 4d + 2 is kept); up to
+ *    TAP_YAML_MAX bytes of it are kept.  A block without its "..." ends at
+ *    the first line outside it.  A result is reported once its block (if
+ *    any) is read, with it.
  *  - Any other line starting with '#' is a diagnostic (on_diag), at its
  *    depth: "# guest.KEY: VALUE", "# metric: ...", a test's own output.
  *  - Plans, version lines and garbage reach no callback.
