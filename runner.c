@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/command.h"
-#include "host/toolroot.h"
 
 static const struct command commands[] = {
 	{ "setup", "install host packages and fetch the pinned kernels (idempotent)", cmd_setup },
@@ -23,7 +22,7 @@ static const struct command commands[] = {
 	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
 	{ "tap", "flatten nested KTAP into TAP 13 for tap-driver.sh, prove, CI plugins", cmd_tap },
 	/* Internal: runs a command inside the LoongArch toolchain root. */
-	{ "toolroot-exec", NULL, toolroot_exec_main },
+	{ "toolroot-exec", NULL, cmd_toolroot_exec },
 };
 
 static int usage(FILE *f)
@@ -39,6 +38,10 @@ static int usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	static struct command_sink sink = { NULL, "numalab: " };
+
+	sink.steps = stderr;
+	command_set_sink(&sink);
 	if (argc < 2)
 		return usage(stderr);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -1,6 +1,5 @@
 /* bisect: a step's verdict from its saved TAP, and the step log. */
 #include "analysis/bisect.h"
-#include "cli/command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,11 +146,11 @@ static enum bisect_verdict decide(const struct tap_test *tt, const struct subtes
 }
 
 enum bisect_verdict bisect_verdict(const struct bisect_test *t, const char *tap, size_t len,
-				   int run_rc, char *why, size_t cap)
+				   int refused, char *why, size_t cap)
 {
 	struct subtests s = { .t = t };
 
-	if (run_rc == EXIT_USAGE)
+	if (refused)
 		return snprintf(why, cap, "the run refused the request"), BISECT_ABORT;
 	tap_walk(tap, len, &bisect_ops, &s);
 	if (s.found)

@@ -47,11 +47,12 @@ int bisect_test_parse(const char *spec, struct bisect_test *t);
 
 /*
  * What the saved TAP of a run says about t.  tap is the cell's `tap` file
- * content (the guest's stream plus the runner's closing lines); run_rc the
- * exit code of the run (command.h).  why receives one line.
+ * content (the guest's stream plus the runner's closing lines); refused
+ * set when the run refused the request (bad input: the verdict is abort,
+ * whatever the TAP).  why receives one line.
  */
 enum bisect_verdict bisect_verdict(const struct bisect_test *t, const char *tap, size_t len,
-				   int run_rc, char *why, size_t cap);
+				   int refused, char *why, size_t cap);
 
 /*
  * The verdict on metric in c (A: the good commit's runs, B: this commit's).

@@ -1,5 +1,4 @@
 #include "analysis/compare.h"
-#include "cli/command.h"
 #include "analysis/stats.h"
 #include "results/meta.h"
 #include "results/results.h"
@@ -69,7 +68,7 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 	if (!topo || !topo[0]) {
 		free(topo);
 		buf_free(&meta);
-		return error_set(err, "%s/" META_FILE ":1: no '" META_TOPOLOGY ":' line: not a numalab result cell", dir);
+		return error_input(err, "%s/" META_FILE ":1: no '" META_TOPOLOGY ":' line: not a numalab result cell", dir);
 	}
 	topo[strcspn(topo, " ")] = '\0';
 	cell->topology = topo;
@@ -354,7 +353,7 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 		return 0;
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
-		return error_set(err, "%s: %s", dir, strerror(errno));
+		return error_input(err, "%s: %s", dir, strerror(errno));
 	for (int i = 0; i < n; i++) {
 		char *path = xprintf("%s/%s", dir, names[i]->d_name);
 		struct stat st;
@@ -380,17 +379,17 @@ int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_s
 	for (size_t len = strlen(side->root); len > 1 && side->root[len - 1] == '/'; len--)
 		side->root[len - 1] = '\0';
 	if (stat(root, &st))
-		return error_set(err, "%s: %s; give a run or matrix result directory", root, strerror(errno));
+		return error_input(err, "%s: %s; give a run or matrix result directory", root, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return error_set(err, "%s: not a directory; give a run or matrix result directory", root);
+		return error_input(err, "%s: not a directory; give a run or matrix result directory", root);
 	if (walk(side->root, 0, side, err))
 		return -1;
 	if (!side->nr_cells)
-		return error_set(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s%s%s; "
-				 "give a run directory (results/RUN-ID) or a matrix output directory", root,
-				 filter->kernel ? " with kernel " : "", filter->kernel ? filter->kernel : "",
-				 filter->cells ? " matching " : "", filter->cells ? filter->cells : "",
-				 side->skipped.nr ? ", but for cells of runs that did not complete" : "");
+		return error_input(err, "%s: no result cells below it (directories with 'tap' and 'meta')%s%s%s%s%s; "
+				   "give a run directory (results/RUN-ID) or a matrix output directory", root,
+				   filter->kernel ? " with kernel " : "", filter->kernel ? filter->kernel : "",
+				   filter->cells ? " matching " : "", filter->cells ? filter->cells : "",
+				   side->skipped.nr ? ", but for cells of runs that did not complete" : "");
 	return 0;
 }
 
@@ -496,8 +495,8 @@ static int check_comparable(struct comparison *c, struct error *err)
 		buf_free(&b);
 	}
 	if (diffs.nr && !c->opts.force) {
-		error_set(err, "refusing to compare: %s%s; rerun under the same conditions or pass --force",
-			  diffs.items[0], diffs.nr > 1 ? " (and more)" : "");
+		error_input(err, "refusing to compare: %s%s; rerun under the same conditions or pass --force",
+			    diffs.items[0], diffs.nr > 1 ? " (and more)" : "");
 		strvec_clear(&diffs);
 		return -1;
 	}
@@ -880,9 +879,9 @@ int cmp_change_fails(enum cmp_change ch)
 	return ch != CMP_TEST_SAME && ch != CMP_TEST_SKIPS;
 }
 
-int compare_exit_code(const struct comparison *c)
+enum compare_result compare_result(const struct comparison *c)
 {
-	return c->nr_functional || c->nr_regressed || c->nr_changed ? EXIT_FAIL : EXIT_PASS;
+	return c->nr_functional || c->nr_regressed || c->nr_changed ? COMPARE_CHANGED : COMPARE_SAME;
 }
 
 const char *cmp_verdict_name(enum cmp_verdict v)

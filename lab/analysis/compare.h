@@ -24,7 +24,7 @@
  * with the same key is a repetition.  The placement is part of the test name
  * ("mcf local thp"); placement is that part, split out for the reports.
  *
- * compare_run() refuses (-1, EXIT_USAGE) when the cells of a topology differ
+ * compare_run() refuses (-1, ERROR_INPUT) when the cells of a topology differ
  * in meta `backend` (absent: qemu), `qemu`, the accelerator (`accel`, first
  * word: tcg/kvm), `host_numa` or the guest's shape (guest: nodes_online,
  * nodeN.cpus, nodeN.distance), or when the sides share no topology; the
@@ -147,16 +147,20 @@ int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_s
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on
- * bad input or a refused comparison: both mean EXIT_USAGE.  Free c with
- * compare_free() either way.
+ * bad input or a refused comparison (both ERROR_INPUT), or when a cell
+ * cannot be read (ERROR_HARNESS).  Free c with compare_free() either way.
  */
 int compare_run(struct comparison *c, const char *root_a, const char *root_b,
 		const struct cmp_options *opts, struct error *err);
 
-/* EXIT_FAIL when a test changed functionally or a metric regressed/changed, else EXIT_PASS. */
-int compare_exit_code(const struct comparison *c);
+/* What the comparison found, as a whole (docs/compare.md: exit 0 or 1). */
+enum compare_result {
+	COMPARE_SAME,      /* no functional change, no metric regressed or changed */
+	COMPARE_CHANGED,   /* a test changed functionally, or a metric regressed or changed */
+};
+enum compare_result compare_result(const struct comparison *c);
 
-/* 1 for the verdicts and changes that make compare_exit_code() fail. */
+/* 1 for the verdicts and changes that make compare_result() COMPARE_CHANGED. */
 int cmp_verdict_fails(enum cmp_verdict v);
 int cmp_change_fails(enum cmp_change c);
 

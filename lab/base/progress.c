@@ -39,3 +39,12 @@ void warning(const char *fmt, ...)
 	emit(PROGRESS_WARNING, fmt, ap);
 	va_end(ap);
 }
+
+void progress_status(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(PROGRESS_STATUS, fmt, ap);
+	va_end(ap);
+}

@@ -19,6 +19,8 @@
 enum progress_kind {
 	PROGRESS_STEP,     /* what is happening now: "building stock for x86_64" */
 	PROGRESS_WARNING,  /* something is off but the work goes on */
+	PROGRESS_STATUS,   /* a transient line ("[  12s] building ..."), replaced by the next
+			      one; "" takes it down.  A sink not on a terminal drops it. */
 };
 
 typedef void progress_sink_fn(void *ctx, enum progress_kind kind, const char *line);
@@ -28,5 +30,6 @@ void progress_set_sink(progress_sink_fn *sink, void *ctx);
 
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,4 +1,5 @@
 #include "base/util.h"
+#include "base/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -325,7 +326,7 @@ int lock_file(const char *path, const char *what, struct error *err)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
-	fprintf(stderr, "numalab: waiting for another numalab %s (lock %s)\n", what, path);
+	progress("waiting for another numalab %s (lock %s)", what, path);
 	if (flock(fd, LOCK_EX)) {
 		error_set(err, "cannot lock %s: %s", path, strerror(errno));
 		close(fd);
@@ -511,12 +512,12 @@ int lab_check_cache_env(struct error *err)
 	if (!env || !*env)
 		return 0;
 	if (env[0] != '/')
-		return error_set(err, "NUMALAB_CACHE=%s: not an absolute path; set it to a directory "
+		return error_input(err, "NUMALAB_CACHE=%s: not an absolute path; set it to a directory "
 				 "such as $HOME/.cache/numalab, or unset it", env);
 	if (!stat(env, &st) && !S_ISDIR(st.st_mode))
-		return error_set(err, "NUMALAB_CACHE=%s: not a directory; name a directory, or unset it", env);
+		return error_input(err, "NUMALAB_CACHE=%s: not a directory; name a directory, or unset it", env);
 	if (mkdir_p(env, &why))
-		return error_set(err, "NUMALAB_CACHE=%s: %s; name a writable directory, or unset it",
+		return error_input(err, "NUMALAB_CACHE=%s: %s; name a writable directory, or unset it",
 				 env, why.msg);
 	return 0;
 }
@@ -534,7 +535,7 @@ const char *lab_cache_dir(void)
 	else
 		snprintf(dir, sizeof(dir), "%s/.cache/numalab", home && *home ? home : "/tmp");
 	if (mkdir_p(dir, &err))
-		fprintf(stderr, "numalab: %s\n", err.msg);
+		warning("%s", err.msg);
 	return dir;
 }
 

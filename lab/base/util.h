@@ -89,8 +89,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct err
 int copy_file(const char *from, const char *to, struct error *err);
 /*
  * Open (creating) path and take an exclusive flock on it; returns the fd to
- * close when done, or -1 with err.  If another process holds it, says so on
- * stderr (naming what) before waiting.
+ * close when done, or -1 with err.  If another process holds it, says so
+ * with progress() (naming what) before waiting.
  */
 int lock_file(const char *path, const char *what, struct error *err);
 /* mkdir -p.  0 on success. */

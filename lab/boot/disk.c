@@ -1,5 +1,6 @@
 #include "boot/disk.h"
 #include "base/dynlib.h"
+#include "base/progress.h"
 #include "host/mirror.h"
 #include "base/proc.h"
 #include "config.h"
@@ -246,8 +247,7 @@ static int make_rootfs(const struct disk_desc *d, const char *tar, const char *l
 	strvec_push(&argv, d->suite);
 	strvec_push(&argv, dir);
 	strvec_push(&argv, mirror);
-	fprintf(stderr, "numalab image: debootstrap %s (%d extra packages; log %s)\n", d->suite,
-		d->nr_packages, log);
+	progress("debootstrap %s (%d extra packages; log %s)", d->suite, d->nr_packages, log);
 	rc = proc_run_logged("debootstrap", strvec_argv(&argv), NULL, NULL, log, err);
 	if (!rc) {
 		const char *tar_argv[] = { "tar", "--numeric-owner", "-C", dir, "-cf", tmp, ".", NULL };
@@ -349,7 +349,7 @@ int disk_build(const struct disk_desc *d, const char *guest_dir, int tcg, char *
 	if (!rc && !file_exists(tar))
 		rc = make_rootfs(d, tar, log, err);
 	if (!rc) {
-		fprintf(stderr, "numalab image: writing %s with libguestfs (one appliance launch)\n", out);
+		progress("writing %s with libguestfs (one appliance launch)", out);
 		unlink(tmp);
 		rc = create_qcow2(tmp, NULL, d->size_bytes, log, err) || fill_image(tmp, tar, guest_dir, tcg, err);
 	}

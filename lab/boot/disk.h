@@ -36,7 +36,7 @@
 /*
  * Ensure the image of d exists; guest_dir is build/guest/x86_64 (init,
  * tests/).  out receives its path; *cached says whether it was there already.
- * Progress lines go to stderr.  0, or -1 with err.
+ * Progress lines go through progress().  0, or -1 with err.
  */
 int disk_build(const struct disk_desc *d, const char *guest_dir, int tcg, char *out, size_t cap,
 	       int *cached, struct error *err);

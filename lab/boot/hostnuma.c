@@ -74,14 +74,14 @@ int hostnuma_bind(const char *arg, const struct topology *t, const char *node_di
 			continue;
 		host_nodes_have(node_dir, have, sizeof(have), &example);
 		if (access_ok(node_dir, h))
-			return error_set(err, "--host-nodes %s: guest node %d has vCPUs, but host node %d has "
-					 "no CPUs to pin them to (the host's nodes in %s: %s); map it onto a "
-					 "node with CPUs (e.g. --host-nodes %d=%d,...)", arg, g, h, node_dir,
-					 have, g, example < 0 ? 0 : example);
-		return error_set(err, "--host-nodes %s: guest node %d wants host node %d, but this host has "
-				 "no NUMA node %d (its nodes in %s: %s); map each guest node onto one of "
-				 "those (e.g. --host-nodes %d=%d,...) or drop --host-nodes", arg, g, h, h,
-				 node_dir, have[0] ? have : "none", g, example < 0 ? 0 : example);
+			return error_input(err, "--host-nodes %s: guest node %d has vCPUs, but host node %d has "
+					   "no CPUs to pin them to (the host's nodes in %s: %s); map it onto a "
+					   "node with CPUs (e.g. --host-nodes %d=%d,...)", arg, g, h, node_dir,
+					   have, g, example < 0 ? 0 : example);
+		return error_input(err, "--host-nodes %s: guest node %d wants host node %d, but this host has "
+				   "no NUMA node %d (its nodes in %s: %s); map each guest node onto one of "
+				   "those (e.g. --host-nodes %d=%d,...) or drop --host-nodes", arg, g, h, h,
+				   node_dir, have[0] ? have : "none", g, example < 0 ? 0 : example);
 	}
 	return 0;
 }

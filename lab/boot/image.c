@@ -1,5 +1,5 @@
 #include "boot/image.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -73,19 +73,19 @@ static int derived_initiator(const struct topology *t, int node)
 int libvirt_xml_supported(const struct topology *t, struct error *err)
 {
 	if (t->arch == TOPO_ARCH_LOONGARCH64)
-		return error_set(err, "%s: LoongArch guests under libvirt need libvirt >= 10.2 and QEMU >= 9 "
-				 "(Debian bookworm has 9.0 and 7.2); run this topology with the direct backend "
-				 "(--backend qemu)", t->path);
+		return error_input(err, "%s: LoongArch guests under libvirt need libvirt >= 10.2 and QEMU >= 9 "
+				   "(Debian bookworm has 9.0 and 7.2); run this topology with the direct backend "
+				   "(--backend qemu)", t->path);
 	if (!topo_has_hmat(t))
 		return 0;
 	for (int i = 0; i < t->nr_nodes; i++) {
 		int derived = derived_initiator(t, i);
 
 		if (!topo_node_has_cpus(t, i) && derived != t->nodes[i].initiator)
-			return error_set(err, "%s:%d: node %d has initiator=%d but libvirt makes node %d its initiator "
-					 "(the lowest hmat-lb latency to it); give node %d that lowest latency or use "
-					 "the direct backend", t->path, t->nodes[i].line, i, t->nodes[i].initiator,
-					 derived, t->nodes[i].initiator);
+			return error_input(err, "%s:%d: node %d has initiator=%d but libvirt makes node %d its initiator "
+					   "(the lowest hmat-lb latency to it); give node %d that lowest latency or use "
+					   "the direct backend", t->path, t->nodes[i].line, i, t->nodes[i].initiator,
+					   derived, t->nodes[i].initiator);
 	}
 	return 0;
 }
@@ -323,16 +323,16 @@ int libvirt_parse_host_nodes(const char *arg, const struct topology *t,
 
 		if (parse_node(&s, t->nr_nodes, &g) || *s++ != '=' || parse_node(&s, TOPO_MAX_NODES, &h) ||
 		    (*s && (*s++ != ',' || !*s)))
-			return error_set(err, "--host-nodes %s: give auto or GUEST=HOST,... with guest nodes 0..%d "
-					 "and host nodes 0..%d", arg, t->nr_nodes - 1, TOPO_MAX_NODES - 1);
+			return error_input(err, "--host-nodes %s: give auto or GUEST=HOST,... with guest nodes 0..%d "
+					   "and host nodes 0..%d", arg, t->nr_nodes - 1, TOPO_MAX_NODES - 1);
 		if (seen[g]++)
-			return error_set(err, "--host-nodes %s: guest node %d is mapped twice", arg, g);
+			return error_input(err, "--host-nodes %s: guest node %d is mapped twice", arg, g);
 		map->host_node[g] = h;
 	}
 	for (int i = 0; i < t->nr_nodes; i++)
 		if (!seen[i])
-			return error_set(err, "--host-nodes %s: guest node %d is not mapped; map each of the %d "
-					 "nodes of %s", arg, i, t->nr_nodes, t->name);
+			return error_input(err, "--host-nodes %s: guest node %d is not mapped; map each of the %d "
+					   "nodes of %s", arg, i, t->nr_nodes, t->name);
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 #include "boot/vm.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "host/toolroot.h"
 
@@ -21,38 +22,18 @@
 /* After a crash is seen, how long QEMU gets to exit by itself (panic=-1). */
 #define CRASH_GRACE_S 10
 
-static volatile sig_atomic_t interrupted;
-
-/* Every child stops now (QEMU, a kernel fetch, a build): the callers see why. */
-static void on_signal(int sig)
-{
-	interrupted = sig;
-	proc_kill_all();
-}
-
-void vm_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;   /* no SA_RESTART: poll() must return EINTR */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-int vm_interrupted(void)
-{
-	return interrupted;
-}
-
 const char *vm_end_name(enum vm_end end)
 {
+	/* Written to meta `end` and read back by compare and the reports: never rename one. */
 	static const char *const names[] = {
-		"poweroff", "timeout", "crashed", "interrupted", "firmware", "qemu-failed", "stopped",
-		"escaped",
+		[VM_POWEROFF] = "poweroff",
+		[VM_TIMEOUT] = "timeout",
+		[VM_CRASHED] = "crashed",
+		[VM_INTERRUPTED] = "interrupted",
+		[VM_FIRMWARE] = "firmware",
+		[VM_QEMU_FAILED] = "qemu-failed",
+		[VM_STOPPED] = "stopped",
+		[VM_ESCAPED] = "escaped",
 	};
 
 	return names[end];
@@ -239,7 +220,7 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 		double limit = crash_deadline ? crash_deadline : deadline;
 		int wait_ms = (int)((limit - now_s()) * 1000) + 1;
 
-		if (interrupted) {
+		if (interrupt_caught()) {
 			end = VM_INTERRUPTED;
 			break;
 		}
@@ -532,7 +513,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		proc_kill(&qemu);
 		res->qemu_status = proc_wait(&qemu, err);
 		/* The handler may kill QEMU before the loop sees the flag. */
-		if (interrupted && res->end != VM_CRASHED && res->end != VM_FIRMWARE)
+		if (interrupt_caught() && res->end != VM_CRASHED && res->end != VM_FIRMWARE)
 			res->end = VM_INTERRUPTED;
 		/* A guest's power-off or panic (-no-reboot) ends QEMU with 0: anything else is QEMU's. */
 		if (res->end == VM_POWEROFF && res->qemu_status != 0)

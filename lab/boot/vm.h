@@ -23,7 +23,7 @@ enum vm_end {
 	VM_POWEROFF,           /* the guest powered off (or QEMU exited by itself) */
 	VM_TIMEOUT,            /* killed at the deadline */
 	VM_CRASHED,            /* the console showed a panic/oops/...: see scan */
-	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner */
+	VM_INTERRUPTED,        /* SIGINT/SIGTERM/SIGHUP reached the runner (interrupt.h) */
 	VM_FIRMWARE,           /* UEFI never started the kernel (EFI shell, hang): see scan */
 	VM_QEMU_FAILED,        /* QEMU exited non-zero, died on a signal by itself (qemu_status),
 				  or said KVM cannot run the guest (kvm_error) */
@@ -108,14 +108,6 @@ enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap);
  * hide KVM with NUMALAB_KVM_DEVICE=/nonexistent).
  */
 const char *vm_kvm_device(void);
-
-/*
- * Install SIGINT/SIGTERM/SIGHUP handlers: every child (proc.h) is killed at
- * once, and vm_run() ends its guest as VM_INTERRUPTED.
- */
-void vm_catch_signals(void);
-/* Non-zero once such a signal arrived (the signal number). */
-int vm_interrupted(void);
 
 const char *vm_end_name(enum vm_end end);
 

@@ -1,5 +1,6 @@
 #include "boot/vm_libvirt.h"
 #include "results/meta.h"
+#include "base/interrupt.h"
 #include "config.h"
 
 #if !NUMALAB_HAVE_LIBVIRT
@@ -232,10 +233,10 @@ int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const 
 				    sizeof(lv->host.host_cpus[i])) && lv->host.host_cpus[i][0])
 			continue;
 		host_nodes_list(caps, have, sizeof(have));
-		rc = error_set(err, "--host-nodes %s: guest node %d wants host node %d, but the host behind %s has "
-			       "NUMA node%s %s (with CPUs); map onto those (e.g. --host-nodes %d=%d) or drop --host-nodes",
-			       map_arg, i, lv->host.host_node[i], lv->uri, strchr(have, ',') ? "s" : "",
-			       have[0] ? have : "none", i, atoi(have));
+		rc = error_input(err, "--host-nodes %s: guest node %d wants host node %d, but the host behind %s has "
+			         "NUMA node%s %s (with CPUs); map onto those (e.g. --host-nodes %d=%d) or drop --host-nodes",
+			         map_arg, i, lv->host.host_node[i], lv->uri, strchr(have, ',') ? "s" : "",
+			         have[0] ? have : "none", i, atoi(have));
 	}
 	free(caps);
 	if (rc)
@@ -429,7 +430,7 @@ static void on_tick(int timer, void *opaque)
 
 	(void)timer;
 	progress(s, NULL);
-	if (vm_interrupted() && !s->stopped && !s->destroyed) {
+	if (interrupt_caught() && !s->stopped && !s->destroyed) {
 		s->end = VM_INTERRUPTED;
 		destroy(s);
 	}

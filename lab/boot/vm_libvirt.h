@@ -10,7 +10,7 @@
  * domain state), the console and TAP sockets QEMU connects to (streamed as
  * they come, the console through the console.h scanner for live panic
  * detection), a timer destroying the domain at its deadline, and a one
- * second tick for progress and SIGINT/SIGTERM/SIGHUP (vm_catch_signals()),
+ * second tick for progress and SIGINT/SIGTERM/SIGHUP (interrupt_catch()),
  * which destroy the domain.
  *
  * The sockets are local files: with a remote URI the guest's QEMU must run

@@ -8,6 +8,7 @@
  */
 #include "cli/command.h"
 #include "boot/image.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "drive/run.h"
 #include "host/toolroot.h"
@@ -154,13 +155,13 @@ static int bench(const struct run_opts *o, int reps)
 	struct run_inputs *in = xcalloc(1, sizeof(*in));
 	struct run_outcome out;
 	struct error err;
-	int rc = run_prepare(o, in, &err);
+	int rc = run_prepare(o, in, &err) ? command_exit_for(&err) : EXIT_PASS;
 
 	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
 		char dir[4200];
 		double t0 = now_s();
 
-		rc = run_cell(o, &out, &err);
+		rc = command_run_cell(o, &out, &err);
 		total[i] = now_s() - t0;
 		first_tap[i] = out.vm.first_tap_s;
 		before_kernel[i] = out.before_kernel_s;
@@ -194,7 +195,7 @@ static int timed_run(const struct run_opts *o, double *total, double *first_tap,
 {
 	struct run_outcome out;
 	double t0 = now_s();
-	int rc = run_cell(o, &out, err);
+	int rc = command_run_cell(o, &out, err);
 
 	*total = now_s() - t0;
 	if (first_tap)
@@ -289,7 +290,7 @@ static int run_backend(const struct run_opts *base, const char *backend, struct 
 	int rc;
 
 	o.backend = backend;
-	rc = run_cell(&o, &out, err);
+	rc = command_run_cell(&o, &out, err);
 	r->total = now_s() - t0;
 	r->first_tap = out.vm.first_tap_s;
 	r->exit_after_done = out.vm.total_s - out.vm.last_tap_s;
@@ -497,7 +498,7 @@ int cmd_bench(int argc, char **argv)
 			return command_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
-	vm_catch_signals();
+	interrupt_catch();
 	if (build && patched && !o.topo && optind == argc)
 		return kernel_bench(build, patched, arch);
 	if (!o.topo || build || patched || optind < argc)

@@ -5,9 +5,10 @@
  */
 #include "analysis/bisect.h"
 #include "cli/command.h"
+#include "base/git.h"
 #include "base/proc.h"
 #include "results/results.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,19 +63,12 @@ struct bisect_opts {
 	char dir[4096], log[4200];
 };
 
-static int git_capture(const char *ksrc, const char **args, char *out, size_t cap)
+/* git ARGS in the tree; its output's first line into out (\"\" if it failed). */
+static int git_line(const char *ksrc, const char **args, char *out, size_t cap)
 {
-	struct strvec argv = STRVEC_INIT;
 	struct error ignored;
-	int rc;
+	int rc = git_capture(&(struct git){ .dir = ksrc }, args, out, cap, &ignored);
 
-	strvec_push(&argv, "git");
-	strvec_push(&argv, "-C");
-	strvec_push(&argv, ksrc);
-	for (int i = 0; args[i]; i++)
-		strvec_push(&argv, args[i]);
-	rc = proc_capture(strvec_argv(&argv), out, cap, &ignored);
-	strvec_clear(&argv);
 	out[strcspn(out, "\n")] = '\0';
 	return rc;
 }
@@ -156,14 +150,11 @@ static int record_baseline(const struct bisect_opts *bo, struct error *err)
 /* git bisect run with bisect-run as the script.  Returns its exit code, -1 (err). */
 static int bisect_run(const struct bisect_opts *bo, struct error *err)
 {
+	const char *args[] = { "bisect", "run", NULL };
 	struct strvec argv = STRVEC_INIT;
 	int rc;
 
-	strvec_push(&argv, "git");
-	strvec_push(&argv, "-C");
-	strvec_push(&argv, bo->ksrc);
-	strvec_push(&argv, "bisect");
-	strvec_push(&argv, "run");
+	git_argv(&(struct git){ .dir = bo->ksrc }, args, &argv);
 	step_argv(bo, NULL, &argv);
 	rc = run_logged(bo, &argv, err);
 	strvec_clear(&argv);
@@ -191,8 +182,8 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 	struct error ignored;
 	int steps = 0, builds = 0, found;
 
-	git_capture(bo->ksrc, bad_args, first_bad, sizeof(first_bad));
-	git_capture(bo->ksrc, skip_args, skipped, sizeof(skipped));
+	git_line(bo->ksrc, bad_args, first_bad, sizeof(first_bad));
+	git_line(bo->ksrc, skip_args, skipped, sizeof(skipped));
 	read_file(bo->log, &steps_text, &ignored);
 	read_file(out, &run_text, &ignored);
 	bisect_log_count(buf_str(&steps_text), &steps, &builds);
@@ -200,7 +191,7 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 	if (found) {
 		const char *args[] = { "log", "-1", "--format=%s", first_bad, NULL };
 
-		git_capture(bo->ksrc, args, subject, sizeof(subject));
+		git_line(bo->ksrc, args, subject, sizeof(subject));
 		buf_addf(&sum, "first bad commit: %.12s %s\n", first_bad, subject);
 	} else {
 		buf_addf(&sum, "no single first bad commit (git bisect run exited %d; see %s)\n", run_rc, out);
@@ -222,7 +213,7 @@ static int count_commits(const struct bisect_opts *bo, struct error *err)
 {
 	char *range = xprintf("%s..%s", bo->good, bo->bad), count[64] = "";
 	const char *args[] = { "rev-list", "--count", range, NULL };
-	int n = git_capture(bo->ksrc, args, count, sizeof(count)) ? 0 : atoi(count);
+	int n = git_line(bo->ksrc, args, count, sizeof(count)) ? 0 : atoi(count);
 
 	free(range);
 	if (n < 1)
@@ -236,7 +227,7 @@ static int start(const struct bisect_opts *bo, struct error *err)
 	const char *args[] = { "bisect", "start", bo->bad, bo->good, "--", NULL };
 	char out[256];
 
-	if (git_capture(bo->ksrc, args, out, sizeof(out)))
+	if (git_line(bo->ksrc, args, out, sizeof(out)))
 		return error_set(err, "`git bisect start` failed in %s (a bisect in progress? uncommitted "
 				 "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc);
 	return 0;
@@ -259,7 +250,7 @@ static int bisect(struct bisect_opts *bo)
 	}
 	if (results_new_run(bo->out_abs, run_dir, sizeof(run_dir), &err)) {
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
-		git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
+		git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
 		return EXIT_HARNESS;
 	}
 	snprintf(bo->dir, sizeof(bo->dir), "%s", run_dir);
@@ -268,9 +259,9 @@ static int bisect(struct bisect_opts *bo)
 	if (rc < 0)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
-	git_capture(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	run_state_set(bo->dir, vm_interrupted() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
-	return vm_interrupted() ? EXIT_HARNESS : rc;
+	git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
+	run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
+	return interrupt_caught() ? EXIT_HARNESS : rc;
 }
 
 static int is_git_tree(const char *dir)
@@ -331,6 +322,6 @@ int cmd_bisect(int argc, char **argv)
 		return command_usage_error("bisect", "--out %s: %s", bo.out, strerror(errno));
 	if (file_exists(bo.topo) && realpath(bo.topo, bo.topo_path))
 		bo.topo = bo.topo_path;
-	vm_catch_signals();
+	interrupt_catch();
 	return bisect(&bo);
 }

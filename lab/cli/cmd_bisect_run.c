@@ -6,8 +6,10 @@
 #include "analysis/bisect.h"
 #include "cli/command.h"
 #include "kernel/kbuild.h"
-#include "base/proc.h"
+#include "base/interrupt.h"
+#include "base/git.h"
 #include "drive/run.h"
+#include "model/labdata.h"
 #include "model/topology.h"
 
 #include <getopt.h>
@@ -96,11 +98,10 @@ static int describe(const char *ksrc, const char *rev, char *commit, char *subje
 		    struct error *err)
 {
 	char out[512];
-	const char *argv[] = { "git", "-C", ksrc, "log", "-1", "--format=%H %s", rev, "--", NULL };
+	const char *args[] = { "log", "-1", "--format=%H %s", rev, "--", NULL };
 
-	if (proc_capture(argv, out, sizeof(out), err) != 0 || strlen(out) < 41)
+	if (git_capture(&(struct git){ .dir = ksrc }, args, out, sizeof(out), err) || strlen(out) < 41)
 		return error_set(err, "%s is not a commit of the git tree %s", rev, ksrc);
-	out[strcspn(out, "\n")] = '\0';
 	snprintf(commit, 41, "%.40s", out);
 	snprintf(subject, cap, "%s", out + 41);
 	return 0;
@@ -117,19 +118,19 @@ static int log_dir(const char *log, struct error *err)
 }
 
 static enum bisect_verdict judge_run(const struct step_opts *so, const struct run_outcome *res,
-				     int rc, char *why, size_t cap)
+				     int refused, char *why, size_t cap)
 {
 	char *path = xprintf("%s/tap", res->cell_dir);
 	struct buf tap = BUF_INIT;
 	struct error ignored;
 	enum bisect_verdict v;
 
-	if (vm_interrupted())
+	if (interrupt_caught())
 		v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
 	else if (!res->cell_dir[0] || read_file(path, &tap, &ignored))
 		v = (snprintf(why, cap, "the lab could not run the guest"), BISECT_SKIP);
 	else
-		v = bisect_verdict(&so->t, buf_str(&tap), tap.len, rc, why, cap);
+		v = bisect_verdict(&so->t, buf_str(&tap), tap.len, refused, why, cap);
 	buf_free(&tap);
 	free(path);
 	return v;
@@ -140,11 +141,11 @@ static enum bisect_verdict judge_test(const struct step_opts *so, const struct r
 				      struct run_outcome *res, char *why, size_t cap)
 {
 	struct error err;
-	int rc = run_cell(o, res, &err);
+	int rc = command_run_cell(o, res, &err);
 
 	if (rc == EXIT_HARNESS)
 		fprintf(stderr, "numalab bisect-run: %s\n", err.msg);
-	return judge_run(so, res, rc, why, cap);
+	return judge_run(so, res, rc == EXIT_USAGE, why, cap);
 }
 
 /* Performance: --repeat runs into dir, then the metric against the baseline. */
@@ -158,9 +159,9 @@ static enum bisect_verdict judge_metric(const struct step_opts *so, struct run_o
 
 	o->out = dir;
 	for (int i = 0; i < so->repeat && v == BISECT_GOOD; i++) {
-		int rc = run_cell(o, res, &err);
+		int rc = command_run_cell(o, res, &err);
 
-		if (vm_interrupted())
+		if (interrupt_caught())
 			v = (snprintf(why, cap, "interrupted"), BISECT_ABORT);
 		else if (rc == EXIT_USAGE)
 			v = (snprintf(why, cap, "%s", err.msg), BISECT_ABORT);
@@ -200,9 +201,10 @@ static int step(const struct step_opts *so, const char *arch)
 		snprintf(why, sizeof(why), "the kernel did not build: %s", err.msg);
 		s.verdict = BISECT_SKIP;
 	} else {
+		struct command_run_view view;
 		struct run_opts o = { .topo = so->topo, .kernel_built = &k, .tests = so->t.suite,
 				      .timeout_s = so->timeout_s, .out = so->out, .accel = "auto",
-				      .progress = 1 };
+				      .view = command_run_view(&view, 0, 1) };
 
 		s.built = k.built;
 		s.build_s = k.build_s;
@@ -243,7 +245,7 @@ static int check_request(struct step_opts *so, char *arch, size_t cap)
 		return abort_request("--metric needs --baseline DIR (or --record DIR to make it)");
 	if (!so->metric && (so->baseline || so->record))
 		return abort_request("--baseline and --record go with --metric");
-	command_topology_path(so->topo, path, sizeof(path));
+	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, so->topo, path, sizeof(path));
 	if (topo_load(path, &topo, &terr))
 		return abort_request("%s", terr.msg);
 	snprintf(arch, cap, "%s", topo_arch_name(topo.arch));
@@ -302,6 +304,6 @@ int cmd_bisect_run(int argc, char **argv)
 		return abort_request("unexpected argument '%s'", argv[optind]);
 	if ((c = check_request(&so, arch, sizeof(arch))))
 		return c;
-	vm_catch_signals();
+	interrupt_catch();
 	return step(&so, arch);
 }

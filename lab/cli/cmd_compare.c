@@ -122,7 +122,7 @@ static int report(const struct comparison *c, const struct outputs *o)
 	if (write_report(o->tap, c, compare_report_tap) || write_report(o->json, c, compare_report_json) ||
 	    write_report(o->html, c, compare_report_html))
 		return EXIT_HARNESS;
-	return compare_exit_code(c);
+	return command_exit_compare(compare_result(c));
 }
 
 int cmd_compare(int argc, char **argv)
@@ -178,9 +178,8 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind != 2)
 		return command_usage_error("compare", "give two result directories, A and B");
 	if (compare_run(&c, argv[optind], argv[optind + 1], &opts, &err)) {
-		fprintf(stderr, "numalab compare: %s\n", err.msg);
 		compare_free(&c);
-		return EXIT_USAGE;
+		return command_fail("compare", &err);
 	}
 	rc = report(&c, &out);
 	compare_free(&c);

@@ -1,5 +1,6 @@
 /* numalab image: build guest disk images from images/NAME.image (docs/images.md). */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "boot/disk.h"
 #include "drive/run.h"
 
@@ -64,17 +65,13 @@ static int build(const char *spec, const char *out, const char *accel)
 	double t0 = now_s();
 	int tcg, cached;
 
-	if (diskdesc_load(lab_root(), spec, &d, &err)) {
-		fprintf(stderr, "numalab image: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (diskdesc_load(lab_root(), spec, &d, &err))
+		return command_fail("image", &err);
 	snprintf(guest_dir, sizeof(guest_dir), "%s/build/guest/x86_64", lab_root());
 	if ((tcg = appliance_tcg(accel, &err)) < 0 ||
 	    disk_build(&d, guest_dir, tcg, image, sizeof(image), &cached, &err) ||
-	    (out && copy_file(image, out, &err))) {
-		fprintf(stderr, "numalab image: %s\n", err.msg);
-		return EXIT_HARNESS;
-	}
+	    (out && copy_file(image, out, &err)))
+		return command_fail("image", &err);
 	fprintf(stderr, "numalab image: %s %s (%.1f s)\n", d.name, cached ? "cached" : "built",
 		now_s() - t0);
 	printf("%s\n", out ? out : image);
@@ -102,6 +99,11 @@ int cmd_image(int argc, char **argv)
 	}
 	if (argc - optind != 2 || strcmp(argv[optind], "build"))
 		return command_usage_error("image", "give `build NAME` (images/NAME.image) or `build FILE`");
-	vm_catch_signals();
+	/* The image's steps as this command's own lines: "numalab image: debootstrap ...". */
+	static struct command_sink sink = { NULL, "numalab image: " };
+
+	sink.steps = stderr;
+	command_set_sink(&sink);
+	interrupt_catch();
 	return build(argv[optind + 1], out, accel);
 }

@@ -2,7 +2,7 @@
 #include "cli/command.h"
 #include "kernel/gittree.h"
 #include "kernel/kbuild.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,7 +54,7 @@ static int exit_code(int rc, struct error *err)
 	if (!rc)
 		return EXIT_PASS;
 	fprintf(stderr, "numalab kernel: %s\n", err->msg);
-	return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+	return err->kind == ERROR_INPUT ? EXIT_USAGE : EXIT_HARNESS;
 }
 
 static int build(const char *spec, const char *arch, const char *const *patches, int nr_patches)
@@ -122,13 +122,13 @@ int cmd_kernel(int argc, char **argv)
 	if (optind < argc && !strcmp(argv[optind], "git-tree")) {
 		if (argc - optind < 2)
 			return command_usage_error("kernel", "git-tree needs OUT, e.g. `git-tree /tmp/linux`");
-		vm_catch_signals();
+		interrupt_catch();
 		return git_tree(source, argv + optind + 1, argc - optind - 1);
 	}
 	if (argc - optind != 2 || (strcmp(argv[optind], "build") && strcmp(argv[optind], "key")))
 		return command_usage_error("kernel", "give `build RECIPE` or `key RECIPE`");
 	if (!strcmp(argv[optind], "build") && is_dir(argv[optind + 1])) {
-		vm_catch_signals();
+		interrupt_catch();
 		return build(argv[optind + 1], arch, patches, nr_patches);
 	}
 	if (strchr(argv[optind + 1], '/'))
@@ -137,7 +137,7 @@ int cmd_kernel(int argc, char **argv)
 	if (!kbuild_has_recipe(lab_root(), argv[optind + 1]))
 		return command_usage_error("kernel", "no recipe %s/%.*s.recipe", RECIPE_DIR,
 					   (int)strcspn(argv[optind + 1], "+"), argv[optind + 1]);
-	vm_catch_signals();
+	interrupt_catch();
 	return !strcmp(argv[optind], "build") ? build(argv[optind + 1], arch, patches, nr_patches) :
 	       key(argv[optind + 1], arch);
 }

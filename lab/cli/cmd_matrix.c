@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "model/matrix.h"
 #include "drive/matrix_run.h"
+#include "model/labdata.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -47,12 +48,12 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void matrix_file_path(const char *arg, char *out, size_t cap)
+/* The report on stdout, in order with the progress lines the sink puts there. */
+static void show_on_stdout(void *ctx, const char *text, size_t len)
 {
-	if (strchr(arg, '/') || file_exists(arg))
-		snprintf(out, cap, "%s", arg);
-	else
-		snprintf(out, cap, "%s/matrices/%s.matrix", lab_root(), arg);
+	(void)ctx;
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
 }
 
 static void default_out(const char *matrix_path, char *out, size_t cap)
@@ -69,8 +70,11 @@ static void default_out(const char *matrix_path, char *out, size_t cap)
 
 int cmd_matrix(int argc, char **argv)
 {
-	struct matrix_run_opts o = { .mode = MATRIX_RUN, .shard = 0, .nr_shards = 1 };
+	struct matrix_run_opts o = { .mode = MATRIX_RUN, .shard = 0, .nr_shards = 1,
+				     .show = { show_on_stdout, NULL } };
+	static struct command_sink sink = { NULL, "numalab matrix: " };
 	char path[4096], out_buf[4200];
+	enum matrix_verdict v;
 	struct error err;
 	int c, merging = 0;
 
@@ -98,15 +102,22 @@ int cmd_matrix(int argc, char **argv)
 	}
 	if (merging && (!o.out || optind == argc))
 		return command_usage_error("matrix", "--merge needs --out DIR and the shards' output directories");
+	/* Its steps on stdout, in order with the cells' lines; warnings on stderr. */
+	sink.steps = stdout;
+	command_set_sink(&sink);
+	if (merging && matrix_merge(argv + optind, argc - optind, o.out, &o.show, &v, &err))
+		return command_fail("matrix", &err);
 	if (merging)
-		return matrix_merge(argv + optind, argc - optind, o.out);
+		return command_exit_matrix(v);
 	if (optind != argc - 1)
 		return command_usage_error("matrix", optind < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");
-	matrix_file_path(argv[optind], path, sizeof(path));
+	lab_data_path(lab_root(), LAB_DATA_MATRIX, argv[optind], path, sizeof(path));
 	o.file = path;
 	if (!o.out)
 		default_out(path, out_buf, sizeof(out_buf));
 	o.out = o.out ? o.out : out_buf;
-	return matrix_run(&o);
+	if (matrix_run(&o, &v, &err))
+		return command_fail("matrix", &err);
+	return command_exit_matrix(v);
 }

@@ -3,6 +3,7 @@
  * numalab shell: the same guest with its console on this terminal.
  */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "analysis/report.h"
 #include "drive/run.h"
 
@@ -118,7 +119,7 @@ struct report_files {
 
 /* Arguments both commands take; 0, or an exit code. */
 static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o, struct strvec *rw,
-		      struct strvec *dirs, struct report_files *files)
+		      struct strvec *dirs, struct report_files *files, int *quiet)
 {
 	static const char *patches[64];
 	int c;
@@ -147,7 +148,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 		case 'H': o->host_nodes = optarg; break;
 		case 'P': o->prealloc = 1; break;
 		case 'd': o->disk = optarg; break;
-		case 'q': o->echo_tap = o->progress = 0; break;
+		case 'q': *quiet = 1; break;
 		case 'w': strvec_push(rw, optarg); break;
 		case 'D': strvec_push(dirs, optarg); break;
 		case 'F': files->flat = optarg; break;
@@ -186,9 +187,6 @@ static int parse_args(const char *cmd, int argc, char **argv, struct run_opts *o
 	if ((o->exec_argv || o->shell || rw->nr || dirs->nr) && run_backend_libvirt(o))
 		return command_usage_error(cmd, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
 					   "(leave out --backend libvirt)");
-	/* stdout is for the flat TAP alone: tap-driver.sh reads it (automake recipe). */
-	if (files->flat && !strcmp(files->flat, "-"))
-		o->echo_tap = 0;
 	o->rw_dirs = rw->nr ? strvec_argv(rw) : NULL;
 	o->tests_dirs = dirs->nr ? strvec_argv(dirs) : NULL;
 	return 0;
@@ -277,21 +275,26 @@ static void raw_terminal(void)
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 }
 
-static int run_and_report(const char *cmd, struct run_opts *o, const struct report_files *files)
+static int run_and_report(const char *cmd, struct run_opts *o, const struct report_files *files, int quiet)
 {
+	/* stdout is for the flat TAP alone when it goes there: tap-driver.sh reads it (automake recipe). */
+	int echo_tap = !quiet && !o->shell && !(files->flat && !strcmp(files->flat, "-"));
+	static struct command_sink quiet_sink = { NULL, "numalab: " };
+	struct command_run_view view;
 	struct run_outcome out;
 	struct run_report report = { .tap = BUF_INIT };
 	struct report_counts leaves;
 	struct error err;
 	int rc;
 
-	if (lab_check_cache_env(&err) || toolroot_check_env(&err)) {
-		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
-		return EXIT_USAGE;
-	}
-	vm_catch_signals();
+	if (lab_check_cache_env(&err) || toolroot_check_env(&err))
+		return command_fail(cmd, &err);
+	if (quiet)
+		command_set_sink(&quiet_sink);
+	o->view = command_run_view(&view, echo_tap, !quiet && !o->shell);
+	interrupt_catch();
 	memset(&out, 0, sizeof(out));
-	rc = run_cell(o, &out, &err);
+	rc = command_run_cell(o, &out, &err);
 	if (o->shell) {   /* cooked again, on a line of its own, before anything is said */
 		restore_terminal();
 		fputc('\n', stderr);
@@ -299,8 +302,8 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 	run_report_load(o->topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
-		if (vm_interrupted())
-			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, vm_interrupted(), err.msg);
+		if (interrupt_caught())
+			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, interrupt_caught(), err.msg);
 		else
 			fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
 	} else if (o->shell) {
@@ -330,13 +333,13 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct repo
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .accel = "auto", .echo_tap = 1, .progress = 1 };
+	struct run_opts o = { .accel = "auto" };
 	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
 	struct report_files files = { NULL, NULL };
-	int rc = parse_args("run", argc, argv, &o, &rw, &dirs, &files);
+	int quiet = 0, rc = parse_args("run", argc, argv, &o, &rw, &dirs, &files, &quiet);
 
 	if (!rc)
-		rc = run_and_report("run", &o, &files);
+		rc = run_and_report("run", &o, &files, quiet);
 	strvec_clear(&rw);
 	strvec_clear(&dirs);
 	return rc < 0 ? EXIT_PASS : rc;
@@ -348,12 +351,12 @@ int cmd_shell(int argc, char **argv)
 	struct run_opts o = { .accel = "auto", .shell = 1 };
 	struct strvec rw = STRVEC_INIT, dirs = STRVEC_INIT;
 	struct report_files files = { NULL, NULL };
-	int rc = parse_args("shell", argc, argv, &o, &rw, &dirs, &files);
+	int quiet = 0, rc = parse_args("shell", argc, argv, &o, &rw, &dirs, &files, &quiet);
 
 	if (!rc) {
 		fprintf(stderr, "numalab shell: booting %s; `poweroff` or Ctrl-] ends it\n", o.topo);
 		raw_terminal();
-		rc = run_and_report("shell", &o, &files);
+		rc = run_and_report("shell", &o, &files, quiet);
 	}
 	strvec_clear(&rw);
 	strvec_clear(&dirs);

@@ -1,6 +1,6 @@
 /* numalab setup: install the host packages the lab needs and fetch the default kernel. */
 #include "cli/command.h"
-#include "kernel/kernel.h"
+#include "kernel/resolve.h"
 #include "host/toolroot.h"
 #include "base/proc.h"
 

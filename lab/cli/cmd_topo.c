@@ -1,6 +1,7 @@
 /* numalab topo: validate topology files and show the QEMU command line. */
 #include "cli/command.h"
 #include "boot/qemu.h"
+#include "model/labdata.h"
 #include "results/results.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ static int load(const char *arg, struct topology *t)
 	char path[4096];
 	struct topo_error err;
 
-	command_topology_path(arg, path, sizeof(path));
+	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, arg, path, sizeof(path));
 	if (topo_load(path, t, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return EXIT_USAGE;

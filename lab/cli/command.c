@@ -1,9 +1,9 @@
 #include "cli/command.h"
-#include "base/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int command_help(const char *help)
 {
@@ -23,10 +23,112 @@ int command_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-void command_topology_path(const char *arg, char *out, unsigned long cap)
+int command_exit_for(const struct error *err)
 {
-	if (strchr(arg, '/') || file_exists(arg))
-		snprintf(out, cap, "%s", arg);
-	else
-		snprintf(out, cap, "%s/topologies/%s.topo", lab_root(), arg);
+	return err->kind == ERROR_INPUT ? EXIT_USAGE : EXIT_HARNESS;
+}
+
+int command_exit_compare(enum compare_result r)
+{
+	return r == COMPARE_SAME ? EXIT_PASS : EXIT_FAIL;
+}
+
+int command_exit_matrix(enum matrix_verdict v)
+{
+	return v == MATRIX_PASSED ? EXIT_PASS : v == MATRIX_FAILED ? EXIT_FAIL : EXIT_HARNESS;
+}
+
+int command_fail(const char *cmd, const struct error *err)
+{
+	fprintf(stderr, "numalab %s: %s\n", cmd, err->msg);
+	return command_exit_for(err);
+}
+
+int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
+{
+	if (run_cell(o, out, err))
+		return command_exit_for(err);
+	return out->verdict == RUN_PASSED ? EXIT_PASS : EXIT_FAIL;
+}
+
+/*
+ * Steps and warnings one line each; a status line (a kernel build's clock
+ * and last make line) only on a terminal, redrawn in place and taken down
+ * before the next line is written.
+ */
+static void sink_lines(void *ctx, enum progress_kind kind, const char *line)
+{
+	static int status_shown;
+	const struct command_sink *s = ctx;
+	FILE *f = kind == PROGRESS_STEP ? s->steps : stderr;
+
+	if (kind == PROGRESS_STATUS) {
+		if (isatty(2)) {
+			fprintf(stderr, "\r\033[K%s%s", *line ? s->prefix : "", line);
+			status_shown = *line != '\0';
+		}
+		return;
+	}
+	if (status_shown)
+		fputs("\r\033[K", stderr);
+	status_shown = 0;
+	if (!f)
+		return;
+	fprintf(f, "%s%s%s\n", s->prefix, kind == PROGRESS_WARNING ? "warning: " : "", line);
+	fflush(f);
+}
+
+void command_set_sink(struct command_sink *sink)
+{
+	progress_set_sink(sink_lines, sink);
+}
+
+/* The status line drawn in place on a terminal, gone before anything else is written. */
+static void clear_status(struct command_run_view *v)
+{
+	if (v->drawn)
+		fputs("\r\033[K", stderr);
+	v->drawn = 0;
+}
+
+static void view_tap_line(void *ctx, const char *line)
+{
+	struct command_run_view *v = ctx;
+
+	if (!v->echo_tap)
+		return;
+	clear_status(v);
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+static void view_phase(void *ctx, double elapsed_s, const char *phase)
+{
+	struct command_run_view *v = ctx;
+
+	if (!v->progress || (!phase && !v->tty))
+		return;
+	if (phase)
+		snprintf(v->phase, sizeof(v->phase), "%s", phase);
+	if (v->tty) {
+		fprintf(stderr, "\r\033[K[%6.1fs] %s", elapsed_s, v->phase);
+		v->drawn = 1;
+	} else {
+		fprintf(stderr, "numalab: [%6.1fs] %s\n", elapsed_s, v->phase);
+	}
+}
+
+static void view_done(void *ctx)
+{
+	clear_status(ctx);
+}
+
+const struct run_view *command_run_view(struct command_run_view *v, int echo_tap, int progress)
+{
+	memset(v, 0, sizeof(*v));
+	v->echo_tap = echo_tap;
+	v->progress = progress;
+	v->tty = isatty(STDERR_FILENO);
+	v->view = (struct run_view){ view_tap_line, view_phase, view_done, v };
+	return &v->view;
 }

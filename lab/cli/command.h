@@ -1,9 +1,20 @@
 /*
- * command: what every subcommand (lab/cli/cmd_*.c) shares: its entry point and
- * the exit codes (docs/exit-codes.md).
+ * command: what every subcommand (lab/cli/cmd_*.c) shares: its entry point,
+ * the exit codes (docs/exit-codes.md) and the one place that turns the
+ * library's errors and verdicts into them, and how library progress and a
+ * running cell show on the terminal.
  */
 #ifndef LAB_COMMAND_H
 #define LAB_COMMAND_H
+
+#include <stdio.h>
+
+#include "base/progress.h"
+#include "base/util.h"
+#include "analysis/compare.h"
+#include "drive/matrix_run.h"
+#include "drive/run.h"
+#include "host/toolroot.h"
 
 enum {
 	EXIT_PASS = 0,      /* everything passed */
@@ -26,8 +37,50 @@ int command_help(const char *help);
 int command_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Resolve a topology argument: an existing file, or topologies/NAME.topo. */
-void command_topology_path(const char *arg, char *out, unsigned long cap);
+/* A library failure's exit code: EXIT_USAGE for ERROR_INPUT, else EXIT_HARNESS. */
+int command_exit_for(const struct error *err);
+
+/* compare's result: EXIT_PASS when the same, EXIT_FAIL when it changed (docs/compare.md). */
+int command_exit_compare(enum compare_result r);
+
+/* A matrix's verdict: EXIT_PASS, EXIT_FAIL, or EXIT_HARNESS when incomplete (docs/exit-codes.md). */
+int command_exit_matrix(enum matrix_verdict v);
+
+/* Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err). */
+int command_fail(const char *cmd, const struct error *err);
+
+/*
+ * run_cell() as an exit code: EXIT_PASS / EXIT_FAIL by its verdict, or
+ * command_exit_for(err) when it did not run (err set; nothing printed).
+ */
+int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
+
+/*
+ * Where progress() and warning() lines go (progress.h): "PREFIXLINE\n",
+ * steps to steps (NULL: dropped, e.g. --quiet), warnings to stderr.
+ * runner.c installs { stderr, "numalab: " } before any command runs; a
+ * command may install its own (numalab matrix: steps on stdout, in order
+ * with its cells).
+ */
+struct command_sink {
+	FILE *steps;
+	const char *prefix;
+};
+void command_set_sink(struct command_sink *sink);
+
+/*
+ * A cell on this terminal (run_opts.view): TAP lines on stdout when
+ * echo_tap, phases on stderr when progress: redrawn in place with their
+ * clock on a terminal ("[  12.3s] booting"), else one line each
+ * ("numalab: [  12.3s] booting").  command_run_view() fills v and returns
+ * the view to put in run_opts; v must outlive the run.
+ */
+struct command_run_view {
+	struct run_view view;
+	int echo_tap, progress, tty, drawn;
+	char phase[160];
+};
+const struct run_view *command_run_view(struct command_run_view *v, int echo_tap, int progress);
 
 int cmd_run(int argc, char **argv);
 int cmd_shell(int argc, char **argv);
@@ -41,5 +94,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
+int cmd_toolroot_exec(int argc, char **argv);
+
+/* toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, or -1 with err (ERROR_INPUT). */
+int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);
 
 #endif

@@ -1,14 +1,15 @@
 #include "drive/matrix_run.h"
 #include "results/celldir.h"
 #include "results/results.h"
-#include "cli/command.h"
+#include "base/progress.h"
 #include "kernel/kbuild.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
+#include "model/labdata.h"
 #include "model/matrix.h"
 #include "base/parallel.h"
 #include "analysis/report.h"
 #include "model/topology.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ struct build_job {
 };
 
 struct mrun {
+	const struct matrix_run_opts *o;   /* NULL when merging */
 	const char *out;
 	struct matrix m;
 	struct topology *topos;  /* one per m.topos */
@@ -53,17 +55,27 @@ struct mrun {
 	int nr_builds, next_build;
 };
 
-/* A line of the matrix's own progress, in order with the cells' output. */
-__attribute__((format(printf, 1, 2)))
-static void say(const char *fmt, ...)
+/* Part of the report, to the caller's show(). */
+static void show_text(const struct matrix_show *sh, const char *text, size_t len)
 {
-	va_list ap;
+	if (sh && sh->text)
+		sh->text(sh->ctx, text, len);
+}
 
-	fputs("numalab matrix: ", stdout);
+__attribute__((format(printf, 2, 3)))
+static void show(const struct matrix_show *sh, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int n;
+
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	if (n < 0)
+		return;
+	show_text(sh, s, (size_t)n);
+	free(s);
 }
 
 static const char *numalab_path(void)
@@ -87,9 +99,10 @@ static int load_matrix(const char *path, struct matrix *m, struct error *err)
 	struct buf text = BUF_INIT;
 	int rc = read_file(path, &text, err);
 
-	if (rc)
+	if (rc) {
 		error_prefix(err, "matrix file (a path, or NAME for matrices/NAME.matrix)");
-	else
+		err->kind = ERROR_INPUT;
+	} else
 		rc = matrix_parse(path, buf_str(&text), text.len, m, err);
 	buf_free(&text);
 	return rc;
@@ -113,18 +126,18 @@ static int check_names(struct mrun *r, struct error *err)
 	for (int i = 0; i < m->nr_topos && !rc; i++) {
 		struct topo_error terr;
 
-		command_topology_path(m->topos[i], path, sizeof(path));
+		lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, m->topos[i], path, sizeof(path));
 		if (topo_load(path, &r->topos[i], &terr))
-			rc = error_set(err, "%s:%d: topology '%s': %s", m->path, m->topo_lines[i],
-				       m->topos[i], terr.msg);
+			rc = error_input(err, "%s:%d: topology '%s': %s", m->path, m->topo_lines[i],
+					 m->topos[i], terr.msg);
 	}
 	for (int i = 0; i < m->nr_suites && !rc; i++) {
 		snprintf(path, sizeof(path), "%s/tests/%s/.", lab_root(), m->suites[i]);
 		if (!file_exists(path) || !strcmp(m->suites[i], "unit") || !strcmp(m->suites[i], "lib") ||
 		    !strcmp(m->suites[i], "integration"))
-			rc = error_set(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
-				       "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
-				       m->suite_lines[i], m->suites[i]);
+			rc = error_input(err, "%s:%d: suite '%s' is not a guest test directory under tests/ "
+					 "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
+					 m->suite_lines[i], m->suites[i]);
 	}
 	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
 	if (!rc && (read_file(path, &text, err) ||
@@ -138,8 +151,8 @@ static int check_names(struct mrun *r, struct error *err)
 			    kbuild_has_recipe(lab_root(), k->spec) || file_exists(k->spec);
 
 		if (!known)
-			rc = error_set(err, "%s:%d: kernel '%s' is not a name in %s, a recipe in kernels/recipes/ "
-				       "nor an existing file", m->path, k->line, k->spec, KERNEL_LOCK_FILE);
+			rc = error_input(err, "%s:%d: kernel '%s' is not a name in %s, a recipe in kernels/recipes/ "
+					 "nor an existing file", m->path, k->line, k->spec, KERNEL_LOCK_FILE);
 	}
 	buf_free(&text);
 	free(lock);
@@ -204,8 +217,10 @@ static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec
 	}
 }
 
-static int dry_run(struct mrun *r)
+static void dry_run(struct mrun *r)
 {
+	struct buf line = BUF_INIT;
+
 	for (int i = 0; i < r->nr_cells; i++) {
 		struct strvec argv = STRVEC_INIT;
 		struct mcell *c = &r->cells[i];
@@ -213,16 +228,18 @@ static int dry_run(struct mrun *r)
 		if (r->m.nr_hosts)
 			c->host = r->cells[i].c.index % r->m.nr_hosts;
 		cell_argv(r, c, &argv);
-		printf("%-4d %s:", c->c.index, c->c.id);
+		line.len = 0;
+		buf_addf(&line, "%-4d %s:", c->c.index, c->c.id);
 		for (size_t a = 1; a < argv.nr; a++)
-			printf(" %s", argv.items[a]);
-		printf("\n");
+			buf_addf(&line, " %s", argv.items[a]);
+		buf_addstr(&line, "\n");
+		show_text(&r->o->show, buf_str(&line), line.len);
 		strvec_clear(&argv);
 	}
-	return EXIT_PASS;
+	buf_free(&line);
 }
 
-static int print_arches(const struct mrun *r)
+static void print_arches(const struct mrun *r)
 {
 	int seen[2] = { 0, 0 };
 
@@ -231,9 +248,8 @@ static int print_arches(const struct mrun *r)
 		int k = a == TOPO_ARCH_LOONGARCH64;
 
 		if (!seen[k]++)
-			printf("%s\n", topo_arch_name(a));
+			show(&r->o->show, "%s\n", topo_arch_name(a));
 	}
-	return EXIT_PASS;
 }
 
 /* Keep finished cells, move partial ones aside; count what is left to run. */
@@ -257,8 +273,8 @@ static int sort_out_cells(struct mrun *r, struct error *err)
 		celldir_free(&cd);
 	}
 	if (kept || aside)
-		say("resuming %s: %d of %d cells already finished (kept), "
-			"%d partial attempts moved to %s/partial/\n", r->out, kept, r->nr_cells, aside, r->out);
+		progress("resuming %s: %d of %d cells already finished (kept), "
+			 "%d partial attempts moved to %s/partial/", r->out, kept, r->nr_cells, aside, r->out);
 	return 0;
 }
 
@@ -316,7 +332,7 @@ static int next_build(void *ctx, struct parallel_task *task)
 	strvec_pushf(&task->argv, "--arch=%s", b->arch);
 	snprintf(task->log, sizeof(task->log), "%s", b->log);
 	task->data = b;
-	say("kernel %s for %s (log %s)\n", b->spec, b->arch, b->log);
+	progress("kernel %s for %s (log %s)", b->spec, b->arch, b->log);
 	return PARALLEL_START;
 }
 
@@ -327,8 +343,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 	(void)ctx;
 	if (end->code == 0) {
-		say("kernel %s for %s ready (%.1f s)\n", b->spec, b->arch,
-			end->elapsed_s);
+		progress("kernel %s for %s ready (%.1f s)", b->spec, b->arch, end->elapsed_s);
 		return;
 	}
 	if (end->code < 0)
@@ -337,12 +352,12 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 		file_last_line(b->log, last, sizeof(last));
 	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->spec,
 		 b->arch, last, b->log);
-	fprintf(stderr, "numalab matrix: %s\n", b->failed);
+	warning("%s", b->failed);
 }
 
 static int build_kernels(struct mrun *r)
 {
-	struct parallel pp = { 1, GRACE_S, next_build, build_finished, vm_interrupted, r };
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r };
 	char dir[4200];
 	struct error err;
 	int interrupted;
@@ -419,14 +434,14 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	return PARALLEL_START;
 }
 
-static void print_log(const struct mcell *c, const char *log)
+static void print_log(const struct mrun *r, const struct mcell *c, const char *log)
 {
 	struct buf b = BUF_INIT;
 	struct error ignored;
 
-	printf("--- %s (%s)\n", c->c.id, log);
+	show(&r->o->show, "--- %s (%s)\n", c->c.id, log);
 	if (!read_file(log, &b, &ignored))
-		fwrite(buf_str(&b), 1, b.len, stdout);
+		show_text(&r->o->show, buf_str(&b), b.len);
 	buf_free(&b);
 }
 
@@ -439,7 +454,7 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 				   size_t cap)
 {
 	if (c->not_run[0] || (!cd->finished && cd->exit_code < 0)) {
-		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : vm_interrupted() ?
+		snprintf(reason, cap, "not run: %s", c->not_run[0] ? c->not_run : interrupt_caught() ?
 			 "the matrix was interrupted" : "no result");
 		return CELL_ERROR;
 	}
@@ -469,22 +484,20 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 	r->done++;
 	if (end->code < 0) {
 		snprintf(c->not_run, sizeof(c->not_run), "%s", end->err->msg);
-		printf("[%d/%d] %s: error: %s\n", r->done, r->to_run, c->c.id, c->not_run);
-		fflush(stdout);
+		show(&r->o->show, "[%d/%d] %s: error: %s\n", r->done, r->to_run, c->c.id, c->not_run);
 		return;
 	}
 	if (celldir_write_exit(c->dir, end->code, end->elapsed_s, end->timed_out, end->interrupted, &err))
-		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+		warning("%s", err.msg);
 	celldir_load(c->dir, &cd);
 	st = judge_cell(c, &cd, reason, sizeof(reason));
 	report_count(&(struct report_cell){ .id = c->c.id, .status = st, .reason = reason,
 					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
 	if (!r->quiet)
-		print_log(c, task->log);
-	printf("[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s\n", r->done, r->to_run,
-	       c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped, end->elapsed_s,
-	       *reason ? ": " : "", reason);
-	fflush(stdout);
+		print_log(r, c, task->log);
+	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s\n", r->done,
+	     r->to_run, c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped,
+	     end->elapsed_s, *reason ? ": " : "", reason);
 	celldir_free(&cd);
 }
 
@@ -517,14 +530,14 @@ static void choose_jobs(struct mrun *r, int asked)
 	}
 	if (r->jobs < 1)
 		r->jobs = 1;
-	say("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
-		"a cell needs up to %.1f GiB)\n", r->to_run, r->jobs, cores,
-		(double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
+	progress("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
+		 "a cell needs up to %.1f GiB)", r->to_run, r->jobs, cores,
+		 (double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
 }
 
 static int run_cells(struct mrun *r, int asked_jobs)
 {
-	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, vm_interrupted, r };
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r };
 
 	r->to_run = 0;
 	for (int i = 0; i < r->nr_cells; i++)
@@ -553,13 +566,17 @@ static int write_out(const char *out, const char *name, const struct buf *b, str
 	return write_file_atomic(path, buf_str((struct buf *)b), b->len, err);
 }
 
-/* matrix.tap, flat.tap, junit.xml, summary.txt from every cell of the shard; returns the exit code. */
-static int write_reports(struct mrun *r, const char *title)
+/*
+ * matrix.tap, flat.tap, junit.xml, summary.txt from every cell of the shard,
+ * the summary shown; 0 and *v, or -1 with err when an output could not be
+ * written.
+ */
+static int write_reports(struct mrun *r, const char *title, const struct matrix_show *sh,
+			 enum matrix_verdict *v, struct error *err)
 {
 	struct report_cell *rc = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*rc));
 	struct loaded *ld = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*ld));
 	struct buf tap = BUF_INIT, flat = BUF_INIT, junit = BUF_INIT, summary = BUF_INIT;
-	struct error err;
 	int failed = 0, harness = 0, wrc;
 
 	for (int i = 0; i < r->nr_cells; i++) {
@@ -582,14 +599,12 @@ static int write_reports(struct mrun *r, const char *title)
 	report_flat_tap(rc, r->nr_cells, &flat);
 	report_junit(rc, r->nr_cells, title, &junit);
 	report_summary(rc, r->nr_cells, &summary);
-	wrc = write_out(r->out, "matrix.tap", &tap, &err) || write_out(r->out, "flat.tap", &flat, &err) ||
-	      write_out(r->out, "junit.xml", &junit, &err) ||
-	      write_out(r->out, "summary.txt", &summary, &err);
-	if (wrc)
-		fprintf(stderr, "numalab matrix: %s\n", err.msg);
-	fputs(buf_str(&summary), stdout);
-	fflush(stdout);
-	say("wrote %s/matrix.tap, flat.tap, junit.xml, summary.txt\n", r->out);
+	wrc = write_out(r->out, "matrix.tap", &tap, err) || write_out(r->out, "flat.tap", &flat, err) ||
+	      write_out(r->out, "junit.xml", &junit, err) ||
+	      write_out(r->out, "summary.txt", &summary, err);
+	show_text(sh, buf_str(&summary), summary.len);
+	if (!wrc)
+		progress("wrote %s/matrix.tap, flat.tap, junit.xml, summary.txt", r->out);
 	for (int i = 0; i < r->nr_cells; i++)
 		celldir_free(&ld[i].cd);
 	free(ld);
@@ -598,17 +613,18 @@ static int write_reports(struct mrun *r, const char *title)
 	buf_free(&flat);
 	buf_free(&junit);
 	buf_free(&summary);
-	if (wrc)
-		return EXIT_HARNESS;
-	return failed ? EXIT_FAIL : harness ? EXIT_HARNESS : EXIT_PASS;
+	*v = failed ? MATRIX_FAILED : harness ? MATRIX_INCOMPLETE : MATRIX_PASSED;
+	return wrc ? -1 : 0;
 }
 
 static int set_state(const char *out, const char *state)
 {
 	struct error err;
 
-	if (run_state_set(out, state, &err))
-		return fprintf(stderr, "numalab matrix: %s\n", err.msg), -1;
+	if (run_state_set(out, state, &err)) {
+		warning("%s", err.msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -629,35 +645,34 @@ static int write_cell_list(struct mrun *r, const char *matrix_path, struct error
 	return rc;
 }
 
-static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs)
+static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs, enum matrix_verdict *v,
+		      struct error *err)
 {
 	char lock_path[4200], title[1200];
-	struct error err;
-	int lock, code, interrupted;
+	int lock, rc, interrupted;
 
-	if (mkdir_p(r->out, &err))
-		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+	if (mkdir_p(r->out, err))
+		return -1;
 	snprintf(lock_path, sizeof(lock_path), "%s/.lock", r->out);
-	if ((lock = lock_file(lock_path, "matrix in this --out", &err)) < 0)
-		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
-	vm_catch_signals();
-	if (sort_out_cells(r, &err) || write_cell_list(r, matrix_path, &err)) {
+	if ((lock = lock_file(lock_path, "matrix in this --out", err)) < 0)
+		return -1;
+	interrupt_catch();
+	if (sort_out_cells(r, err) || write_cell_list(r, matrix_path, err)) {
 		close(lock);
-		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_HARNESS;
+		return -1;
 	}
 	set_state(r->out, RUN_STATE_RUNNING);
 	interrupted = build_kernels(r);
-	if (!interrupted && !vm_interrupted())
+	if (!interrupted && !interrupt_caught())
 		interrupted = run_cells(r, asked_jobs);
-	interrupted = interrupted || vm_interrupted();
+	interrupted = interrupted || interrupt_caught();
 	snprintf(title, sizeof(title), "%s shard %d/%d", display_path(matrix_path), r->shard, r->nr_shards);
-	code = write_reports(r, title);
+	rc = write_reports(r, title, &r->o->show, v, err);
 	set_state(r->out, interrupted ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE);
 	if (interrupted)
-		say("interrupted; run the same command with --out %s to resume\n",
-			r->out);
+		progress("interrupted; run the same command with --out %s to resume", r->out);
 	close(lock);
-	return code;
+	return rc;
 }
 
 /* --- merging shards: each shard's cells.list names its cells and their global index */
@@ -680,7 +695,10 @@ static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct erro
 
 	snprintf(path, sizeof(path), "%s/cells.list", dir);
 	if (read_file(path, &text, err))
-		return error_prefix(err, "%s is not a matrix output directory", dir);
+	{
+		error_prefix(err, "%s is not a matrix output directory", dir);
+		return err->kind = ERROR_INPUT, -1;
+	}
 	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
 		struct mcell *c;
 		char id[256];
@@ -691,7 +709,7 @@ static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct erro
 			continue;
 		if (sscanf(l, "%d %255s", &index, id) != 2 || index < 0 || !valid_cell_id(id)) {
 			buf_free(&text);
-			return error_set(err, "%s:%d: not `INDEX ID`", path, line);
+			return error_input(err, "%s:%d: not `INDEX ID`", path, line);
 		}
 		if (r->nr_cells == *cap)
 			r->cells = xrealloc(r->cells, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof(*r->cells));
@@ -712,60 +730,56 @@ static int by_index(const void *a, const void *b)
 	return (x->c.index > y->c.index) - (x->c.index < y->c.index);
 }
 
-int matrix_merge(char *const *dirs, int n, const char *out)
+int matrix_merge(char *const *dirs, int n, const char *out, const struct matrix_show *sh,
+		 enum matrix_verdict *v, struct error *err)
 {
 	struct mrun r = { .out = out };
-	struct error err;
-	int cap = 0, code;
+	int cap = 0, rc = -1;
 
 	for (int i = 0; i < n; i++)
-		if (read_cell_list(&r, dirs[i], &cap, &err))
-			goto bad;
+		if (read_cell_list(&r, dirs[i], &cap, err))
+			goto done;
 	qsort(r.cells, (size_t)r.nr_cells, sizeof(*r.cells), by_index);
 	for (int i = 1; i < r.nr_cells; i++)
 		if (r.cells[i].c.index == r.cells[i - 1].c.index) {
-			error_set(&err, "cell %d is in two outputs (%s, %s): merge the shards of one matrix, once each",
-				  r.cells[i].c.index, r.cells[i - 1].dir, r.cells[i].dir);
-			goto bad;
+			error_input(err, "cell %d is in two outputs (%s, %s): merge the shards of one matrix, once each",
+				    r.cells[i].c.index, r.cells[i - 1].dir, r.cells[i].dir);
+			goto done;
 		}
-	if (mkdir_p(out, &err)) {
-		fprintf(stderr, "numalab matrix: %s\n", err.msg);
-		code = EXIT_HARNESS;
-	} else {
-		code = write_reports(&r, "merged shards");
-	}
+	if (!mkdir_p(out, err))
+		rc = write_reports(&r, "merged shards", sh, v, err);
+done:
 	free(r.cells);
-	return code;
-bad:
-	fprintf(stderr, "numalab matrix: %s\n", err.msg);
-	free(r.cells);
-	return EXIT_USAGE;
+	return rc;
 }
 
-int matrix_run(const struct matrix_run_opts *o)
+int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err)
 {
-	struct mrun r = { .out = o->out, .shard = o->shard, .nr_shards = o->nr_shards, .quiet = o->quiet };
+	struct mrun r = { .o = o, .out = o->out, .shard = o->shard, .nr_shards = o->nr_shards, .quiet = o->quiet };
 	struct matrix_cell *cells;
-	struct error err;
-	int n, code = EXIT_USAGE;
+	int n, rc = -1;
 
-	if (load_matrix(o->file, &r.m, &err))
-		return fprintf(stderr, "numalab matrix: %s\n", err.msg), EXIT_USAGE;
-	if (check_names(&r, &err)) {
-		fprintf(stderr, "numalab matrix: %s\n", err.msg);
+	*v = MATRIX_PASSED;
+	if (load_matrix(o->file, &r.m, err))
+		return -1;
+	if (check_names(&r, err))
 		goto done;
-	}
 	matrix_expand(&r.m, &cells, &n);
 	n = matrix_shard(cells, n, r.shard, r.nr_shards);
 	plan_cells(&r, cells, n);
 	free(cells);
-	code = o->mode == MATRIX_ARCHES ? print_arches(&r) : o->mode == MATRIX_DRY_RUN ? dry_run(&r)
-											: run_matrix(&r, o->file, o->jobs);
+	rc = 0;
+	if (o->mode == MATRIX_ARCHES)
+		print_arches(&r);
+	else if (o->mode == MATRIX_DRY_RUN)
+		dry_run(&r);
+	else
+		rc = run_matrix(&r, o->file, o->jobs, v, err);
 done:
 	free(r.cells);
 	free(r.builds);
 	free(r.host_used);
 	free(r.topos);
 	matrix_free(&r.m);
-	return code;
+	return rc;
 }

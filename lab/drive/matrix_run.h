@@ -6,12 +6,19 @@
  * aside, the cells run in parallel (parallel.h) and the outputs written
  * (report.h); and the outputs of shards merged.
  *
- * Progress goes to stdout (a cell's whole log when it ends, then one line),
- * errors to stderr.  SIGINT/SIGTERM/SIGHUP stop the cells and leave the
- * output's state `interrupted`; the same call with the same out resumes.
+ * Nothing is printed: the report (a cell's whole log when it ends, then its
+ * line; the summary) goes to the caller's matrix_show, in order with the
+ * matrix's own progress() lines ("resuming ...", "kernel X for Y ready");
+ * a problem worked around (a build failed, a state not written) is a
+ * warning().  SIGINT/SIGTERM/SIGHUP stop the cells and leave the output's
+ * state `interrupted`; the same call with the same out resumes.
  */
 #ifndef LAB_MATRIX_RUN_H
 #define LAB_MATRIX_RUN_H
+
+#include <stddef.h>
+
+#include "base/util.h"
 
 enum matrix_run_mode {
 	MATRIX_RUN,
@@ -19,19 +26,44 @@ enum matrix_run_mode {
 	MATRIX_ARCHES,        /* print the guest arches the cells need */
 };
 
+/* Where the report goes: text in order, as it comes (text NULL: nowhere). */
+struct matrix_show {
+	void (*text)(void *ctx, const char *text, size_t len);
+	void *ctx;
+};
+
+/* What the cells of a matrix (or of merged shards) add up to (docs/exit-codes.md). */
+enum matrix_verdict {
+	MATRIX_PASSED,       /* every cell passed */
+	MATRIX_FAILED,       /* a cell failed: a test, or its guest kernel crashed */
+	MATRIX_INCOMPLETE,   /* none failed, but one timed out, hit a harness error or was not run */
+};
+
 struct matrix_run_opts {
-	const char *file;     /* the matrix file */
+	const char *file;     /* the matrix file (labdata.h resolves a NAME) */
 	const char *out;      /* the output directory */
 	enum matrix_run_mode mode;
 	int jobs;             /* cells at once; 0: as cores and memory allow */
 	int shard, nr_shards; /* run cells k with k % nr_shards == shard */
 	int quiet;            /* no cell logs, only a line per cell */
+	struct matrix_show show;
 };
 
-/* Returns an exit code (command.h, docs/exit-codes.md). */
-int matrix_run(const struct matrix_run_opts *o);
+/*
+ * Run (or with mode, list) the matrix.  0 and *v when its cells ran (or
+ * were listed: MATRIX_PASSED), or -1 with err: ERROR_INPUT for a bad matrix
+ * file or a name the project does not have (nothing created), ERROR_HARNESS
+ * when the output could not be set up or written (*v then still says what
+ * the cells did, if they ran).
+ */
+int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err);
 
-/* Merge the outputs (cells.list + cells/) of dirs into out, in cell order. */
-int matrix_merge(char *const *dirs, int n, const char *out);
+/*
+ * Merge the outputs (cells.list + cells/) of dirs into out, in cell order,
+ * the summary to sh.  0 and *v, or -1 with err (ERROR_INPUT: a dir is not a
+ * matrix output, or two hold the same cell).
+ */
+int matrix_merge(char *const *dirs, int n, const char *out, const struct matrix_show *sh,
+		 enum matrix_verdict *v, struct error *err);
 
 #endif

@@ -1,9 +1,12 @@
 #include "drive/run.h"
-#include "cli/command.h"
+#include "base/progress.h"
+#include "model/labdata.h"
 #include "boot/hostnuma.h"
 #include "boot/disk.h"
 #include "boot/image.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
+#include "kernel/resolve.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "results/meta.h"
 #include "results/results.h"
@@ -35,23 +38,24 @@ struct cell {
 	struct tap_walker *walk;      /* over tap's lines: the progress shows the running suite */
 	FILE *tap_file;
 	double start;
-	int progress_tty;
-	char phase[160];
 	int write_errno;         /* the first failed write to tap_file (a full disk) */
 };
 
-/* A new phase (a line of its own off a terminal), or NULL: refresh the clock. */
+/* A new phase, or NULL: the clock moved (the caller's view shows it). */
 static void say_progress(struct cell *c, const char *phase)
 {
-	if (!c->o->progress || (!phase && !c->progress_tty))
-		return;
-	if (phase)
-		snprintf(c->phase, sizeof(c->phase), "%s", phase);
-	phase = c->phase;
-	if (c->progress_tty)
-		fprintf(stderr, "\r\033[K[%6.1fs] %s", now_s() - c->start, phase);
-	else
-		fprintf(stderr, "numalab: [%6.1fs] %s\n", now_s() - c->start, phase);
+	const struct run_view *v = c->o->view;
+
+	if (v && v->phase)
+		v->phase(v->ctx, now_s() - c->start, phase);
+}
+
+static void show_tap_line(const struct cell *c, const char *line)
+{
+	const struct run_view *v = c->o->view;
+
+	if (v && v->tap_line)
+		v->tap_line(v->ctx, line);
 }
 
 static void on_progress(void *ctx, const char *phase)
@@ -78,12 +82,7 @@ static void on_tap_line(void *ctx, const char *line)
 	fprintf(c->tap_file, "%s\n", line);
 	if (fflush(c->tap_file) && !c->write_errno)
 		c->write_errno = errno;
-	if (c->o->echo_tap) {
-		if (c->progress_tty && c->o->progress)
-			fputs("\r\033[K", stderr);
-		printf("%s\n", line);
-		fflush(stdout);
-	}
+	show_tap_line(c, line);
 	tap_walker_line(c->walk, line);
 }
 
@@ -119,14 +118,14 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 
 		snprintf(path, sizeof(path), "%s/tests/%s", guest_dir, t);
 		if (!file_exists(path))
-			rc = error_set(err, "unknown test '%s' (no %s); the tests are the directories under tests/ (run `make` first)",
-				       t, path);
+			rc = error_input(err, "unknown test '%s' (no %s); the tests are the directories under tests/ (run `make` first)",
+					 t, path);
 		else
 			strvec_push(names, t);
 	}
 	free(copy);
 	if (!rc && !names->nr)
-		rc = error_set(err, "empty test list; give --tests NAME[,NAME...] or --tests none");
+		rc = error_input(err, "empty test list; give --tests NAME[,NAME...] or --tests none");
 	return rc;
 }
 
@@ -151,9 +150,9 @@ static int add_share(struct run_inputs *p, const char *path, int writable, enum 
 	struct guest_share *sh = &p->shares[p->nr_shares];
 
 	if (p->nr_shares == VM_MAX_SHARES)
-		return error_set(err, "more than %d shared directories; give fewer --rw", VM_MAX_SHARES - 3);
+		return error_input(err, "more than %d shared directories; give fewer --rw", VM_MAX_SHARES - 3);
 	if (strchr(path, '\n'))
-		return error_set(err, "%s: a path with a newline cannot be shared", path);
+		return error_input(err, "%s: a path with a newline cannot be shared", path);
 	strvec_push(&p->share_paths, path);
 	sh->vm.path = p->share_paths.items[p->share_paths.nr - 1];
 	strvec_pushf(&p->share_paths, "numalab.%d", p->nr_shares);
@@ -196,13 +195,13 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 	if (!o->exec_argv && !o->shell && !o->rw_dirs)
 		return 0;
 	if (p->topo.arch != TOPO_ARCH_X86_64)
-		return error_set(err, "%s is a %s shape: `-- CMD`, `shell` and --rw share the host's root, "
-				 "whose programs are x86_64, and its QEMU runs in the toolroot; use an x86_64 "
-				 "shape, or put %s programs in a --tests-dir (docs/byo.md)", p->topo.path,
-				 topo_arch_name(p->topo.arch), topo_arch_name(p->topo.arch));
+		return error_input(err, "%s is a %s shape: `-- CMD`, `shell` and --rw share the host's root, "
+				   "whose programs are x86_64, and its QEMU runs in the toolroot; use an x86_64 "
+				   "shape, or put %s programs in a --tests-dir (docs/byo.md)", p->topo.path,
+				   topo_arch_name(p->topo.arch), topo_arch_name(p->topo.arch));
 	if (o->disk)
-		return error_set(err, "--disk boots the disk's own userland; `-- CMD`, `shell` and --rw "
-				 "need the initramfs guest (leave out --disk)");
+		return error_input(err, "--disk boots the disk's own userland; `-- CMD`, `shell` and --rw "
+				   "need the initramfs guest (leave out --disk)");
 	if (!getcwd(p->cwd, sizeof(p->cwd)))
 		return error_set(err, "getcwd: %s", strerror(errno));
 	if (add_share(p, "/", 0, SHARE_IN_HOST_VIEW, "/", err))
@@ -211,12 +210,12 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 		char real[4096];
 
 		if (!realpath(o->rw_dirs[i], real))
-			rc = error_set(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
+			rc = error_input(err, "--rw %s: %s", o->rw_dirs[i], strerror(errno));
 		else if (stat(real, &st) || !S_ISDIR(st.st_mode))
-			rc = error_set(err, "--rw %s: not a directory", o->rw_dirs[i]);
+			rc = error_input(err, "--rw %s: not a directory", o->rw_dirs[i]);
 		else if (!strcmp(real, "/"))
-			rc = error_set(err, "--rw /: the host's root stays read-only; give the directories "
-				       "the guest may write");
+			rc = error_input(err, "--rw /: the host's root stays read-only; give the directories "
+					 "the guest may write");
 		if (rc)
 			break;
 		cwd_covered |= path_within(p->cwd, real);
@@ -389,7 +388,7 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 		firmware_reason(&vm->scan, reason, sizeof(reason));
 		break;
 	case VM_INTERRUPTED:
-		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", vm_interrupted());
+		snprintf(reason, sizeof(reason), "runner interrupted by signal %d", interrupt_caught());
 		break;
 	case VM_QEMU_FAILED:
 		qemu_failure(vm, reason, sizeof(reason));
@@ -422,8 +421,15 @@ static void close_unfinished(struct cell *c, const struct vm_result *vm, int tim
 		tap_add_error(&c->tap, "console", reason, mem);
 	fclose(mem);
 	fputs(added, c->tap_file);
-	if (c->o->echo_tap)
-		fputs(added, stdout);
+	for (char *l = added; *l; l = (char *)next_line(l)) {
+		char *nl = strchr(l, '\n');
+
+		if (nl)
+			*nl = '\0';
+		show_tap_line(c, l);
+		if (nl)
+			*nl = '\n';
+	}
 	free(added);
 }
 
@@ -558,14 +564,13 @@ static int libvirt_connect(const struct run_opts *o, const struct topology *t, s
 			   struct error *err)
 {
 	if (!run_backend_libvirt(o))
-		return EXIT_PASS;
-	if (o->progress)
-		fprintf(stderr, "numalab: connecting to libvirt (the first time ~30 s)\n");
+		return 0;
+	progress("connecting to libvirt (the first time ~30 s)");
 	if (vm_libvirt_open(o->uri, lv, err))
-		return EXIT_HARNESS;
+		return -1;
 	if (o->host_nodes && vm_libvirt_bind_host(*lv, t, o->host_nodes, err))
-		return EXIT_USAGE;
-	return EXIT_PASS;
+		return -1;
+	return 0;
 }
 
 /* --disk: the boot initramfs (/init + the kernel's virtio-blk and ext4 modules) in the cell. */
@@ -647,34 +652,34 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	struct topo_error terr;
 	int rc = 0;
 
-	command_topology_path(o->topo, path, sizeof(path));
+	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, o->topo, path, sizeof(path));
 	if (topo_load(path, &p->topo, &terr))
-		return error_set(err, "%s", terr.msg), EXIT_USAGE;
+		return error_input(err, "%s", terr.msg);
 	if (run_backend_libvirt(o) && libvirt_xml_supported(&p->topo, err))
-		return EXIT_USAGE;
+		return -1;
 	if (o->disk && !disk_is_qcow2(o->disk))
-		return error_set(err, "--disk %s: not a qcow2 image; convert it with "
-				 "`qemu-img convert -O qcow2 FILE NEW.qcow2`", o->disk), EXIT_USAGE;
+		return error_input(err, "--disk %s: not a qcow2 image; convert it with "
+				   "`qemu-img convert -O qcow2 FILE NEW.qcow2`", o->disk);
 	if (o->disk && p->topo.arch != TOPO_ARCH_X86_64)
-		return error_set(err, "--disk boots x86_64 guests only; %s is a %s topology", p->topo.path,
-				 topo_arch_name(p->topo.arch)), EXIT_USAGE;
+		return error_input(err, "--disk boots x86_64 guests only; %s is a %s topology", p->topo.path,
+				   topo_arch_name(p->topo.arch));
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
 	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
 	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
-		return EXIT_USAGE;
+		return -1;
 	if (o->disk && o->tests_dirs)
-		return error_set(err, "--tests-dir suites go into the initramfs guest; leave out --disk"), EXIT_USAGE;
+		return error_input(err, "--tests-dir suites go into the initramfs guest; leave out --disk");
 	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)
 		if (suite_scan_dir(o->tests_dirs[i], &p->suites, err))
-			return EXIT_USAGE;
+			return -1;
 	for (size_t i = 0; i < p->suites.nr; i++)
 		for (size_t j = 0; j < p->tests.nr; j++)
 			if (!strcmp(p->suites.items[i].name, p->tests.items[j]))
-				return error_set(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
-						 p->suites.items[i].dir, p->tests.items[j]), EXIT_USAGE;
+				return error_input(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
+						   p->suites.items[i].dir, p->tests.items[j]);
 	if (plan_shares(o, p, err))
-		return EXIT_USAGE;
+		return -1;
 	for (size_t i = 0; i < p->tests.nr; i++)
 		strvec_push(&p->plan_names, p->tests.items[i]);
 	for (size_t i = 0; i < p->suites.nr; i++)
@@ -684,21 +689,19 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 		strvec_push(&p->plan_names, p->exec_name);
 	}
 	if (!p->plan_names.nr && !o->shell)
-		return error_set(err, "nothing to run: --tests none without a --tests-dir or `-- CMD`"), EXIT_USAGE;
+		return error_input(err, "nothing to run: --tests none without a --tests-dir or `-- CMD`");
 	if (o->kernel_built)
 		p->kernel = *o->kernel_built;
 	else
 		rc = kernel_resolve_request(lab_root(), &(struct kernel_request){ o->kernel, o->patches,
 					    o->nr_patches }, topo_arch_name(p->topo.arch), &p->kernel, err);
 	if (rc)
-		return rc == KERNEL_BAD_INPUT ? EXIT_USAGE : EXIT_HARNESS;
-	if (plan_modules(o, p, err))
-		return EXIT_HARNESS;
-	if (image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
-		return EXIT_HARNESS;
+		return -1;
+	if (plan_modules(o, p, err) || image_base(p->topo.arch, p->guest_dir, p->base, sizeof(p->base), err))
+		return -1;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64 && toolroot_tools(&p->tools, 1, err))
-		return EXIT_HARNESS;
-	return EXIT_PASS;
+		return -1;
+	return 0;
 }
 
 /* $TERM for the guest's shell if it is a plain terminal name, else NULL (the guest's default). */
@@ -713,7 +716,7 @@ static const char *plain_term(const char *term)
 static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
 			const char *run_dir, struct run_outcome *out, struct error *err)
 {
-	struct cell c = { .o = o, .libvirt = lv, .start = now_s(), .progress_tty = isatty(2) };
+	struct cell c = { .o = o, .libvirt = lv, .start = now_s() };
 	/* A shell lasts as long as its user wants (a week at most). */
 	int timeout_s = o->shell ? 7 * 86400 : o->timeout_s ? o->timeout_s : p->topo.timeout_s;
 	struct vm_share shares[VM_MAX_SHARES];
@@ -749,11 +752,11 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 
 	snprintf(cell, sizeof(cell), "%s.%s", p->topo.name, p->kernel.name);
 	if (results_new_cell(run_dir, cell, out->cell_dir, sizeof(out->cell_dir), err))
-		return EXIT_HARNESS;
+		return -1;
 	snprintf(p->initrd, sizeof(p->initrd), "%s/initrd.cpio", out->cell_dir);
 	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
 	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
-		return EXIT_HARNESS;
+		return -1;
 	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
 		spec.qemu = p->tools.qemu;
 		spec.firmware = p->tools.firmware;
@@ -766,10 +769,10 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	say_progress(&c, "choosing accelerator");
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
 	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
-		return EXIT_HARNESS;
+		return -1;
 	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
 	if (!c.tap_file)
-		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno)), EXIT_HARNESS;
+		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno));
 	start_tap(&c);
 	rc = boot(&c, &spec, timeout_s, out, &argv, err);
 	if (!rc && early_crash(&out->vm)) {
@@ -791,75 +794,80 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	tap_bad = ferror(c.tap_file);
 	if ((fclose(c.tap_file) || tap_bad) && !c.write_errno)
 		c.write_errno = errno ? errno : EIO;
-	if (o->progress && c.progress_tty)
-		fputs("\r\033[K", stderr);
+	if (o->view && o->view->done)
+		o->view->done(o->view->ctx);
 	tap_summarise(&c.tap, &out->summary);
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
-	out->failed = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF;
+	out->verdict = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF ? RUN_FAILED : RUN_PASSED;
 	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
 			     timeout_s, &p->plan_names, &meta_err);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
 	if (rc)
-		return EXIT_HARNESS;
+		return -1;
 	if (c.write_errno)
 		return error_set(err, "cannot write %s/tap: %s; the results are incomplete",
-				 out->cell_dir, strerror(c.write_errno)), EXIT_HARNESS;
+				 out->cell_dir, strerror(c.write_errno));
 	if (meta_rc)
-		return error_set(err, "%s; the results are incomplete", meta_err.msg), EXIT_HARNESS;
+		return error_set(err, "%s; the results are incomplete", meta_err.msg);
 	if (out->vm.end == VM_QEMU_FAILED) {
 		char why[128];
 
 		qemu_failure(&out->vm, why, sizeof(why));
 		return error_set(err, "%s: %s before the guest finished (qemu.log: %s/qemu.log)",
-				 p->topo.name, why, out->cell_dir), EXIT_HARNESS;
+				 p->topo.name, why, out->cell_dir);
 	}
 	if (out->vm.end == VM_FIRMWARE) {
 		char reason[512];
 
 		firmware_reason(&out->vm.scan, reason, sizeof(reason));
 		return error_set(err, "%s: the UEFI firmware did not start the kernel: %s (console: %s/console.log)",
-				 p->topo.name, reason, out->cell_dir), EXIT_HARNESS;
+				 p->topo.name, reason, out->cell_dir);
 	}
-	return out->failed ? EXIT_FAIL : EXIT_PASS;
+	return 0;
+}
+
+/* Where the run directory goes: --out, relative to the working directory. */
+static int out_root(const struct run_opts *o, char *out, size_t cap, struct error *err)
+{
+	char cwd[4096];
+
+	if (o->out && o->out[0] == '/') {
+		snprintf(out, cap, "%s", o->out);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error_set(err, "getcwd: %s", strerror(errno));
+	snprintf(out, cap, "%s/%s", cwd, o->out ? o->out : "results");
+	return 0;
 }
 
 int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
 {
 	struct run_inputs *p = xcalloc(1, sizeof(*p));
 	struct vm_libvirt *lv = NULL;
-	char run_dir[4096], out_root[8200], cwd[4096];
-	int rc = run_prepare(o, p, err);
+	char run_dir[4096], root[8200];
+	struct error state_err;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (o->out && o->out[0] == '/')
-		snprintf(out_root, sizeof(out_root), "%s", o->out);
-	else if (rc == EXIT_PASS && !getcwd(cwd, sizeof(cwd)))
-		rc = (error_set(err, "getcwd: %s", strerror(errno)), EXIT_HARNESS);
-	else if (rc == EXIT_PASS)
-		snprintf(out_root, sizeof(out_root), "%s/%s", cwd, o->out ? o->out : "results");
-	if (rc == EXIT_PASS)
-		rc = libvirt_connect(o, &p->topo, &lv, err);
-	if (rc == EXIT_PASS && o->host_nodes && !run_backend_libvirt(o)) {
-		if (hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err))
-			rc = EXIT_USAGE;
+	rc = run_prepare(o, p, err) || out_root(o, root, sizeof(root), err) || libvirt_connect(o, &p->topo, &lv, err);
+	if (!rc && o->host_nodes && !run_backend_libvirt(o)) {
+		rc = hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err);
 		p->host_nodes.prealloc = o->prealloc;
 		p->host_backed = 1;
 	}
-	if (rc == EXIT_PASS && results_new_run(out_root, run_dir, sizeof(run_dir), err))
-		rc = EXIT_HARNESS;
-	if (rc == EXIT_PASS) {
-		struct error state_err;
-
+	if (!rc)
+		rc = results_new_run(root, run_dir, sizeof(run_dir), err);
+	if (!rc) {
 		rc = run_prepared(o, p, lv, run_dir, out, err);
-		if (run_state_set(run_dir, vm_interrupted() ? RUN_STATE_INTERRUPTED
-				  : rc == EXIT_HARNESS ? RUN_STATE_ERROR : RUN_STATE_COMPLETE, &state_err)
-		    && rc != EXIT_HARNESS)
-			rc = (*err = state_err, EXIT_HARNESS);
+		if (run_state_set(run_dir, interrupt_caught() ? RUN_STATE_INTERRUPTED
+				  : rc ? RUN_STATE_ERROR : RUN_STATE_COMPLETE, &state_err) && !rc)
+			rc = (*err = state_err, -1);
 	}
 	vm_libvirt_close(lv);
 	run_inputs_free(p);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 void run_inputs_free(struct run_inputs *p)

@@ -13,6 +13,21 @@
 #include "results/tap.h"
 #include "boot/vm.h"
 
+/*
+ * What the caller shows while a cell runs (run_opts.view; NULL: nothing).
+ * The run never writes to the terminal itself; these are called in order,
+ * from run_cell() (never from a signal handler).  Any member may be NULL.
+ */
+struct run_view {
+	/* A TAP line as it was written to the cell's tap (no newline). */
+	void (*tap_line)(void *ctx, const char *line);
+	/* A new phase ("booting"), seconds since the cell started; phase NULL: only the clock moved. */
+	void (*phase)(void *ctx, double elapsed_s, const char *phase);
+	/* The cell's streams ended: no phase or TAP line follows. */
+	void (*done)(void *ctx);
+	void *ctx;
+};
+
 struct run_opts {
 	const char *topo;        /* NAME or FILE */
 	const char *kernel;      /* NULL: the arch's default pinned kernel */
@@ -36,8 +51,13 @@ struct run_opts {
 	const char *const *rw_dirs;     /* --rw DIRs the guest may write (NULL-terminated) */
 	const char *const *tests_dirs;  /* --tests-dir DIRs of outside suites (NULL-terminated) */
 	int shell;               /* numalab shell: the console on this terminal, no timeout */
-	int echo_tap;            /* copy TAP lines to stdout */
-	int progress;            /* phase lines on stderr */
+	const struct run_view *view;   /* NULL: show nothing */
+};
+
+/* A cell that ran: its tests passed, or not (a test failed or timed out, the guest crashed). */
+enum run_verdict {
+	RUN_PASSED,
+	RUN_FAILED,
 };
 
 struct run_outcome {
@@ -45,7 +65,7 @@ struct run_outcome {
 	struct tap_summary summary;
 	struct vm_result vm;
 	enum vm_accel accel;
-	int failed;              /* a test failed / timed out / the guest crashed */
+	enum run_verdict verdict;   /* valid when run_cell() returned 0 */
 	int retried;             /* the first boot crashed before /init: booted again */
 	/* QEMU start → the kernel's clock starting (QEMU, firmware, decompression); < 0 unknown */
 	double before_kernel_s;
@@ -75,8 +95,9 @@ struct run_inputs {
 
 /*
  * Resolve o's topology, tests, kernel (fetching it if needed) and base image
- * into p (zeroed by the caller).  Returns EXIT_PASS, or EXIT_USAGE /
- * EXIT_HARNESS with err set.
+ * into p (zeroed by the caller).  Returns 0, or -1 with err: ERROR_INPUT for
+ * what the user must fix (topology, tests, kernel, --disk), else
+ * ERROR_HARNESS.
  */
 int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err);
 /* o asks for the libvirt backend. */
@@ -85,9 +106,10 @@ int run_backend_libvirt(const struct run_opts *o);
 void run_inputs_free(struct run_inputs *p);
 
 /*
- * Run one cell.  Returns an exit code (command.h): EXIT_PASS, EXIT_FAIL,
- * EXIT_USAGE (bad topology, tests, kernel path: err says where) or
- * EXIT_HARNESS (err says what broke).  out is filled as far as it got.
+ * Run one cell.  Returns 0 when it ran to a verdict (out->verdict), or -1
+ * with err: ERROR_INPUT (bad topology, tests, kernel path: err says where)
+ * or ERROR_HARNESS (err says what broke; the run's state is `error`).  out
+ * is filled as far as it got.
  */
 int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
 

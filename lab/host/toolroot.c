@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/command.h"
+#include "base/progress.h"
 #include "base/proc.h"
 
 const char *const toolroot_packages[] = {
@@ -113,53 +113,6 @@ int toolroot_argv_binds(const char *root, const char *const *binds, const char *
 int toolroot_argv(const char *root, const char **argv_in, struct strvec *out)
 {
 	return toolroot_argv_binds(root, NULL, argv_in, out);
-}
-
-static const char exec_usage[] =
-	"usage: numalab toolroot-exec [--bind DIR]... ROOT|--auto -- CMD [ARG]...\n"
-	"       numalab toolroot-exec --host -- CMD [ARG]...   (private mount namespace only)";
-
-int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err)
-{
-	int i, host = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--host")) {
-			host = 1;
-		} else if (!strcmp(a, "--bare")) {
-			o->bare = 1;
-		} else if (!strcmp(a, "--auto")) {
-			o->automatic = 1;
-		} else if (!strcmp(a, "--bind") || !strncmp(a, "--bind=", 7)) {
-			const char *dir = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!dir || dir[0] != '/')
-				return error_set(err, "--bind needs an absolute directory\n%s", exec_usage);
-			if (o->nr_binds == (int)(sizeof(o->binds) / sizeof(o->binds[0])))
-				return error_set(err, "too many --bind directories (at most %d)",
-						 o->nr_binds);
-			o->binds[o->nr_binds++] = dir;
-		} else if (a[0] == '-') {
-			return error_set(err, "unknown option %s\n%s", a, exec_usage);
-		} else if (o->root) {
-			return error_set(err, "unexpected %s before --\n%s", a, exec_usage);
-		} else {
-			o->root = a;
-		}
-	}
-	if ((host || o->automatic) && o->root)
-		return error_set(err, "%s takes no ROOT\n%s", host ? "--host" : "--auto", exec_usage);
-	if (host && o->automatic)
-		return error_set(err, "--host and --auto exclude each other\n%s", exec_usage);
-	if (!host && !o->automatic && !o->root)
-		return error_set(err, "missing ROOT\n%s", exec_usage);
-	if (i >= argc || i + 1 >= argc)
-		return error_set(err, "missing -- CMD\n%s", exec_usage);
-	o->cmd = argv + i + 1;
-	return 0;
 }
 
 /* a is b or inside b (both absolute, normalised). */
@@ -407,12 +360,12 @@ static int build_root(const char *tmp, const char *name, const char *log, struct
 				       "--variant=minbase", "--include=ca-certificates",
 				       TOOLROOT_SUITE, tmp, mirror, NULL };
 
-		fprintf(stderr, "numalab: toolchain root: debootstrap %s ...\n", TOOLROOT_SUITE);
+		progress("toolchain root: debootstrap %s ...", TOOLROOT_SUITE);
 		if (run_logged("debootstrap", argv, log, err))
 			return -1;
 	}
 	t1 = now_s();
-	fprintf(stderr, "numalab: toolchain root: debootstrap %.0f s; apt-get install ...\n", t1 - t0);
+	progress("toolchain root: debootstrap %.0f s; apt-get install ...", t1 - t0);
 	strvec_push(&install, "apt-get");
 	strvec_push(&install, "-q");
 	strvec_push(&install, "-y");
@@ -427,7 +380,7 @@ static int build_root(const char *tmp, const char *name, const char *log, struct
 	if (rc)
 		return -1;
 	t2 = now_s();
-	fprintf(stderr, "numalab: toolchain root: apt %.0f s\n", t2 - t1);
+	progress("toolchain root: apt %.0f s", t2 - t1);
 	return make_mount_points(tmp, err) || record_versions(tmp, name, t1 - t0, t2 - t1, err) ? -1 : 0;
 }
 
@@ -461,8 +414,7 @@ int toolroot_ensure(char *root, size_t cap, struct error *err)
 	remove_stale(parent);
 	remove_root(tmp);
 	unlink(log);
-	fprintf(stderr, "numalab: building the LoongArch toolchain root %s (a few minutes, ~1.2 GB; log %s)\n",
-		final, log);
+	progress("building the LoongArch toolchain root %s (a few minutes, ~1.2 GB; log %s)", final, log);
 	if (build_root(tmp, name, log, err)) {
 		remove_root(tmp);
 		return error_prefix(err, "building the toolchain root");
@@ -512,8 +464,8 @@ int toolroot_check_env(struct error *err)
 	struct stat st;
 
 	if (fw && *fw && (stat(fw, &st) || !S_ISREG(st.st_mode)))
-		return error_set(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
-				 "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
+		return error_input(err, "%s=%s: no such firmware file; name the LoongArch UEFI image "
+				   "(QEMU_EFI.fd) or unset it to use the lab's", TOOLROOT_FIRMWARE_ENV, fw);
 	return 0;
 }
 
@@ -726,45 +678,12 @@ static int keep_death_signal(int sig, pid_t parent, struct error *err)
 	return 0;
 }
 
-int toolroot_exec_main(int argc, char **argv)
+int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err)
 {
-	pid_t parent = getppid();
 	int death_sig = 0;
-	static char auto_root[PATH_MAX];
-	struct toolroot_exec_opts o;
-	struct error err;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("%s\n", exec_usage);
-		return EXIT_PASS;
-	}
-	if (toolroot_exec_parse(argc, argv, &o, &err)) {
-		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
-	if (o.automatic) {
-		struct toolroot_tools tools;
-
-		if (toolroot_tools(&tools, 0, &err)) {
-			fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-			return 127;
-		}
-		if (!tools.root[0]) {
-			execvp(o.cmd[0], o.cmd);
-			fprintf(stderr, "numalab toolroot-exec: cannot run %s: %s\n", o.cmd[0], strerror(errno));
-			return 127;
-		}
-		snprintf(auto_root, sizeof(auto_root), "%s", tools.root);
-		o.root = auto_root;
-	}
 	prctl(PR_GET_PDEATHSIG, &death_sig);
-	if (enter_namespaces(&err) || (o.root && enter_root(&o, &err)) ||
-	    keep_death_signal(death_sig, parent, &err)) {
-		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-		return 127;
-	}
-	execvp(o.cmd[0], o.cmd);
-	fprintf(stderr, "numalab toolroot-exec: cannot run %s%s%s: %s\n", o.cmd[0],
-		o.root ? " inside " : "", o.root ? o.root : "", strerror(errno));
-	return 127;
+	if (enter_namespaces(err) || (o->root && enter_root(o, err)) || keep_death_signal(death_sig, parent, err))
+		return -1;
+	return 0;
 }

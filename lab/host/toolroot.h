@@ -15,7 +15,7 @@
  * or, with --auto instead of ROOT, the user's own tools when they are
  * complete (then CMD just runs) and else the lab's root for the current
  * table (the Makefile's cross gcc goes this way)
- * (toolroot_exec_main): a private mount namespace (plus a user namespace
+ * (lab/cli/cmd_toolroot_exec.c, toolroot_enter()): a private mount namespace (plus a user namespace
  * when not root), /dev /proc /sys and the project, cache and current
  * directories bind-mounted at the same paths inside, chroot, the same cwd,
  * execvp.  Mounts die with the command; nothing leaks to the host.
@@ -25,6 +25,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "base/util.h"
 
 #define TOOLROOT_SUITE "trixie"
@@ -70,7 +71,7 @@ int toolroot_argv_binds(const char *root, const char *const *binds, const char *
 			struct strvec *out);
 int toolroot_argv(const char *root, const char **argv_in, struct strvec *out);
 
-/* The parsed command line of `toolroot-exec`. */
+/* The parsed command line of `toolroot-exec` (lab/cli/cmd_toolroot_exec.c parses it). */
 struct toolroot_exec_opts {
 	const char *root;          /* NULL with --host: namespace only, no chroot */
 	int bare;                  /* --bare (building a root): only /dev /proc /sys, cwd / */
@@ -79,9 +80,6 @@ struct toolroot_exec_opts {
 	int nr_binds;
 	char **cmd;                /* NULL-terminated, points into argv */
 };
-
-/* Parse argv (argv[0] = "toolroot-exec").  0, or -1 with err set. */
-int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);
 
 /*
  * Reduce dirs (absolute, normalised) to the ones to bind: drop "/", the
@@ -122,7 +120,13 @@ int toolroot_tools(struct toolroot_tools *out, int create, struct error *err);
 /* $NUMALAB_LOONGARCH_FIRMWARE, when set, names an existing file.  0, or -1 with err. */
 int toolroot_check_env(struct error *err);
 
-/* `numalab toolroot-exec ...`: does not return on success; 127 on failure. */
-int toolroot_exec_main(int argc, char **argv);
+/*
+ * The way into o's root for the command o->cmd, which the caller then
+ * execs: a private mount namespace (and user namespace when not root), the
+ * binds and the chroot when o->root is set, and the parent-death signal the
+ * runner gave this process armed again (parent: getppid() when it started;
+ * if that parent is gone, -1).  0, or -1 with err (ERROR_HARNESS).
+ */
+int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err);
 
 #endif

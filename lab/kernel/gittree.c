@@ -1,7 +1,9 @@
 /* gittree: tarball + patch series → a git tree, one commit per patch. */
 #include "kernel/gittree.h"
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
+#include "base/git.h"
 #include "base/proc.h"
+#include "base/progress.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -35,37 +37,27 @@ static void tree_env(struct tree *t)
 
 static int git(struct tree *t, const char *what, const char **args, struct error *err)
 {
-	struct strvec argv = STRVEC_INIT;
-	int rc;
-
-	strvec_push(&argv, "git");
-	strvec_push(&argv, "-C");
-	strvec_push(&argv, t->dir);
 	/* A fresh tree of 90k loose objects would start a background gc: not for a scratch tree. */
-	strvec_push(&argv, "-c");
-	strvec_push(&argv, "gc.auto=0");
-	for (int i = 0; args[i]; i++)
-		strvec_push(&argv, args[i]);
-	rc = proc_run_logged(what, strvec_argv(&argv), NULL, strvec_argv(&t->env), t->log, err);
-	strvec_clear(&argv);
-	return rc;
+	static const char *const config[] = { "gc.auto=0", NULL };
+	struct git g = { t->dir, config, strvec_argv(&t->env), t->log, 0 };
+
+	return git_run(&g, what, args, err);
 }
 
 static int unpack(struct tree *t, const char *root, const char *source, char *id, size_t cap,
 		  struct error *err)
 {
 	char tarball[PATH_MAX];
-	int rc;
 
 	if (strchr(source, '/')) {
 		if (!realpath(source, tarball))
-			return error_set(err, "%s: %s; give a source tarball or a pinned source name",
-					 source, strerror(errno)), KERNEL_BAD_INPUT;
+			return error_input(err, "%s: %s; give a source tarball or a pinned source name",
+					   source, strerror(errno));
 		snprintf(id, cap, "tarball %s", strrchr(tarball, '/') + 1);
-	} else if ((rc = kernel_fetch_source(root, source, tarball, sizeof(tarball), id, cap, err))) {
-		return rc;
+	} else if (kernel_fetch_source(root, source, tarball, sizeof(tarball), id, cap, err)) {
+		return -1;
 	}
-	fprintf(stderr, "numalab: unpacking %s\n", tarball);
+	progress("unpacking %s", tarball);
 	const char *argv[] = { "tar", "-xf", tarball, "-C", t->dir, "--strip-components=1", NULL };
 	return proc_run_logged("tar -x", argv, NULL, NULL, t->log, err);
 }
@@ -92,9 +84,9 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 
 	/* git runs in the tree: the patch is named by its absolute path. */
 	if (!realpath(given, patch))
-		return error_set(err, "patch %s: %s", given, strerror(errno)), KERNEL_BAD_INPUT;
+		return error_input(err, "patch %s: %s", given, strerror(errno));
 
-	fprintf(stderr, "numalab: committing %s\n", name);
+	progress("committing %s", name);
 	if (is_mail(patch)) {
 		const char *am[] = { "am", "-q", "--committer-date-is-author-date", patch, NULL };
 		const char *abort_am[] = { "am", "--abort", NULL };
@@ -108,9 +100,11 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 
 		rc = git(t, "git apply", apply, err) || git(t, "git commit", commit, err) ? -1 : 0;
 	}
-	if (rc)
-		return error_prefix(err, "%s does not apply on top of the commits before it; "
-				    "rebase the series (details in %s)", given, t->log), KERNEL_BAD_INPUT;
+	if (rc) {
+		error_prefix(err, "%s does not apply on top of the commits before it; "
+			     "rebase the series (details in %s)", given, t->log);
+		return kernel_input_error(err);
+	}
 	return 0;
 }
 
@@ -121,11 +115,11 @@ static int fill(struct tree *t, const char *root, const char *source, const char
 	const char *add[] = { "add", "-A", "-f", ".", NULL };
 	const char *tag[] = { "tag", "base", NULL };
 	char id[1024], *msg;
-	int rc = 0;
+	int rc;
 
 	if (mkdir_p(t->dir, err) || git(t, "git init", init, err) ||
-	    (rc = unpack(t, root, source, id, sizeof(id), err)))
-		return rc ? rc : -1;
+	    unpack(t, root, source, id, sizeof(id), err))
+		return -1;
 	msg = xprintf("%s\n\nnumalab kernel git-tree: the unpacked source.", id);
 	const char *commit[] = { "commit", "-q", "-m", msg, NULL };
 	rc = git(t, "git add", add, err) || git(t, "git commit", commit, err) ||
@@ -145,13 +139,12 @@ int gittree_make(const char *root, const char *source, const char *const *patche
 
 	if (file_exists(out)) {
 		free(tmp);
-		return error_set(err, "%s exists; remove it or give another directory", out),
-		       KERNEL_BAD_INPUT;
+		return error_input(err, "%s exists; remove it or give another directory", out);
 	}
 	for (int i = 0; i < n; i++)
 		if (!file_exists(patches[i])) {
 			free(tmp);
-			return error_set(err, "patch %s: no such file", patches[i]), KERNEL_BAD_INPUT;
+			return error_input(err, "patch %s: no such file", patches[i]);
 		}
 	t.dir = tmp;
 	snprintf(t.log, sizeof(t.log), "%s.log", out);

@@ -20,8 +20,9 @@
  * Make the git tree out from source (a name pinned in kernels/prebuilt.lock
  * with arch "source", fetched if needed, or a path to a .tar[.gz|.xz] with
  * one top directory) and the n patches, in order.  out must not exist.
- * Returns 0; -2 (KERNEL_BAD_INPUT) for the user's errors (out exists, a
- * patch does not apply: err names it); -1 when a tool failed.
+ * Returns 0, or -1 with err: ERROR_INPUT for the user's errors (out
+ * exists, a patch does not apply: err names it), ERROR_HARNESS when a tool
+ * failed.
  */
 int gittree_make(const char *root, const char *source, const char *const *patches, int n,
 		 const char *out, struct error *err);

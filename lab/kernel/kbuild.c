@@ -1,10 +1,13 @@
 #include "kernel/kbuild.h"
 #include "model/kselftest.h"
 #include "model/patch.h"
+#include "base/git.h"
 #include "base/proc.h"
+#include "base/progress.h"
+#include "kernel/pin.h"
 #include "kernel/srctree.h"
 #include "host/toolroot.h"
-#include "boot/vm.h"
+#include "base/interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -107,18 +110,29 @@ static int run_tool(struct build *b, const char *what, const char **argv, struct
 	return run_tool_in(b, what, argv, NULL, err);
 }
 
-/* make -C src O=obj ARCH=.. [CROSS_COMPILE=..] CC="ccache ..gcc" extra... */
-static void make_argv(const struct build *b, struct strvec *argv, const char *const *extra)
+int kbuild_make_argv(const char *arch, const char *src, const char *obj, const char *const *extra,
+		     struct strvec *argv)
 {
+	const struct kbuild_arch *a = find_arch(arch);
+
+	if (!a)
+		return -1;
 	strvec_push(argv, "make");
-	strvec_pushf(argv, "-C%s", b->src);
-	strvec_pushf(argv, "O=%s", b->obj);
-	strvec_pushf(argv, "ARCH=%s", b->a->karch);
-	if (*b->a->cross)
-		strvec_pushf(argv, "CROSS_COMPILE=%s", b->a->cross);
-	strvec_pushf(argv, "CC=ccache %sgcc", b->a->cross);
+	strvec_pushf(argv, "-C%s", src);
+	strvec_pushf(argv, "O=%s", obj);
+	strvec_pushf(argv, "ARCH=%s", a->karch);
+	if (*a->cross)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", a->cross);
+	strvec_pushf(argv, "CC=ccache %sgcc", a->cross);
 	for (int i = 0; extra[i]; i++)
 		strvec_push(argv, extra[i]);
+	return 0;
+}
+
+/* make -C src O=obj ... for the build's arch (kbuild_make_argv()). */
+static void make_argv(const struct build *b, struct strvec *argv, const char *const *extra)
+{
+	kbuild_make_argv(b->a->arch, b->src, b->obj, extra, argv);
 }
 
 static int run_make(struct build *b, const char *what, const char *const *extra, struct error *err)
@@ -137,37 +151,32 @@ static int run_make(struct build *b, const char *what, const char *const *extra,
 static int source_identity(struct build *b, struct error *err)
 {
 	struct recipe *r = &b->r;
-	char hex[65], out[256];
+	char hex[65], commit[65];
 
 	switch (r->source) {
 	case RECIPE_SOURCE_PINNED:
 		return kernel_fetch_source(b->root, r->source_ref, NULL, 0, b->source_id,
-					   sizeof(b->source_id), err) ? -1 : 0;
+					   sizeof(b->source_id), err);
 	case RECIPE_SOURCE_TARBALL:
-		if (sha256_file(r->source_ref, hex, err))
-			return error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
+		if (sha256_file(r->source_ref, hex, err)) {
+			error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
+			return kernel_input_error(err);
+		}
 		snprintf(b->source_id, sizeof(b->source_id), "tarball:%s sha256:%s", r->source_ref, hex);
 		return 0;
-	case RECIPE_SOURCE_GIT: {
-		char *rev = xprintf("%s^{commit}", r->rev);
-		const char *argv[] = { "git", "-C", r->source_ref, "rev-parse", "--verify", "-q", rev, NULL };
-		int rc = proc_capture(argv, out, sizeof(out), err);
-
-		free(rev);
-		out[strcspn(out, "\n")] = '\0';
-		if (rc != 0 || strlen(out) < 40)
-			return error_set(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
-					 "source line", r->path, r->source_line, r->rev, r->source_ref);
+	case RECIPE_SOURCE_GIT:
+		if (git_rev_parse(&(struct git){ .dir = r->source_ref }, r->rev, commit, sizeof(commit), err))
+			return error_input(err, "%s:%d: %s is not a commit of the git tree %s; fix the "
+					   "source line", r->path, r->source_line, r->rev, r->source_ref);
 		/* The commit names the source wherever the tree is: clones share built kernels. */
-		snprintf(b->source_id, sizeof(b->source_id), "git:%s", out);
+		snprintf(b->source_id, sizeof(b->source_id), "git:%s", commit);
 		snprintf(b->tree_id, sizeof(b->tree_id), "git:%s", r->source_ref);
 		return 0;
-	}
 	case RECIPE_SOURCE_TREE:
 		/* The listing, not the content: cheap enough to run before every build. */
 		if (srctree_check_clean(r->source_ref, err) || srctree_manifest(r->source_ref, hex, err) ||
-		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err) < 0)
-			return KERNEL_BAD_INPUT;
+		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err))
+			return kernel_input_error(err);
 		snprintf(b->source_id, sizeof(b->source_id), "tree:%s listing-sha256:%s", r->source_ref, hex);
 		snprintf(b->tree_id, sizeof(b->tree_id), "tree:%s", r->source_ref);
 		return 0;
@@ -314,7 +323,7 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	b->spec = spec;
 	snprintf(b->name, sizeof(b->name), "%s", spec);
 	if (!(b->a = find_arch(arch)))
-		return error_set(err, "internal: no kernel build for arch %s", arch), KERNEL_BAD_INPUT;
+		return error_input(err, "internal: no kernel build for arch %s", arch);
 	rc = recipe_load(root, spec, &b->r, err);
 	if (!rc && git_dir)
 		rc = override_source(&b->r, git_dir, rev, err);
@@ -325,8 +334,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	user_patches = b->r.nr_patches;
 	if (!rc)
 		rc = add_patch_files(b, req, err);
-	if (rc)
-		return KERNEL_BAD_INPUT;
+	if (rc)   /* the recipe, the tree, the --patch files: all the user's */
+		return kernel_input_error(err);
 	user_patches = b->r.nr_patches - user_patches;
 	if (user_patches) {
 		size_t used = strlen(b->name);
@@ -340,8 +349,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 		snprintf(b->toolroot, sizeof(b->toolroot), "%s", tools.root);
 	}
 	build_env(b);
-	if ((rc = source_identity(b, err)))
-		return rc == KERNEL_BAD_INPUT || b->r.source != RECIPE_SOURCE_PINNED ? KERNEL_BAD_INPUT : -1;
+	if (source_identity(b, err))
+		return -1;
 	if (!b->tree_id[0])
 		snprintf(b->tree_id, sizeof(b->tree_id), "%s", b->source_id);
 	if (compiler_identity(b, err) ||
@@ -397,11 +406,11 @@ static const char *git_commit(const struct build *b)
 /* Check dir (a clone) out at the build's commit; only files that differ are written. */
 static int git_checkout(struct build *b, const char *dir, struct error *err)
 {
-	const char *checkout[] = { "git", "-C", dir, "checkout", "-q", "-f", "--detach", git_commit(b), NULL };
-	const char *clean[] = { "git", "-C", dir, "clean", "-q", "-f", "-d", "-x", NULL };
+	const char *checkout[] = { "checkout", "-q", "-f", "--detach", git_commit(b), NULL };
+	const char *clean[] = { "clean", "-q", "-f", "-d", "-x", NULL };
+	struct git g = { .dir = dir, .log = b->log };
 
-	return proc_run_logged("git checkout", checkout, NULL, NULL, b->log, err) ||
-	       proc_run_logged("git clean", clean, NULL, NULL, b->log, err) ? -1 : 0;
+	return git_run(&g, "git checkout", checkout, err) || git_run(&g, "git clean", clean, err) ? -1 : 0;
 }
 
 static int extract_source(struct build *b, const char *into, struct error *err)
@@ -418,10 +427,9 @@ static int extract_source(struct build *b, const char *into, struct error *err)
 		return untar(b, r->source_ref, into, 1, err);
 	case RECIPE_SOURCE_GIT: {
 		/* A clone sharing the tree's objects: later commits of it need no fetch. */
-		const char *argv[] = { "git", "clone", "-q", "--shared", "--no-checkout", r->source_ref,
-				       into, NULL };
+		const char *clone[] = { "clone", "-q", "--shared", "--no-checkout", r->source_ref, into, NULL };
 
-		return proc_run_logged("git clone", argv, NULL, NULL, b->log, err) ||
+		return git_run(&(struct git){ .log = b->log }, "git clone", clone, err) ||
 		       git_checkout(b, into, err) ? -1 : 0;
 	}
 	case RECIPE_SOURCE_TREE:   /* mirrored by sync_tree(), never unpacked */
@@ -438,16 +446,15 @@ static int extract_source(struct build *b, const char *into, struct error *err)
  */
 static int move_git_tree(struct build *b, struct error *err)
 {
-	const char *argv[] = { "git", "-C", b->src, "rev-parse", "-q", "--verify", "HEAD", NULL };
-	char head[128] = "";
+	char head[65];
 	char *series;
 	int rc;
 
 	if (b->r.source != RECIPE_SOURCE_GIT ||
-	    (proc_capture(argv, head, sizeof(head), err) == 0 &&
-	     !strncmp(head, git_commit(b), strlen(git_commit(b)))))
+	    (!git_rev_parse(&(struct git){ .dir = b->src }, "HEAD", head, sizeof(head), err) &&
+	     !strcmp(head, git_commit(b))))
 		return 0;
-	fprintf(stderr, "numalab: checking out %s\n", b->source_id);
+	progress("checking out %s", b->source_id);
 	series = xprintf("%s/applied/series", b->work);
 	unlink(series);
 	free(series);
@@ -474,7 +481,7 @@ static int ensure_source(struct build *b, struct error *err)
 	}
 	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) ||
 	    !file_exists(b->src) || move_git_tree(b, &ignored)) {
-		fprintf(stderr, "numalab: unpacking %s\n", b->source_id);
+		progress("unpacking %s", b->source_id);
 		remove_tree(b->src);
 		remove_tree(b->obj);
 		remove_tree(applied);
@@ -572,14 +579,13 @@ static int apply_one(struct build *b, int i, struct applied *ap, struct error *e
 		patch_explain_failure(b->parsed[i], out, why, sizeof(why));
 		free(copy);
 		if (p->origin[0])
-			return error_set(err, "--patch %s: \"%s\" does not apply to %s%s: %s; it needs "
-					 "porting to this base (try: patch -p1 --dry-run -d %s -i %s)",
-					 p->origin, p->subject, b->source_id, i ? " with the patches "
-					 "before it" : "", why, b->src, p->path), KERNEL_BAD_INPUT;
-		return error_set(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
-				 "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
-				 strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path),
-		       KERNEL_BAD_INPUT;
+			return error_input(err, "--patch %s: \"%s\" does not apply to %s%s: %s; it needs "
+					   "porting to this base (try: patch -p1 --dry-run -d %s -i %s)",
+					   p->origin, p->subject, b->source_id, i ? " with the patches "
+					   "before it" : "", why, b->src, p->path);
+		return error_input(err, "%s:%d: patch %s does not apply to %s: %s; rebase it onto this "
+				   "source (try: patch -p1 --dry-run -d %s -i %s)", b->r.path, p->line,
+				   strrchr(p->path, '/') + 1, b->source_id, why, b->src, p->path);
 	}
 	rc = copy_file(p->path, copy, err);
 	free(copy);
@@ -619,7 +625,7 @@ static int apply_series(struct build *b, struct error *err)
 		same++;
 	if (!rc && unapply_to(b, &ap, same, err)) {
 		/* A tree we cannot restore is unpacked again. */
-		fprintf(stderr, "numalab: %s; unpacking the source again\n", err->msg);
+		warning("%s; unpacking the source again", err->msg);
 		remove_tree(b->src);
 		rc = ensure_source(b, err);
 		read_applied(b, &ap);
@@ -670,8 +676,7 @@ static int sync_tree(struct build *b, struct error *err)
 	int rc;
 
 	if (read_file(stamp, &have, &ignored) || strcmp(buf_str(&have), b->tree_id) || !file_exists(b->src)) {
-		fprintf(stderr, "numalab: copying %s into %s (the tree itself is only read)\n",
-			b->r.source_ref, b->src);
+		progress("copying %s into %s (the tree itself is only read)", b->r.source_ref, b->src);
 		remove_tree(b->src);
 		remove_tree(b->obj);
 		remove_tree(applied);
@@ -680,7 +685,7 @@ static int sync_tree(struct build *b, struct error *err)
 		read_applied(b, &ap);
 		patched_files(b, &ap, &touched);
 		if (unapply_to(b, &ap, 0, err)) {
-			fprintf(stderr, "numalab: %s; copying the tree again\n", err->msg);
+			warning("%s; copying the tree again", err->msg);
 			remove_tree(b->src);
 			remove_tree(b->obj);
 			remove_tree(applied);
@@ -692,8 +697,8 @@ static int sync_tree(struct build *b, struct error *err)
 	if (!rc)
 		rc = write_file_atomic(stamp, b->tree_id, strlen(b->tree_id), err);
 	if (!rc)
-		fprintf(stderr, "numalab: %s mirrored: %ld files, %ld copied, %ld removed (%.1f s)\n",
-			b->r.source_ref, st.files, st.copied, st.removed, now_s() - t0);
+		progress("%s mirrored: %ld files, %ld copied, %ld removed (%.1f s)", b->r.source_ref,
+			 st.files, st.copied, st.removed, now_s() - t0);
 	strvec_clear(&touched);
 	buf_free(&have);
 	free(stamp);
@@ -743,15 +748,15 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 
 			if ((!strncmp(p, "CONFIG_", 7) || !strncmp(p, "# CONFIG_", 9)) &&
 			    !survived(buf_str(&config), p, n))
-				rc = error_set(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
-					       "option, or a dependency is off); see %s", frags->items[i],
-					       line, (int)n, p, path);
+				rc = error_input(err, "%s:%d: %.*s did not survive olddefconfig (unknown "
+						 "option, or a dependency is off); see %s", frags->items[i],
+						 line, (int)n, p, path);
 		}
 	}
 	buf_free(&config);
 	buf_free(&frag);
 	free(path);
-	return rc ? KERNEL_BAD_INPUT : 0;
+	return rc ? kernel_input_error(err) : 0;
 }
 
 static int configure(struct build *b, struct error *err)
@@ -815,15 +820,13 @@ static void error_lines(const char *log, int max, struct buf *out)
 	buf_free(&text);
 }
 
-static void show_progress(const struct build *b, double start, int tty)
+/* Once a second: the time so far and the log's last line (a terminal's sink shows it in place). */
+static void show_progress(const struct build *b, double start)
 {
 	char line[160];
 
-	if (!tty)
-		return;
 	file_last_line(b->log, line, sizeof(line));
-	fprintf(stderr, "\r\033[Knumalab: [%5.0fs] building %s (%s): %.80s", now_s() - start, b->name,
-		b->a->arch, line);
+	progress_status("[%5.0fs] building %s (%s): %.80s", now_s() - start, b->name, b->a->arch, line);
 }
 
 static int make_image(struct build *b, struct error *err)
@@ -833,7 +836,7 @@ static int make_image(struct build *b, struct error *err)
 	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
 	struct proc p;
 	double start = now_s();
-	int tty = isatty(2), fd, rc, pidfd;
+	int fd, rc, pidfd;
 
 	snprintf(jobs, sizeof(jobs), "-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	make_argv(b, &argv, extra);
@@ -841,7 +844,7 @@ static int make_image(struct build *b, struct error *err)
 	fd = open(b->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, "cannot write %s: %s", b->log, strerror(errno));
-	fprintf(stderr, "numalab: building %s for %s (log %s)\n", b->name, b->a->arch, b->log);
+	progress("building %s for %s (log %s)", b->name, b->a->arch, b->log);
 	proc_init(&p, strvec_argv(&full));
 	p.env = strvec_argv(&b->env);
 	p.out = p.err = fd;
@@ -849,24 +852,23 @@ static int make_image(struct build *b, struct error *err)
 	close(fd);
 	if (!rc) {
 		pidfd = (int)syscall(SYS_pidfd_open, p.pid, 0);
-		while (!vm_interrupted()) {
+		while (!interrupt_caught()) {
 			struct pollfd pfd = { pidfd, POLLIN, 0 };
 
 			if (pidfd < 0 ? (sleep(1), kill(p.pid, 0) && errno == ESRCH) : poll(&pfd, 1, 1000) > 0)
 				break;
-			show_progress(b, start, tty);
+			show_progress(b, start);
 		}
 		if (pidfd >= 0)
 			close(pidfd);
-		if (vm_interrupted())
+		if (interrupt_caught())
 			proc_kill(&p);
 		rc = proc_wait(&p, err);
-		if (tty)
-			fputs("\r\033[K", stderr);
+		progress_status("%s", "");
 	}
-	if (rc > 0 && vm_interrupted()) {
+	if (rc > 0 && interrupt_caught()) {
 		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "
-			       "continues in %s", b->name, b->a->arch, vm_interrupted(), b->work);
+			       "continues in %s", b->name, b->a->arch, interrupt_caught(), b->work);
 	} else if (rc > 0) {
 		struct buf lines = BUF_INIT;
 
@@ -882,6 +884,30 @@ static int make_image(struct build *b, struct error *err)
 
 /* ---- selftests from the same tree ---- */
 
+int kbuild_selftests_argv(const char *arch, const char *src, const char *obj, struct strvec *argv)
+{
+	const struct kbuild_arch *a = find_arch(arch);
+
+	if (!a)
+		return -1;
+	strvec_push(argv, "make");
+	strvec_push(argv, "-k");
+	strvec_pushf(argv, "-C%s/tools/testing/selftests/mm", src);
+	strvec_pushf(argv, "-I%s/kselftest/cfg", obj);
+	strvec_push(argv, "LOCAL_HDRS=");
+	strvec_pushf(argv, "OUTPUT=%s/kselftest/mm", obj);
+	strvec_pushf(argv, "ARCH=%s", a->karch);
+	if (*a->cross)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", a->cross);
+	strvec_pushf(argv, "CC=%sgcc", a->cross);
+	strvec_pushf(argv, "KHDR_INCLUDES=-isystem %s/usr/include", obj);
+	strvec_pushf(argv, "EXTRA_CFLAGS=-static -I%s/kselftest/cfg", obj);
+	/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
+	strvec_push(argv, "LDFLAGS=-static -s");
+	strvec_push(argv, "all");
+	return 0;
+}
+
 /*
  * The mm selftests' Makefile writes local_config.{h,mk} into the source tree
  * (check_config.sh) and headers_install needs rsync: both are done by hand
@@ -893,7 +919,7 @@ static int make_image(struct build *b, struct error *err)
 static int build_selftests(struct build *b, char *note, size_t cap, struct error *err)
 {
 	char *mm = xprintf("%s/tools/testing/selftests/mm", b->src), *cfg = xprintf("%s/kselftest/cfg", b->obj);
-	char *check = xprintf("%s/check_config.sh", mm), *hdr = xprintf("%s/usr/include", b->obj);
+	char *check = xprintf("%s/check_config.sh", mm);
 	char *cc = xprintf("CC=%sgcc", b->a->cross), *out = xprintf("%s/kselftest/mm", b->obj);
 	char *log = xprintf("%s/kselftest/build.log", b->obj), *script = xprintf("%s/run_vmtests.sh", mm);
 	const char *headers[] = { "headers", NULL };
@@ -906,21 +932,7 @@ static int build_selftests(struct build *b, char *note, size_t cap, struct error
 		 run_tool_in(b, "check_config.sh", probe, cfg, err) ? -1 : 0, failed = 0, made;
 
 	if (!rc) {
-		strvec_push(&argv, "make");
-		strvec_push(&argv, "-k");
-		strvec_pushf(&argv, "-C%s", mm);
-		strvec_pushf(&argv, "-I%s", cfg);
-		strvec_push(&argv, "LOCAL_HDRS=");
-		strvec_pushf(&argv, "OUTPUT=%s", out);
-		strvec_pushf(&argv, "ARCH=%s", b->a->karch);
-		if (*b->a->cross)
-			strvec_pushf(&argv, "CROSS_COMPILE=%s", b->a->cross);
-		strvec_pushf(&argv, "CC=%sgcc", b->a->cross);
-		strvec_pushf(&argv, "KHDR_INCLUDES=-isystem %s", hdr);
-		strvec_pushf(&argv, "EXTRA_CFLAGS=-static -I%s", cfg);
-		/* Stripped: all of them go into the initramfs of a kselftest-mm run. */
-		strvec_push(&argv, "LDFLAGS=-static -s");
-		strvec_push(&argv, "all");
+		kbuild_selftests_argv(b->a->arch, b->src, b->obj, &argv);
 		wrap(b, strvec_argv(&argv), &full);
 		unlink(log);
 		/* make -k exits non-zero if any target failed: the log says which. */
@@ -957,7 +969,6 @@ static int build_selftests(struct build *b, char *note, size_t cap, struct error
 	free(mm);
 	free(cfg);
 	free(check);
-	free(hdr);
 	free(cc);
 	free(out);
 	free(log);
@@ -1089,7 +1100,7 @@ static int build(struct build *b, struct error *err)
 		rc = make_image(b, err);
 	if (!rc && build_selftests(b, note, sizeof(note), &st)) {
 		snprintf(note, sizeof(note), "failed: %.200s", st.msg);
-		fprintf(stderr, "numalab: warning: kernel selftests for %s: %s\n", b->name, st.msg);
+		warning("kernel selftests for %s: %s", b->name, st.msg);
 	}
 	if (!rc)
 		rc = assemble(b, note, err);

@@ -21,8 +21,9 @@
  * Builds that differ only in patches share a work tree: the old series is
  * reversed, the new one applied, and make rebuilds what changed.  A patch
  * that does not apply is named with its file and hunk, and leaves the tree
- * as its recorded series says.  A failed build prints its last error lines
- * and the log; nothing unfinished is ever under a finished name.  LoongArch
+ * as its recorded series says.  A failed build's error names its last
+ * error lines and the log; nothing unfinished is ever under a finished
+ * name.  Steps and the running build's status go to progress.h.  LoongArch
  * builds run the toolroot's cross gcc (toolroot.h).  Two builds of one work
  * tree wait for each other (flock).
  */
@@ -35,8 +36,9 @@
 /*
  * Build or reuse the kernel of spec ("NAME" or "NAME+FRAGMENT...") for arch
  * from root's recipes.  Fills out (name = spec, version = key).  Returns 0,
- * KERNEL_BAD_INPUT for the user's errors (recipe, fragment, patch), -1 when
- * building failed; err says what and where.
+ * or -1 with err saying what and where: ERROR_INPUT for the user's errors
+ * (recipe, fragment, patch, tree), ERROR_HARNESS when building failed or
+ * was interrupted.
  */
 int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
 		  struct error *err);
@@ -50,7 +52,7 @@ int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const
 		     const char *rev, struct kernel *out, struct error *err);
 
 /*
- * The key of spec for arch without building: prints the key's inputs to
+ * The key of spec for arch without building: writes the key's inputs to
  * text.  Fetches nothing: a pinned source is named by its lock line.
  */
 int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
@@ -64,17 +66,33 @@ int kbuild_explain(const char *root, const char *spec, const char *arch, char ke
  *                                      synced before each build
  *   CACHE/kernels/tree-NAME-ARCH-KEY/  finished, as for recipes
  *
- * The tree is never written; one configured in place is KERNEL_BAD_INPUT.
+ * The tree is never written; one configured in place is ERROR_INPUT.
  * Its key holds the tree's listing (srctree_manifest()): a tree that did
  * not change reuses its kernel without running make.
  *
  * req->patches: each file is split into its patches (patch.h), each stored
  * in CACHE/patches/SHA256.patch and applied after the recipe's series, in
- * order, onto the lab's copy.  One that does not apply is KERNEL_BAD_INPUT
+ * order, onto the lab's copy.  One that does not apply is ERROR_INPUT
  * naming the file, the patch's subject, and the file and hunk it fails on.
  */
 int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
 			  const char *arch, struct kernel *out, struct error *err);
+
+/*
+ * The kernel build's make command line for arch (x86_64 | loongarch64),
+ * appended to argv; the LoongArch one runs inside the toolroot:
+ *   make -CSRC O=OBJ ARCH=KARCH [CROSS_COMPILE=PREFIX] CC=ccache PREFIXgcc EXTRA...
+ * Pure.  -1 for an arch the lab does not build.
+ */
+int kbuild_make_argv(const char *arch, const char *src, const char *obj, const char *const *extra,
+		     struct strvec *argv);
+
+/*
+ * The mm selftests' make command line (static, stripped, `make -k all`),
+ * with the headers and check_config.sh's output under OBJ (the source
+ * stays as patched).  Pure.  -1 for an arch the lab does not build.
+ */
+int kbuild_selftests_argv(const char *arch, const char *src, const char *obj, struct strvec *argv);
 
 /* 1 if root has a recipe for spec's name. */
 int kbuild_has_recipe(const char *root, const char *spec);

@@ -1,4 +1,5 @@
 #include "kernel/srctree.h"
+#include "base/git.h"
 #include "base/proc.h"
 
 #include <dirent.h>
@@ -39,11 +40,11 @@ int srctree_check_clean(const char *dir, struct error *err)
 		glob_t g;
 
 		if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
-			rc = error_set(err, "kernel tree %s is configured or built in place (%s exists); "
-				       "numalab builds it out of tree in its cache and never writes into "
-				       "it, and kbuild refuses O= builds from such a tree: save your "
-				       ".config if you need it, then run `make -C %s mrproper`",
-				       dir, g.gl_pathv[0], dir);
+			rc = error_input(err, "kernel tree %s is configured or built in place (%s exists); "
+					 "numalab builds it out of tree in its cache and never writes into "
+					 "it, and kbuild refuses O= builds from such a tree: save your "
+					 ".config if you need it, then run `make -C %s mrproper`",
+					 dir, g.gl_pathv[0], dir);
 		globfree(&g);
 		free(pattern);
 	}
@@ -257,9 +258,11 @@ int srctree_sync(const char *from, const char *to, struct srctree_sync_stats *st
 
 /* ---- git ---- */
 
-/* sha256 of argv's stdout, and whether it printed anything. */
-static int hash_output(const char **argv, char hex[65], int *empty, struct error *err)
+/* sha256 of git args' stdout, and whether it printed anything. */
+static int hash_output(const struct git *g, const char *const *args, char hex[65], int *empty,
+		       struct error *err)
 {
+	struct strvec argv = STRVEC_INIT;
 	struct proc p;
 	struct sha256 s;
 	unsigned char digest[32], chunk[65536];
@@ -267,7 +270,10 @@ static int hash_output(const char **argv, char hex[65], int *empty, struct error
 	ssize_t n;
 	int fd, rc;
 
-	if ((fd = proc_start_reader(&p, argv, err)) < 0)
+	git_argv(g, args, &argv);
+	fd = proc_start_reader(&p, strvec_argv(&argv), err);
+	strvec_clear(&argv);
+	if (fd < 0)
 		return -1;
 	sha256_init(&s);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
@@ -283,35 +289,34 @@ static int hash_output(const char **argv, char hex[65], int *empty, struct error
 	sha256_hex(digest, hex);
 	*empty = total == 0;
 	rc = proc_wait(&p, err);
-	return rc == 0 ? 0 : rc < 0 ? -1 : error_set(err, "%s %s exited %d", argv[0], argv[5], rc);
+	return rc == 0 ? 0 : rc < 0 ? -1 : error_set(err, "git -C %s %s exited %d", g->dir, args[0], rc);
 }
 
 int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65],
 		struct error *err)
 {
-	/* --no-optional-locks: not even the index's stat cache is rewritten. */
-	const char *inside[] = { "git", "--no-optional-locks", "-C", dir, "rev-parse", "--is-inside-work-tree", NULL };
+	/* read_only (--no-optional-locks): not even the index's stat cache is rewritten. */
+	struct git g = { .dir = dir, .read_only = 1 };
+	const char *inside[] = { "rev-parse", "--is-inside-work-tree", NULL };
 	/* Not --dirty: it rewrites the index even with --no-optional-locks (git 2.39); the diff says. */
-	const char *desc[] = { "git", "--no-optional-locks", "-C", dir, "describe", "--always", "--tags", NULL };
-	const char *diff[] = { "git", "--no-optional-locks", "-C", dir, "diff", "HEAD", "--no-ext-diff",
-			       "--no-color", NULL };
+	const char *desc[] = { "describe", "--always", "--tags", NULL };
+	const char *diff[] = { "diff", "HEAD", "--no-ext-diff", "--no-color", NULL };
 	char *dotgit = xprintf("%s/.git", dir), out[256];
 	struct error ignored;
 	int is_git = file_exists(dotgit), empty;
 
 	free(dotgit);
 	describe[0] = diff_sha256[0] = '\0';
-	if (!is_git || proc_capture(inside, out, sizeof(out), &ignored) != 0)
+	if (!is_git || git_capture(&g, inside, out, sizeof(out), &ignored))
 		return 0;
-	if (proc_capture(desc, describe, cap, err) != 0)
+	if (git_capture(&g, desc, describe, cap, err))
 		return error_set(err, "`git -C %s describe --always --tags` failed; is the tree's "
 				 "repository whole?", dir);
-	describe[strcspn(describe, "\n")] = '\0';
-	if (hash_output(diff, diff_sha256, &empty, err))
+	if (hash_output(&g, diff, diff_sha256, &empty, err))
 		return -1;
 	if (empty)
 		diff_sha256[0] = '\0';
 	else if (strlen(describe) + 7 < cap)
 		strcat(describe, "-dirty");
-	return 1;
+	return 0;
 }

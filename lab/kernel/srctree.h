@@ -14,7 +14,7 @@
  * recognised in a fraction of a second and its finished kernel reused.
  *
  * Git trees: srctree_git() reads `git describe` and hashes the uncommitted
- * diff (`git diff HEAD`), with GIT_OPTIONAL_LOCKS=0 so git does not even
+ * diff (`git diff HEAD`), with --no-optional-locks so git does not even
  * refresh DIR's index.
  */
 #ifndef LAB_SRCTREE_H
@@ -47,9 +47,10 @@ int srctree_sync(const char *from, const char *to, struct srctree_sync_stats *st
 		 struct error *err);
 
 /*
- * If dir is a git work tree: 1, describe = `git describe --always --tags`, "-dirty" added when the diff is not empty,
- * diff_sha256 = sha256 of `git diff HEAD` ("" when there is no uncommitted
- * change).  0 if it is not a git tree (both ""); -1 with err if git failed.
+ * If dir is a git work tree: describe = `git describe --always --tags`,
+ * "-dirty" added when the diff is not empty, diff_sha256 = sha256 of `git
+ * diff HEAD` ("" when there is no uncommitted change).  Not a git tree:
+ * both "".  Returns 0, or -1 with err if git failed.
  */
 int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65],
 		struct error *err);

@@ -36,44 +36,44 @@ static int parse_line(const char *path, int line, char **tok, int n, struct disk
 
 	if (!strcmp(key, "packages")) {
 		if (n < 2)
-			return error_set(err, "%s:%d: packages takes one or more package names", path, line);
+			return error_input(err, "%s:%d: packages takes one or more package names", path, line);
 		for (int i = 1; i < n; i++) {
 			if (!debian_name(tok[i], sizeof(d->packages[0])))
-				return error_set(err, "%s:%d: '%s' is not a Debian package name ([a-z0-9.+-])",
-						 path, line, tok[i]);
+				return error_input(err, "%s:%d: '%s' is not a Debian package name ([a-z0-9.+-])",
+						   path, line, tok[i]);
 			if (d->nr_packages == DISKDESC_MAX_PACKAGES)
-				return error_set(err, "%s:%d: more than %d packages", path, line,
-						 DISKDESC_MAX_PACKAGES);
+				return error_input(err, "%s:%d: more than %d packages", path, line,
+						   DISKDESC_MAX_PACKAGES);
 			snprintf(d->packages[d->nr_packages++], sizeof(d->packages[0]), "%s", tok[i]);
 		}
 		return 0;
 	}
 	if (n != 2)
-		return error_set(err, "%s:%d: %s takes one value", path, line, key);
+		return error_input(err, "%s:%d: %s takes one value", path, line, key);
 	if (!strcmp(key, "suite")) {
 		if (!debian_name(tok[1], sizeof(d->suite)))
-			return error_set(err, "%s:%d: suite '%s' is not a Debian suite name (bookworm, trixie, ...)",
-					 path, line, tok[1]);
+			return error_input(err, "%s:%d: suite '%s' is not a Debian suite name (bookworm, trixie, ...)",
+					   path, line, tok[1]);
 		snprintf(d->suite, sizeof(d->suite), "%s", tok[1]);
 	} else if (!strcmp(key, "mirror")) {
 		if ((strncmp(tok[1], "http://", 7) && strncmp(tok[1], "https://", 8) &&
 		     strncmp(tok[1], "file:///", 8)) || strlen(tok[1]) >= sizeof(d->mirror))
-			return error_set(err, "%s:%d: mirror must be an http://, https:// or file:/// URL "
-					 "shorter than %zu characters", path, line, sizeof(d->mirror));
+			return error_input(err, "%s:%d: mirror must be an http://, https:// or file:/// URL "
+					   "shorter than %zu characters", path, line, sizeof(d->mirror));
 		snprintf(d->mirror, sizeof(d->mirror), "%s", tok[1]);
 	} else if (!strcmp(key, "variant")) {
 		if (strcmp(tok[1], "minbase") && strcmp(tok[1], "buildd") && strcmp(tok[1], "-"))
-			return error_set(err, "%s:%d: variant is minbase, buildd or - (debootstrap's default)",
-					 path, line);
+			return error_input(err, "%s:%d: variant is minbase, buildd or - (debootstrap's default)",
+					   path, line);
 		snprintf(d->variant, sizeof(d->variant), "%s", tok[1]);
 	} else if (!strcmp(key, "size")) {
 		d->size_bytes = parse_size(tok[1]);
 		if (d->size_bytes < (64ull << 20))
-			return error_set(err, "%s:%d: size '%s' must be N, NK, NM or NG, at least 64M",
-					 path, line, tok[1]);
+			return error_input(err, "%s:%d: size '%s' must be N, NK, NM or NG, at least 64M",
+					   path, line, tok[1]);
 	} else {
-		return error_set(err, "%s:%d: unknown key '%s'; use suite, mirror, variant, packages or size",
-				 path, line, key);
+		return error_input(err, "%s:%d: unknown key '%s'; use suite, mirror, variant, packages or size",
+				   path, line, key);
 	}
 	return 0;
 }
@@ -98,8 +98,8 @@ int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_d
 
 		line++;
 		if (n >= sizeof(text_line))
-			return error_set(err, "%s:%d: line longer than %zu characters; split it",
-					 path, line, sizeof(text_line) - 1);
+			return error_input(err, "%s:%d: line longer than %zu characters; split it",
+					   path, line, sizeof(text_line) - 1);
 		memcpy(text_line, p, n);
 		text_line[n] = '\0';
 		p += n + 1;
@@ -111,9 +111,9 @@ int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_d
 			return -1;
 	}
 	if (!d->suite[0])
-		return error_set(err, "%s: no suite line; add e.g. `suite bookworm`", path);
+		return error_input(err, "%s: no suite line; add e.g. `suite bookworm`", path);
 	if (!d->size_bytes)
-		return error_set(err, "%s: no size line; add e.g. `size 2G`", path);
+		return error_input(err, "%s: no size line; add e.g. `size 2G`", path);
 	return 0;
 }
 
@@ -124,8 +124,8 @@ int diskdesc_load(const char *root, const char *spec, struct disk_desc *d, struc
 	int rc;
 
 	if (!strchr(spec, '/') && !file_exists(path))
-		rc = error_set(err, "unknown image '%s': no %s; the images are %s/*.image", spec, path,
-			       DISKDESC_DIR);
+		rc = error_input(err, "unknown image '%s': no %s; the images are %s/*.image", spec, path,
+			         DISKDESC_DIR);
 	else
 		rc = read_file(path, &text, err) || diskdesc_parse(path, buf_str(&text), text.len, d, err);
 	buf_free(&text);

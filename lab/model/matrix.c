@@ -55,12 +55,12 @@ static int check_new_name(struct parse_ctx *c, enum matrix_axis axis, const char
 	int first;
 
 	if (!valid_name(name))
-		return error_set(c->err, "%s:%d: %s name '%s' must be 1..%d of [A-Za-z0-9_+-]%s",
-				 c->path, c->line, axis_key[axis], name, MATRIX_NAME_MAX - 1,
-				 axis == MATRIX_KERNEL ? "; label a path or dotted spec: `kernel NAME = SPEC`" : "");
+		return error_input(c->err, "%s:%d: %s name '%s' must be 1..%d of [A-Za-z0-9_+-]%s",
+				   c->path, c->line, axis_key[axis], name, MATRIX_NAME_MAX - 1,
+				   axis == MATRIX_KERNEL ? "; label a path or dotted spec: `kernel NAME = SPEC`" : "");
 	if ((first = declared(c->m, axis, name)))
-		return error_set(c->err, "%s:%d: %s '%s' is already declared on line %d; list it once",
-				 c->path, c->line, axis_key[axis], name, first);
+		return error_input(c->err, "%s:%d: %s '%s' is already declared on line %d; list it once",
+				   c->path, c->line, axis_key[axis], name, first);
 	return 0;
 }
 
@@ -69,8 +69,8 @@ static int add_topos_or_suites(struct parse_ctx *c, enum matrix_axis axis, char 
 	struct matrix *m = c->m;
 
 	if (n < 2)
-		return error_set(c->err, "%s:%d: %s takes one or more names", c->path, c->line,
-				 axis_key[axis]);
+		return error_input(c->err, "%s:%d: %s takes one or more names", c->path, c->line,
+				   axis_key[axis]);
 	for (int i = 1; i < n; i++) {
 		if (check_new_name(c, axis, tok[i]))
 			return -1;
@@ -99,7 +99,7 @@ static int add_kernel(struct parse_ctx *c, const char *label, const char *spec,
 	if (check_new_name(c, MATRIX_KERNEL, label))
 		return -1;
 	if (strlen(spec) >= sizeof(k->spec))
-		return error_set(c->err, "%s:%d: kernel spec too long", c->path, c->line);
+		return error_input(c->err, "%s:%d: kernel spec too long", c->path, c->line);
 	GROW(m->kernels, m->nr_kernels);
 	k = &m->kernels[m->nr_kernels++];
 	memset(k, 0, sizeof(*k));
@@ -110,8 +110,8 @@ static int add_kernel(struct parse_ctx *c, const char *label, const char *spec,
 		len += (size_t)snprintf(k->append + len, len < sizeof(k->append) ? sizeof(k->append) - len : 0,
 					"%s%s", i ? " " : "", args[i]);
 		if (len >= sizeof(k->append))
-			return error_set(c->err, "%s:%d: kernel command line longer than %zu characters",
-					 c->path, c->line, sizeof(k->append) - 1);
+			return error_input(c->err, "%s:%d: kernel command line longer than %zu characters",
+					   c->path, c->line, sizeof(k->append) - 1);
 	}
 	return 0;
 }
@@ -120,17 +120,17 @@ static int parse_kernel(struct parse_ctx *c, char **tok, int n)
 {
 	if (n >= 3 && !strcmp(tok[2], "=")) {
 		if (n < 4)
-			return error_set(c->err, "%s:%d: `kernel LABEL = SPEC [ARG...]` needs a SPEC after '='",
-					 c->path, c->line);
+			return error_input(c->err, "%s:%d: `kernel LABEL = SPEC [ARG...]` needs a SPEC after '='",
+					   c->path, c->line);
 		return add_kernel(c, tok[1], tok[3], tok + 4, n - 4);
 	}
 	if (n < 2)
-		return error_set(c->err, "%s:%d: kernel takes one or more specs, or `LABEL = SPEC [ARG...]`",
-				 c->path, c->line);
+		return error_input(c->err, "%s:%d: kernel takes one or more specs, or `LABEL = SPEC [ARG...]`",
+				   c->path, c->line);
 	for (int i = 1; i < n; i++) {
 		if (!strcmp(tok[i], "="))
-			return error_set(c->err, "%s:%d: '=' only follows the first word: `kernel LABEL = SPEC [ARG...]`",
-					 c->path, c->line);
+			return error_input(c->err, "%s:%d: '=' only follows the first word: `kernel LABEL = SPEC [ARG...]`",
+					   c->path, c->line);
 		if (add_kernel(c, tok[i], tok[i], NULL, 0))
 			return -1;
 	}
@@ -144,8 +144,8 @@ static int parse_number(struct parse_ctx *c, const char *what, const char *s, in
 	long v = strtol(s, &end, 10);
 
 	if (!isdigit((unsigned char)*s) || *end || v < min || v > max)
-		return error_set(c->err, "%s:%d: %s '%s' must be a whole number %d..%d", c->path, c->line,
-				 what, s, min, max);
+		return error_input(c->err, "%s:%d: %s '%s' must be a whole number %d..%d", c->path, c->line,
+				   what, s, min, max);
 	*out = (int)v;
 	return 0;
 }
@@ -162,10 +162,10 @@ static int parse_patterns(struct parse_ctx *c, char **tok, int n, struct matrix_
 			    !strncmp(tok[i], axis_key[a], strlen(axis_key[a])))
 				axis = a;
 		if (axis < 0 || !eq[1] || strlen(eq + 1) >= MATRIX_NAME_MAX)
-			return error_set(c->err, "%s:%d: '%s' is not KEY=GLOB with KEY topology, kernel or suite",
-					 c->path, c->line, tok[i]);
+			return error_input(c->err, "%s:%d: '%s' is not KEY=GLOB with KEY topology, kernel or suite",
+					   c->path, c->line, tok[i]);
 		if (r->glob[axis][0])
-			return error_set(c->err, "%s:%d: %s= given twice", c->path, c->line, axis_key[axis]);
+			return error_input(c->err, "%s:%d: %s= given twice", c->path, c->line, axis_key[axis]);
 		snprintf(r->glob[axis], MATRIX_NAME_MAX, "%s", eq + 1);
 	}
 	return 0;
@@ -178,24 +178,24 @@ static int parse_rule(struct parse_ctx *c, enum matrix_rule_kind kind, char **to
 	int first = 1;
 
 	if (kind == MATRIX_EXCLUDE && n < 2)
-		return error_set(c->err, "%s:%d: exclude takes KEY=GLOB... (e.g. `exclude topology=la-* suite=workloads`)",
-				 c->path, c->line);
+		return error_input(c->err, "%s:%d: exclude takes KEY=GLOB... (e.g. `exclude topology=la-* suite=workloads`)",
+				   c->path, c->line);
 	if (kind == MATRIX_REPEAT) {
 		if (n < 2 || parse_number(c, "repeat", tok[1], 1, 100, &r.value))
-			return n < 2 ? error_set(c->err, "%s:%d: repeat takes N [KEY=GLOB...]", c->path, c->line) : -1;
+			return n < 2 ? error_input(c->err, "%s:%d: repeat takes N [KEY=GLOB...]", c->path, c->line) : -1;
 		first = 2;
 	}
 	if (kind == MATRIX_TIMEOUT) {
 		if (n < 2 || parse_number(c, "timeout", tok[1], 1, 86400, &r.value))
-			return n < 2 ? error_set(c->err, "%s:%d: timeout takes SECONDS [KEY=GLOB...]", c->path, c->line) : -1;
+			return n < 2 ? error_input(c->err, "%s:%d: timeout takes SECONDS [KEY=GLOB...]", c->path, c->line) : -1;
 		first = 2;
 	}
 	if (kind == MATRIX_ACCEL) {
 		r.value = n < 2 ? -1 : !strcmp(tok[1], "auto") ? MATRIX_ACCEL_AUTO : !strcmp(tok[1], "tcg")
 			? MATRIX_ACCEL_TCG : !strcmp(tok[1], "kvm") ? MATRIX_ACCEL_KVM : -1;
 		if (r.value < 0)
-			return error_set(c->err, "%s:%d: accel takes auto, tcg or kvm [KEY=GLOB...] (e.g. `accel tcg topology=la-*`)",
-					 c->path, c->line);
+			return error_input(c->err, "%s:%d: accel takes auto, tcg or kvm [KEY=GLOB...] (e.g. `accel tcg topology=la-*`)",
+					   c->path, c->line);
 		first = 2;
 	}
 	if (parse_patterns(c, tok + first, n - first, &r))
@@ -211,15 +211,15 @@ static int parse_host(struct parse_ctx *c, char **tok, int n)
 	struct matrix_host h = { .line = c->line };
 
 	if (n != 4 || strcmp(tok[2], "capacity"))
-		return error_set(c->err, "%s:%d: host takes `URI capacity N` (e.g. `host qemu+ssh://lab1/system capacity 4`)",
-				 c->path, c->line);
+		return error_input(c->err, "%s:%d: host takes `URI capacity N` (e.g. `host qemu+ssh://lab1/system capacity 4`)",
+				   c->path, c->line);
 	if ((strcmp(tok[1], "local") && !strstr(tok[1], ":/")) || strlen(tok[1]) >= sizeof(h.uri))
-		return error_set(c->err, "%s:%d: host '%s' is not a libvirt URI (DRIVER[+TRANSPORT]://[HOST]/PATH) or `local`",
-				 c->path, c->line, tok[1]);
+		return error_input(c->err, "%s:%d: host '%s' is not a libvirt URI (DRIVER[+TRANSPORT]://[HOST]/PATH) or `local`",
+				   c->path, c->line, tok[1]);
 	for (int i = 0; i < m->nr_hosts; i++)
 		if (!strcmp(m->hosts[i].uri, tok[1]))
-			return error_set(c->err, "%s:%d: host %s is already declared on line %d", c->path,
-					 c->line, tok[1], m->hosts[i].line);
+			return error_input(c->err, "%s:%d: host %s is already declared on line %d", c->path,
+					   c->line, tok[1], m->hosts[i].line);
 	if (parse_number(c, "capacity", tok[3], 1, 256, &h.capacity))
 		return -1;
 	snprintf(h.uri, sizeof(h.uri), "%s", tok[1]);
@@ -246,8 +246,8 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		return parse_rule(c, MATRIX_ACCEL, tok, n);
 	if (!strcmp(tok[0], "host"))
 		return parse_host(c, tok, n);
-	return error_set(c->err, "%s:%d: unknown statement '%s'; use topology, kernel, suite, exclude, "
-			 "repeat, timeout, accel or host (docs/matrix.md)", c->path, c->line, tok[0]);
+	return error_input(c->err, "%s:%d: unknown statement '%s'; use topology, kernel, suite, exclude, "
+			   "repeat, timeout, accel or host (docs/matrix.md)", c->path, c->line, tok[0]);
 }
 
 static const char *axis_name(const struct matrix *m, enum matrix_axis axis, int i)
@@ -273,8 +273,8 @@ static int check_rules(const struct matrix *m, struct error *err)
 			for (int i = 0; !hit && i < axis_size(m, a); i++)
 				hit = !fnmatch(glob, axis_name(m, a, i), 0);
 			if (!hit)
-				return error_set(err, "%s:%d: %s=%s matches no declared %s; check the spelling",
-						 m->path, m->rules[r].line, axis_key[a], glob, axis_key[a]);
+				return error_input(err, "%s:%d: %s=%s matches no declared %s; check the spelling",
+						   m->path, m->rules[r].line, axis_key[a], glob, axis_key[a]);
 		}
 	}
 	return 0;
@@ -286,7 +286,7 @@ static int check_complete(const struct matrix *m, struct error *err)
 
 	for (int a = 0; a < MATRIX_NR_AXES; a++)
 		if (!axis_size(m, a))
-			return error_set(err, "%s: no %s line; add e.g. `%s`", m->path, axis_key[a], example[a]);
+			return error_input(err, "%s: no %s line; add e.g. `%s`", m->path, axis_key[a], example[a]);
 	return check_rules(m, err);
 }
 
@@ -306,8 +306,8 @@ int matrix_parse(const char *file, const char *text, size_t len, struct matrix *
 
 		c.line++;
 		if (n >= sizeof(line) || memchr(p, '\0', n)) {
-			error_set(err, "%s:%d: %s", file, c.line, n >= sizeof(line) ?
-				  "line longer than 2047 characters" : "NUL byte; a matrix file is text");
+			error_input(err, "%s:%d: %s", file, c.line, n >= sizeof(line) ?
+				    "line longer than 2047 characters" : "NUL byte; a matrix file is text");
 			goto fail;
 		}
 		memcpy(line, p, n);
@@ -317,7 +317,7 @@ int matrix_parse(const char *file, const char *text, size_t len, struct matrix *
 			*strchr(line, '#') = '\0';
 		for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
 			if (nt == MAX_TOKENS) {
-				error_set(err, "%s:%d: more than %d words; split the line", file, c.line, MAX_TOKENS);
+				error_input(err, "%s:%d: more than %d words; split the line", file, c.line, MAX_TOKENS);
 				goto fail;
 			}
 			tok[nt++] = t;
@@ -411,7 +411,7 @@ int matrix_shard_parse(const char *s, int *i, int *n, struct error *err)
 
 	if (sscanf(s, "%d/%d%c", i, n, &tail) != 2 || !isdigit((unsigned char)s[0]) || *n < 1 ||
 	    *n > 1000 || *i < 0 || *i >= *n)
-		return error_set(err, "shard '%s': give I/N with 0 <= I < N <= 1000 (e.g. 0/4 .. 3/4)", s);
+		return error_input(err, "shard '%s': give I/N with 0 <= I < N <= 1000 (e.g. 0/4 .. 3/4)", s);
 	return 0;
 }
 

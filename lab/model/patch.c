@@ -316,11 +316,11 @@ static int read_diff(struct parser *ps, int start, int end, int depth)
 		}
 	}
 	if (old_left > 0 || new_left > 0 || old_left < 0 || new_left < 0)
-		return error_set(ps->err, "%s:%d: the patch \"%s\" is cut short in %s hunk #%d (%s): "
-				 "its lines do not add up to the hunk's counts (a reply that trims "
-				 "the quoted patch?); give the whole patch (the original mail, or "
-				 "`b4 am` of its thread)", ps->path, p->line, p->subject,
-				 f ? f->path : "?", h ? h->number : 0, h ? h->header : "?");
+		return error_input(ps->err, "%s:%d: the patch \"%s\" is cut short in %s hunk #%d (%s): "
+				   "its lines do not add up to the hunk's counts (a reply that trims "
+				   "the quoted patch?); give the whole patch (the original mail, or "
+				   "`b4 am` of its thread)", ps->path, p->line, p->subject,
+				   f ? f->path : "?", h ? h->number : 0, h ? h->header : "?");
 	return 0;
 }
 
@@ -434,9 +434,9 @@ int patch_parse(const char *path, const char *text, size_t len, struct patch_set
 	}
 	free(ls.items);
 	if (rc >= 0 && !set->nr)
-		rc = error_set(err, "%s: no patch in it (no \"diff --git\" or \"--- \"/\"+++ \" lines, "
-			       "quoted or not); give a git format-patch file, an mbox (b4 am) or a "
-			       "mail holding the patch", path);
+		rc = error_input(err, "%s: no patch in it (no \"diff --git\" or \"--- \"/\"+++ \" lines, "
+			         "quoted or not); give a git format-patch file, an mbox (b4 am) or a "
+			         "mail holding the patch", path);
 	if (rc < 0) {
 		patch_set_free(set);
 		return -1;

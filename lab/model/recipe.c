@@ -32,7 +32,7 @@ int recipe_spec_parse(const char *spec, char *name, size_t cap,
 
 	*nr_extras = 0;
 	if (len == 0 || len >= cap)
-		return error_set(err, "kernel '%s': give a recipe name before any '+'", spec);
+		return error_input(err, "kernel '%s': give a recipe name before any '+'", spec);
 	memcpy(name, spec, len);
 	name[len] = '\0';
 	while (plus) {
@@ -40,13 +40,13 @@ int recipe_spec_parse(const char *spec, char *name, size_t cap,
 		size_t n = next ? (size_t)(next - plus - 1) : strlen(plus + 1);
 
 		if (*nr_extras == max_extras || n == 0 || n >= 64)
-			return error_set(err, "kernel '%s': '+NAME' adds kernels/config/NAME.config; "
-					 "at most %d, names of 1..63 characters", spec, max_extras);
+			return error_input(err, "kernel '%s': '+NAME' adds kernels/config/NAME.config; "
+					   "at most %d, names of 1..63 characters", spec, max_extras);
 		memcpy(extras[*nr_extras], plus + 1, n);
 		extras[*nr_extras][n] = '\0';
 		if (!valid_name(extras[(*nr_extras)++]))
-			return error_set(err, "kernel '%s': fragment name '%s' must be [a-z0-9_-]",
-					 spec, extras[*nr_extras - 1]);
+			return error_input(err, "kernel '%s': fragment name '%s' must be [a-z0-9_-]",
+					   spec, extras[*nr_extras - 1]);
 		plus = next;
 	}
 	return 0;
@@ -75,8 +75,8 @@ static int parse_source(struct parse_ctx *c, char **tok, int n)
 	struct recipe *r = c->r;
 
 	if (r->source_line)
-		return error_set(c->err, "%s:%d: a second source (the first is on line %d); keep one",
-				 c->path, c->line, r->source_line);
+		return error_input(c->err, "%s:%d: a second source (the first is on line %d); keep one",
+				   c->path, c->line, r->source_line);
 	r->source_line = c->line;
 	if (n == 3 && !strcmp(tok[1], "pinned") && strlen(tok[2]) < 64) {
 		r->source = RECIPE_SOURCE_PINNED;
@@ -89,8 +89,8 @@ static int parse_source(struct parse_ctx *c, char **tok, int n)
 		r->source = RECIPE_SOURCE_TARBALL;
 		relative_to(c->path, tok[2], r->source_ref, sizeof(r->source_ref));
 	} else {
-		return error_set(c->err, "%s:%d: source takes `pinned NAME`, `git DIR REV` or "
-				 "`tarball FILE`", c->path, c->line);
+		return error_input(c->err, "%s:%d: source takes `pinned NAME`, `git DIR REV` or "
+				   "`tarball FILE`", c->path, c->line);
 	}
 	return 0;
 }
@@ -103,17 +103,17 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		return parse_source(c, tok, n);
 	if (!strcmp(tok[0], "base")) {
 		if (n != 2 || (strcmp(tok[1], "allnoconfig") && strcmp(tok[1], "defconfig")))
-			return error_set(c->err, "%s:%d: base is allnoconfig or defconfig", c->path, c->line);
+			return error_input(c->err, "%s:%d: base is allnoconfig or defconfig", c->path, c->line);
 		snprintf(r->base, sizeof(r->base), "%s", tok[1]);
 		return 0;
 	}
 	if (!strcmp(tok[0], "config")) {
 		if (n != 2 || !valid_name(tok[1]))
-			return error_set(c->err, "%s:%d: config takes one fragment name [a-z0-9_-] "
-					 "(kernels/config/NAME.config)", c->path, c->line);
+			return error_input(c->err, "%s:%d: config takes one fragment name [a-z0-9_-] "
+					   "(kernels/config/NAME.config)", c->path, c->line);
 		if (r->nr_configs == RECIPE_MAX_CONFIGS)
-			return error_set(c->err, "%s:%d: more than %d config lines", c->path, c->line,
-					 RECIPE_MAX_CONFIGS);
+			return error_input(c->err, "%s:%d: more than %d config lines", c->path, c->line,
+					   RECIPE_MAX_CONFIGS);
 		snprintf(r->configs[r->nr_configs++], 64, "%s", tok[1]);
 		return 0;
 	}
@@ -121,11 +121,11 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		struct recipe_patch *p;
 
 		if (n != 2)
-			return error_set(c->err, "%s:%d: patch takes one file (under %s/ or absolute)",
-					 c->path, c->line, RECIPE_PATCH_DIR);
+			return error_input(c->err, "%s:%d: patch takes one file (under %s/ or absolute)",
+					   c->path, c->line, RECIPE_PATCH_DIR);
 		if (r->nr_patches == RECIPE_MAX_PATCHES)
-			return error_set(c->err, "%s:%d: more than %d patches", c->path, c->line,
-					 RECIPE_MAX_PATCHES);
+			return error_input(c->err, "%s:%d: more than %d patches", c->path, c->line,
+					   RECIPE_MAX_PATCHES);
 		p = &r->patches[r->nr_patches++];
 		if (tok[1][0] == '/')
 			snprintf(p->path, sizeof(p->path), "%s", tok[1]);
@@ -134,8 +134,8 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		p->line = c->line;
 		return 0;
 	}
-	return error_set(c->err, "%s:%d: unknown key '%s'; use source, base, config or patch",
-			 c->path, c->line, tok[0]);
+	return error_input(c->err, "%s:%d: unknown key '%s'; use source, base, config or patch",
+			   c->path, c->line, tok[0]);
 }
 
 int recipe_parse(const char *path, const char *text, size_t len, const char *root,
@@ -159,8 +159,8 @@ int recipe_parse(const char *path, const char *text, size_t len, const char *roo
 
 		c.line++;
 		if (n >= sizeof(line))
-			return error_set(err, "%s:%d: line longer than %zu characters", path, c.line,
-					 sizeof(line) - 1);
+			return error_input(err, "%s:%d: line longer than %zu characters", path, c.line,
+					   sizeof(line) - 1);
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p += n + 1;
@@ -173,9 +173,9 @@ int recipe_parse(const char *path, const char *text, size_t len, const char *roo
 			return -1;
 	}
 	if (!r->source_line)
-		return error_set(err, "%s: no source line; add e.g. `source pinned linux-7.2`", path);
+		return error_input(err, "%s: no source line; add e.g. `source pinned linux-7.2`", path);
 	if (!r->nr_configs)
-		return error_set(err, "%s: no config line; add e.g. `config lab`", path);
+		return error_input(err, "%s: no config line; add e.g. `config lab`", path);
 	return 0;
 }
 
@@ -187,9 +187,9 @@ static int check_files(const char *root, struct recipe *r, struct error *err)
 
 		free(frag);
 		if (!ok)
-			return error_set(err, "%s: config fragment %s/%s.config does not exist; "
-					 "fragments: ls %s/", r->path, RECIPE_CONFIG_DIR, r->configs[i],
-					 RECIPE_CONFIG_DIR);
+			return error_input(err, "%s: config fragment %s/%s.config does not exist; "
+					   "fragments: ls %s/", r->path, RECIPE_CONFIG_DIR, r->configs[i],
+					   RECIPE_CONFIG_DIR);
 	}
 	for (int i = 0; i < r->nr_patches; i++) {
 		struct recipe_patch *p = &r->patches[i];
@@ -210,7 +210,7 @@ int recipe_load(const char *root, const char *spec, struct recipe *r, struct err
 		return -1;
 	path = xprintf("%s/%s/%s.recipe", root, RECIPE_DIR, name);
 	if (!file_exists(path)) {
-		error_set(err, "no recipe %s", path);
+		error_input(err, "no recipe %s", path);
 		rc = 1;
 	} else {
 		rc = read_file(path, &text, err) ||
@@ -218,7 +218,7 @@ int recipe_load(const char *root, const char *spec, struct recipe *r, struct err
 	}
 	for (int i = 0; rc == 0 && i < nr_extras; i++) {
 		if (r->nr_configs == RECIPE_MAX_CONFIGS)
-			rc = error_set(err, "%s: too many config fragments with '%s'", path, spec);
+			rc = error_input(err, "%s: too many config fragments with '%s'", path, spec);
 		else
 			snprintf(r->configs[r->nr_configs++], 64, "%s", extras[i]);
 	}

@@ -74,28 +74,28 @@ static int sidecar_line(const char *path, int lineno, char *line, struct suite *
 		value[n - 1] = '\0';
 	if (!strcmp(key, "timeout")) {
 		if (parse_int(value, 1, 86400, &s->timeout_s))
-			return error_set(err, "%s:%d: timeout '%s': give seconds, 1..86400", path, lineno, value);
+			return error_input(err, "%s:%d: timeout '%s': give seconds, 1..86400", path, lineno, value);
 	} else if (!strcmp(key, "skip-code")) {
 		if (parse_int(value, 1, 255, &s->skip_code))
-			return error_set(err, "%s:%d: skip-code '%s': give an exit status, 1..255", path, lineno,
-					 value);
+			return error_input(err, "%s:%d: skip-code '%s': give an exit status, 1..255", path, lineno,
+					   value);
 	} else if (!strcmp(key, "file")) {
 		if (!valid_rel_path(value))
-			return error_set(err, "%s:%d: file '%s': give a path relative to the suite's directory, without '..'",
-					 path, lineno, value);
+			return error_input(err, "%s:%d: file '%s': give a path relative to the suite's directory, without '..'",
+					   path, lineno, value);
 		strvec_push(&s->files, value);
 	} else if (!strcmp(key, "env")) {
 		if (!valid_env(value))
-			return error_set(err, "%s:%d: env '%s': give NAME=VALUE (NAME of letters, digits, '_')",
-					 path, lineno, value);
+			return error_input(err, "%s:%d: env '%s': give NAME=VALUE (NAME of letters, digits, '_')",
+					   path, lineno, value);
 		strvec_push(&s->env, value);
 	} else if (!strcmp(key, "tmpdir")) {
 		if (*value)
-			return error_set(err, "%s:%d: tmpdir takes no value", path, lineno);
+			return error_input(err, "%s:%d: tmpdir takes no value", path, lineno);
 		s->tmpdir = 1;
 	} else {
-		return error_set(err, "%s:%d: unknown key '%s'; use timeout, skip-code, file, env or tmpdir",
-				 path, lineno, key);
+		return error_input(err, "%s:%d: unknown key '%s'; use timeout, skip-code, file, env or tmpdir",
+				   path, lineno, key);
 	}
 	return 0;
 }
@@ -109,7 +109,7 @@ int suite_parse_sidecar(const char *path, const char *text, size_t len, struct s
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	if (memchr(text, '\0', len))
-		rc = error_set(err, "%s: contains a NUL byte; a sidecar is text", path);
+		rc = error_input(err, "%s: contains a NUL byte; a sidecar is text", path);
 	for (line = copy; line && !rc; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -145,7 +145,7 @@ static int list_executables(const char *dir, struct strvec *names, struct error 
 	struct dirent *e;
 
 	if (!d)
-		return error_set(err, "--tests-dir %s: %s", dir, strerror(errno));
+		return error_input(err, "--tests-dir %s: %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
 		char *path = xprintf("%s/%s", dir, e->d_name);
 		struct stat st;
@@ -173,7 +173,7 @@ static int load_sidecar(const char *dir, struct suite *s, struct error *err)
 		char *f = xprintf("%s/%s", dir, s->files.items[i]);
 
 		if (!file_exists(f))
-			rc = error_set(err, "%s: file %s: no %s", path, s->files.items[i], f);
+			rc = error_input(err, "%s: file %s: no %s", path, s->files.items[i], f);
 		free(f);
 	}
 	buf_free(&text);
@@ -187,21 +187,21 @@ int suite_scan_dir(const char *dir, struct suite_list *list, struct error *err)
 	int rc = list_executables(dir, &names, err);
 
 	if (!rc && !names.nr)
-		rc = error_set(err, "--tests-dir %s: no executable file in it; each executable is one suite "
-			       "(chmod +x it)", dir);
+		rc = error_input(err, "--tests-dir %s: no executable file in it; each executable is one suite "
+			         "(chmod +x it)", dir);
 	for (size_t i = 0; i < names.nr && !rc; i++) {
 		struct suite *s;
 
 		if (!valid_name(names.items[i])) {
-			rc = error_set(err, "--tests-dir %s: suite name '%s': use letters, digits, '-', '_', '.' "
-				       "(at most %d), not starting with '.'; rename the file", dir, names.items[i],
-				       SUITE_NAME_MAX - 1);
+			rc = error_input(err, "--tests-dir %s: suite name '%s': use letters, digits, '-', '_', '.' "
+				         "(at most %d), not starting with '.'; rename the file", dir, names.items[i],
+				         SUITE_NAME_MAX - 1);
 			break;
 		}
 		for (size_t j = 0; j < list->nr; j++)
 			if (!strcmp(list->items[j].name, names.items[i]))
-				rc = error_set(err, "--tests-dir %s: suite '%s' is also in %s; suite names must be unique",
-					       dir, names.items[i], list->items[j].dir);
+				rc = error_input(err, "--tests-dir %s: suite '%s' is also in %s; suite names must be unique",
+					         dir, names.items[i], list->items[j].dir);
 		if (rc)
 			break;
 		list->items = xrealloc(list->items, (list->nr + 1) * sizeof(*list->items));

@@ -28,7 +28,7 @@ static enum bisect_verdict judge(const char *test, const char *tap, int run_rc, 
 
 	if (bisect_test_parse(test, &t))
 		return -1;
-	return bisect_verdict(&t, tap, strlen(tap), run_rc, why, 256);
+	return bisect_verdict(&t, tap, strlen(tap), run_rc == EXIT_USAGE, why, 256);
 }
 
 UNIT_TEST(test_spec_parse)

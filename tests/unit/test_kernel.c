@@ -1,5 +1,9 @@
-/* kernel: the lock parser, and resolving path, unknown and cached specs (no network). */
-#include "kernel/kernel.h"
+/*
+ * kernel: the lock parser, resolving path, unknown and cached specs (no
+ * network), and the fetch's apt/dpkg commands and private apt.conf.
+ */
+#include "kernel/pin.h"
+#include "kernel/resolve.h"
 #include "unit.h"
 
 #include <stdlib.h>
@@ -164,9 +168,11 @@ UNIT_TEST(resolve_path)
 	CHECK_STR(k.source, want);
 	CHECK_INT(k.fetch_s, 0);
 
-	CHECK_INT(kernel_resolve_in(".", img, "loongarch64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kernel_resolve_in(".", img, "loongarch64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "is built for x86_64, not loongarch64"));
-	CHECK_INT(kernel_resolve_in(".", "/nonexistent/vmlinuz", "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kernel_resolve_in(".", "/nonexistent/vmlinuz", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "kernel image /nonexistent/vmlinuz: No such file"));
 
 	/* No '/': a lock name wins, else an existing file in the current directory. */
@@ -190,7 +196,8 @@ UNIT_TEST(resolve_unknown)
 	struct kernel k;
 	struct error err;
 
-	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kernel_resolve_in(".", "nosuch", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK_STR(err.msg, "unknown kernel 'nosuch': not a file, a x86_64 name in "
 		  "kernels/prebuilt.lock (debian) or a recipe in kernels/recipes/; give a path to a "
 		  "kernel image, one of those names or a recipe name");
@@ -199,11 +206,13 @@ UNIT_TEST(resolve_unknown)
 	CHECK_INT(mkdir_p(kdir, &err), 0);
 	lock = xprintf("%s/prebuilt.lock", kdir);
 	put(lock, "other x86_64 sid amd64 p 1 " SHA_A " v\n", strlen("other x86_64 sid amd64 p 1 " SHA_A " v\n"));
-	CHECK_INT(kernel_resolve_in(dir, NULL, "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kernel_resolve_in(dir, NULL, "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK_STR(err.msg, "kernels/prebuilt.lock pins no 'debian' kernel for x86_64; add one "
 		  "(docs/kernels.md) or give --kernel PATH");
 	put(lock, "\nbroken\n", 8);
-	CHECK_INT(kernel_resolve_in(dir, "", "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kernel_resolve_in(dir, "", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(!strncmp(err.msg, "kernels/prebuilt.lock:2: expected 8 fields", 42));
 	remove_tree(dir);
 	free(dir);
@@ -240,6 +249,7 @@ UNIT_TEST(resolve_cached)
 	/* A source that no longer matches the pin means fetching again: here, failing to run apt. */
 	put(src, "stale\n", 6);
 	CHECK_INT(kernel_resolve_in(".", "debian", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_HARNESS);
 	CHECK(strstr(err.msg, "cannot run apt-cache"));
 	CHECK(file_exists(img));
 	setenv("PATH", path, 1);
@@ -251,6 +261,68 @@ UNIT_TEST(resolve_cached)
 	free(src);
 }
 
+/* argv joined by spaces (no argument here has one). */
+static char *joined(struct strvec *argv)
+{
+	struct buf b = BUF_INIT;
+	char *s;
+
+	for (size_t i = 0; i < argv->nr; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", argv->items[i]);
+	s = xstrdup(buf_str(&b));
+	buf_free(&b);
+	strvec_clear(argv);
+	return s;
+}
+
+/* The fetch's commands, as they run: apt only ever through the private apt.conf. */
+UNIT_TEST(fetch_commands)
+{
+	struct kernel_lock lock;
+	struct error err;
+	struct strvec argv = STRVEC_INIT;
+	const char *conf = "/c/apt/sid-amd64/apt.conf";
+	const struct kernel_pin *pin;
+	char *s;
+
+	CHECK_INT(parse(PIN_X86 "\n", &lock, &err), 0);
+	pin = &lock.pins[0];
+	pin_cmd_argv(PIN_CMD_VERSIONS, pin, conf, NULL, NULL, &argv);
+	CHECK_STR(s = joined(&argv), "apt-cache -c /c/apt/sid-amd64/apt.conf madison "
+		  "linux-binary-7.2.13+deb14-amd64");
+	free(s);
+	pin_cmd_argv(PIN_CMD_UPDATE, pin, conf, NULL, NULL, &argv);
+	CHECK_STR(s = joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf update -q");
+	free(s);
+	pin_cmd_argv(PIN_CMD_DOWNLOAD, pin, conf, NULL, NULL, &argv);
+	CHECK_STR(s = joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf download -q "
+		  "linux-binary-7.2.13+deb14-amd64=7.2.13-1");
+	free(s);
+	pin_cmd_argv(PIN_CMD_UNPACK, pin, conf, "/t/deb/p.deb", "/t/tree", &argv);
+	CHECK_STR(s = joined(&argv), "dpkg-deb -x /t/deb/p.deb /t/tree");
+	free(s);
+}
+
+/* The private apt state: nothing of the host's sources, status or architectures. */
+UNIT_TEST(apt_conf_is_private)
+{
+	struct buf conf = BUF_INIT;
+
+	pin_apt_conf("/c/apt/sid-loong64", "loong64", &conf);
+	CHECK_STR(buf_str(&conf),
+		  "Dir::Etc::sourcelist \"/c/apt/sid-loong64/sources.list\";\n"
+		  "Dir::Etc::sourceparts \"/nonexistent\";\n"
+		  "Dir::State::Lists \"/c/apt/sid-loong64/lists\";\n"
+		  "Dir::State::status \"/dev/null\";\n"
+		  "Dir::Cache \"/c/apt/sid-loong64/cache\";\n"
+		  "APT::Architecture \"loong64\";\n"
+		  "#clear APT::Architectures;\nAPT::Architectures { \"loong64\"; };\n"
+		  "Acquire::Languages \"none\";\n"
+		  "APT::Sandbox::User \"root\";\n");
+	buf_free(&conf);
+}
+
 UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(package_lock_shipped_parses),
 	  UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
-	  UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown), UNIT_CASE(resolve_cached))
+	  UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown), UNIT_CASE(resolve_cached),
+	  UNIT_CASE(fetch_commands), UNIT_CASE(apt_conf_is_private))

@@ -205,14 +205,16 @@ UNIT_TEST(patch_that_does_not_apply)
 	put("kernels/recipes/t.recipe", "source tarball ../../linux.tar\nconfig lab\n"
 	    "patch good.patch\npatch bad.patch\n");
 	setenv("NUMALAB_CACHE", cache, 1);
-	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "t.recipe:4: patch bad.patch does not apply") != NULL);
 	CHECK(strstr(err.msg, "mm/mempolicy.c hunk #1 (@@ -1,3 +1,3 @@) FAILED at line 1") != NULL);
 	if (!strstr(err.msg, "hunk #1"))
 		printf("#   got: %s\n", err.msg);
 	/* The good patch stays applied, as the work tree's record says. */
 	put("kernels/recipes/t.recipe", "source tarball ../../linux.tar\nconfig lab\npatch bad.patch\n");
-	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kbuild_kernel(root, "t", "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "t.recipe:3: patch bad.patch") != NULL);
 }
 
@@ -259,7 +261,8 @@ UNIT_TEST(patches_on_a_tree_go_onto_the_mirror_only)
 	setenv("NUMALAB_CACHE", cache, 1);
 	tree_listing(tree, before);
 
-	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "bad.mail: \"mm: rename y\" does not apply") != NULL);
 	CHECK(strstr(err.msg, "mm/mempolicy.c hunk #1 (@@ -1,3 +1,3 @@ struct s {) FAILED") != NULL);
 	CHECK(strstr(err.msg, "needs porting to this base") != NULL);
@@ -268,6 +271,7 @@ UNIT_TEST(patches_on_a_tree_go_onto_the_mirror_only)
 
 	req.patches = good;
 	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_HARNESS);
 	path = xprintf("%s/x86_64-*/src/mm/mempolicy.c", mirror);
 	CHECK_INT(glob(path, 0, NULL, &g), 0);
 	if (g.gl_pathc == 1 && !read_file(g.gl_pathv[0], &text, &err))
@@ -276,7 +280,8 @@ UNIT_TEST(patches_on_a_tree_go_onto_the_mirror_only)
 	CHECK_STR(after, before);
 
 	put("ktree/.config", "CONFIG_NUMA=y\n");
-	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), KERNEL_BAD_INPUT);
+	CHECK_INT(kbuild_kernel_request(root, &req, tree, "x86_64", &k, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK(strstr(err.msg, "mrproper") != NULL);
 	globfree(&g);
 	buf_free(&text);

@@ -1,6 +1,7 @@
 /* toolroot: the pure parts (hash, paths, argv wrapping, option parsing, bind sets). */
 #include "unit.h"
 #include "host/toolroot.h"
+#include "cli/command.h"
 
 UNIT_TEST(hash_is_stable_and_over_the_table)
 {

@@ -3,6 +3,7 @@
  * edge cases (tests/unit/topo/good/) and one fixture per error
  * (tests/unit/topo/bad/, each starting with `# expect: LINE: SUBSTRING`).
  */
+#include "model/labdata.h"
 #include "model/topology.h"
 #include "unit.h"
 #include "base/util.h"
@@ -433,6 +434,22 @@ UNIT_TEST(parse_scalars)
 	CHECK_INT(t.page_size, 1);
 }
 
+/* A NAME is the project's file; a path, or a name that is a file here, is itself. */
+UNIT_TEST(data_paths)
+{
+	char out[4096];
+
+	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "2node", out, sizeof(out));
+	CHECK_STR(out, "/lab/topologies/2node.topo");
+	lab_data_path("/lab", LAB_DATA_MATRIX, "smoke", out, sizeof(out));
+	CHECK_STR(out, "/lab/matrices/smoke.matrix");
+	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "x/none.topo", out, sizeof(out));
+	CHECK_STR(out, "x/none.topo");
+	lab_data_path("/lab", LAB_DATA_MATRIX, "Makefile", out, sizeof(out));   /* tests run from the root */
+	CHECK_STR(out, "Makefile");
+}
+
 UNIT_MAIN(UNIT_CASE(shipped_topologies_parse), UNIT_CASE(topo_2node), UNIT_CASE(topo_cxl),
 	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
-	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars))
+	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars),
+	  UNIT_CASE(data_paths))

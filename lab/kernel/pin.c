@@ -1,6 +1,5 @@
-#include "kernel/kernel.h"
+#include "kernel/pin.h"
 #include "host/mirror.h"
-#include "kernel/kbuild.h"
 #include "base/proc.h"
 
 #include <errno.h>
@@ -39,7 +38,7 @@ static const struct lock_field {
 #define NR_LOCK_FIELDS (sizeof(lock_fields) / sizeof(lock_fields[0]))
 #define LOCK_COLUMNS "name arch suite debarch package version sha256 image"
 
-static int arch_known(const char *arch)
+int kernel_arch_known(const char *arch)
 {
 	return !strcmp(arch, "x86_64") || !strcmp(arch, "loongarch64");
 }
@@ -63,8 +62,7 @@ static int is_modules(const struct kernel_pin *pin)
 	return name_ends(pin, "-modules");
 }
 
-/* NAME-modules and NAME-config (its .config) come with kernel NAME: not kernels themselves. */
-static int is_companion(const struct kernel_pin *pin)
+int pin_is_companion(const struct kernel_pin *pin)
 {
 	return is_modules(pin) || name_ends(pin, "-config");
 }
@@ -75,10 +73,10 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 	size_t len = strlen(val), bad = strspn(val, f->alphabet);
 
 	if (len >= f->cap)
-		return error_set(err, "%s:%d: %s '%s' is longer than %zu characters; shorten it",
+		return error_input(err, "%s:%d: %s '%s' is longer than %zu characters; shorten it",
 				 path, line, f->what, val, f->cap - 1);
 	if (bad != len)
-		return error_set(err, "%s:%d: %s '%s' has '%c', outside [%s]; fix the %s field",
+		return error_input(err, "%s:%d: %s '%s' has '%c', outside [%s]; fix the %s field",
 				 path, line, f->what, val, val[bad], f->desc, f->what);
 	memcpy((char *)pin + f->off, val, len + 1);
 	return 0;
@@ -87,15 +85,15 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 /* What no alphabet can say: known arch, full-length digest, a path inside the package. */
 static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
 {
-	if (!arch_known(pin->arch) && !is_source(pin))
-		return error_set(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
+	if (!kernel_arch_known(pin->arch) && !is_source(pin))
+		return error_input(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
 				 path, pin->line, pin->arch);
 	if (strlen(pin->sha256) != 64)
-		return error_set(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
+		return error_input(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
 				 "line of `apt-cache show %s`", path, pin->line, pin->sha256, pin->package);
 	if (pin->image[0] == '/' || strstr(pin->image, "..") ||
 	    pin->image[strlen(pin->image) - 1] == '/')
-		return error_set(err, "%s:%d: image '%s' must be a file's path relative to the "
+		return error_input(err, "%s:%d: image '%s' must be a file's path relative to the "
 				 "package root, without '..'; fix the image field "
 				 "(e.g. usr/lib/modules/ABI/vmlinuz)", path, pin->line, pin->image);
 	return 0;
@@ -111,7 +109,7 @@ static int parse_pin(const char *path, int line, char *text, struct kernel_pin *
 		if (n < NR_LOCK_FIELDS + 1)
 			tok[n++] = t;
 	if (n != NR_LOCK_FIELDS)
-		return error_set(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
+		return error_input(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
 				 "see docs/kernels.md", path, line, NR_LOCK_FIELDS,
 				 n > NR_LOCK_FIELDS ? "more than " : "", n < NR_LOCK_FIELDS ? n : NR_LOCK_FIELDS);
 	memset(pin, 0, sizeof(*pin));
@@ -129,10 +127,10 @@ static int add_pin(const char *path, const struct kernel_pin *pin, struct kernel
 	const struct kernel_pin *dup = kernel_lock_find(lock, pin->name, pin->arch);
 
 	if (dup)
-		return error_set(err, "%s:%d: %s %s is already pinned on line %d; remove one of them",
+		return error_input(err, "%s:%d: %s %s is already pinned on line %d; remove one of them",
 				 path, pin->line, pin->name, pin->arch, dup->line);
 	if (lock->nr == KERNEL_LOCK_MAX)
-		return error_set(err, "%s:%d: more than %d kernels; remove unused ones",
+		return error_input(err, "%s:%d: more than %d kernels; remove unused ones",
 				 path, pin->line, KERNEL_LOCK_MAX);
 	lock->pins[lock->nr++] = *pin;
 	return 0;
@@ -151,7 +149,7 @@ int kernel_lock_parse(const char *path, const char *buf, size_t len,
 		struct kernel_pin pin;
 
 		if (n >= sizeof(text))
-			return error_set(err, "%s:%d: line longer than %zu characters; shorten it",
+			return error_input(err, "%s:%d: line longer than %zu characters; shorten it",
 					 path, line, sizeof(text) - 1);
 		memcpy(text, p, n);
 		text[n] = '\0';
@@ -208,7 +206,7 @@ static const char *image_arch(const unsigned char *h, size_t n)
 }
 
 /* A kernel for the wrong arch would only hang the VM until its timeout: refuse it here. */
-static int check_image(const char *path, const char *arch, struct error *err)
+int kernel_check_image(const char *path, const char *arch, struct error *err)
 {
 	unsigned char head[4096];
 	struct stat st;
@@ -237,24 +235,6 @@ static int check_image(const char *path, const char *arch, struct error *err)
 	return 0;
 }
 
-static int resolve_file(const char *spec, const char *arch, struct kernel *out,
-			struct error *err)
-{
-	char abs[PATH_MAX], hex[65];
-
-	if (!realpath(spec, abs))
-		return error_set(err, "kernel image %s: %s; give a path to a kernel image or a "
-				 "name from " KERNEL_LOCK_FILE, spec, strerror(errno));
-	if (check_image(abs, arch, err) || sha256_file(abs, hex, err))
-		return -1;
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "file");
-	snprintf(out->arch, sizeof(out->arch), "%s", arch);
-	snprintf(out->path, sizeof(out->path), "%s", abs);
-	snprintf(out->source, sizeof(out->source), "file:%.400s sha256:%s", abs, hex);
-	return 0;
-}
-
 /* ---- running apt and dpkg-deb ---- */
 
 /* Private apt state for one suite and Debian arch: lab_cache_dir()/apt/SUITE-DEBARCH. */
@@ -278,14 +258,14 @@ static void apt_release(struct apt *apt)
 	free(apt->log);
 }
 
-static void apt_config(const struct apt *apt, const char *debarch, struct buf *conf)
+void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf)
 {
 	/* Only the host's defaults (proxies, ...) are inherited, never its sources or status. */
-	buf_addf(conf, "Dir::Etc::sourcelist \"%s/sources.list\";\n", apt->dir);
+	buf_addf(conf, "Dir::Etc::sourcelist \"%s/sources.list\";\n", dir);
 	buf_addf(conf, "Dir::Etc::sourceparts \"/nonexistent\";\n");
-	buf_addf(conf, "Dir::State::Lists \"%s/lists\";\n", apt->dir);
+	buf_addf(conf, "Dir::State::Lists \"%s/lists\";\n", dir);
 	buf_addf(conf, "Dir::State::status \"/dev/null\";\n");
-	buf_addf(conf, "Dir::Cache \"%s/cache\";\n", apt->dir);
+	buf_addf(conf, "Dir::Cache \"%s/cache\";\n", dir);
 	buf_addf(conf, "APT::Architecture \"%s\";\n", debarch);
 	buf_addf(conf, "#clear APT::Architectures;\nAPT::Architectures { \"%s\"; };\n", debarch);
 	buf_addf(conf, "Acquire::Languages \"none\";\n");
@@ -305,7 +285,7 @@ static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, stru
 
 	buf_addf(&line, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=%s] "
 		 "%s %s main\n", pin->debarch, mirror, pin->suite);
-	apt_config(apt, pin->debarch, &conf);
+	pin_apt_conf(apt->dir, pin->debarch, &conf);
 	rc = rc || mkdir_p(lists, err) || mkdir_p(archives, err) ||
 	     write_file_atomic(apt->conf, conf.data, conf.len, err) ||
 	     write_file_atomic(sources, line.data, line.len, err) ? -1 : 0;
@@ -327,32 +307,80 @@ static int apt_lock(const struct apt *apt, struct error *err)
 	return fd;
 }
 
+void pin_cmd_argv(enum pin_cmd cmd, const struct kernel_pin *pin, const char *conf,
+		  const char *deb, const char *tree, struct strvec *argv)
+{
+	switch (cmd) {
+	case PIN_CMD_VERSIONS:
+		strvec_push(argv, "apt-cache");
+		strvec_push(argv, "-c");
+		strvec_push(argv, conf);
+		strvec_push(argv, "madison");
+		strvec_push(argv, pin->package);
+		break;
+	case PIN_CMD_UPDATE:
+	case PIN_CMD_DOWNLOAD:
+		strvec_push(argv, "apt-get");
+		strvec_push(argv, "-c");
+		strvec_push(argv, conf);
+		strvec_push(argv, cmd == PIN_CMD_UPDATE ? "update" : "download");
+		strvec_push(argv, "-q");
+		if (cmd == PIN_CMD_DOWNLOAD)
+			strvec_pushf(argv, "%s=%s", pin->package, pin->version);
+		break;
+	case PIN_CMD_UNPACK:
+		strvec_push(argv, "dpkg-deb");
+		strvec_push(argv, "-x");
+		strvec_push(argv, deb);
+		strvec_push(argv, tree);
+		break;
+	}
+}
+
+/* Run one of the commands above with its output appended to the apt log. */
+static int run_cmd(enum pin_cmd cmd, const struct kernel_pin *pin, const struct apt *apt,
+		   const char *what, const char *dir, const char *deb, const char *tree,
+		   struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	int rc;
+
+	pin_cmd_argv(cmd, pin, apt->conf, deb, tree, &argv);
+	rc = proc_run_logged(what, strvec_argv(&argv), dir, NULL, apt->log, err);
+	strvec_clear(&argv);
+	return rc;
+}
+
 /*
- * The archive's versions of the pinned package, space-separated, into have.
- * Returns 1 if the pinned version is among them, 0 if not, -1 on error.
+ * The archive's versions of the pinned package, space-separated, into have;
+ * *listed: the pinned version is among them.  Returns 0, -1 with err.
  */
 static int apt_versions(const struct kernel_pin *pin, const struct apt *apt,
-			char *have, size_t cap, struct error *err)
+			char *have, size_t cap, int *listed, struct error *err)
 {
-	const char *argv[] = { "apt-cache", "-c", apt->conf, "madison", pin->package, NULL };
+	struct strvec argv = STRVEC_INIT;
 	char out[4096], *save = NULL;
-	int found = 0, rc = proc_capture(argv, out, sizeof(out), err);
+	int rc;
 
+	pin_cmd_argv(PIN_CMD_VERSIONS, pin, apt->conf, NULL, NULL, &argv);
+	rc = proc_capture(strvec_argv(&argv), out, sizeof(out), err);
+	strvec_clear(&argv);
 	if (rc)
 		return rc < 0 ? -1 : error_set(err, "apt-cache madison %s exited %d; try "
 					       "`apt-cache -c %s madison %s`", pin->package, rc,
 					       apt->conf, pin->package);
 	have[0] = '\0';
+	*listed = 0;
 	/* Lines: "PACKAGE | VERSION | SOURCE". */
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char ver[64];
 
 		if (sscanf(l, " %*s | %63s |", ver) != 1)
 			continue;
-		found |= !strcmp(ver, pin->version);
+		*listed |= !strcmp(ver, pin->version);
 		snprintf(have + strlen(have), cap - strlen(have), "%s%s", have[0] ? " " : "", ver);
 	}
-	return found;
+	return 0;
 }
 
 static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const char *have,
@@ -373,13 +401,6 @@ static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const c
 			 have, apt->conf, pin->package);
 }
 
-static int apt_update(const struct apt *apt, struct error *err)
-{
-	const char *argv[] = { "apt-get", "-c", apt->conf, "update", "-q", NULL };
-
-	return proc_run_logged("apt-get update", argv, NULL, NULL, apt->log, err);
-}
-
 /*
  * Download PKG=VERSION into dir.  The lists are refreshed only when the pin
  * is not in them or the download fails (stale lists point at removed files),
@@ -388,30 +409,20 @@ static int apt_update(const struct apt *apt, struct error *err)
 static int apt_download(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
 			struct error *err)
 {
-	char *spec = xprintf("%s=%s", pin->package, pin->version);
-	const char *argv[] = { "apt-get", "-c", apt->conf, "download", "-q", spec, NULL };
 	char have[512];
-	int rc = -1;
+	int listed = 0;
 
 	for (int updated = 0; ; updated = 1) {
-		int listed = apt_versions(pin, apt, have, sizeof(have), err);
-
-		if (listed < 0)
-			break;
-		if (listed && !proc_run_logged("apt-get download", argv, dir, NULL, apt->log, err)) {
-			rc = 0;
-			break;
-		}
-		if (updated) {
-			if (!listed)
-				pin_gone(pin, apt, have, err);
-			break;
-		}
-		if (apt_update(apt, err))
-			break;
+		if (apt_versions(pin, apt, have, sizeof(have), &listed, err))
+			return -1;
+		if (listed && !run_cmd(PIN_CMD_DOWNLOAD, pin, apt, "apt-get download", dir, NULL,
+				       NULL, err))
+			return 0;
+		if (updated)
+			return listed ? -1 : pin_gone(pin, apt, have, err);
+		if (run_cmd(PIN_CMD_UPDATE, pin, apt, "apt-get update", NULL, NULL, NULL, err))
+			return -1;
 	}
-	free(spec);
-	return rc;
 }
 
 /* ---- the cached kernel directory ---- */
@@ -489,13 +500,6 @@ static int take_image(const struct kernel_pin *pin, const char *tree, const char
 	return rc;
 }
 
-static int unpack(const char *deb, const char *tree, const struct apt *apt, struct error *err)
-{
-	const char *argv[] = { "dpkg-deb", "-x", deb, tree, NULL };
-
-	return proc_run_logged("dpkg-deb -x", argv, NULL, NULL, apt->log, err);
-}
-
 /*
  * Download, verify and unpack into tmp, leaving tmp as the finished directory.
  * boots: the image is a kernel, checked for the pin's arch.
@@ -509,10 +513,10 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	int rc = -1;
 
 	if (mkdir_p(debdir, err) || apt_download(pin, apt, debdir, err) ||
-	    !(deb = verified_deb(pin, apt, debdir, err)) || unpack(deb, tree, apt, err) ||
+	    !(deb = verified_deb(pin, apt, debdir, err)) || run_cmd(PIN_CMD_UNPACK, pin, apt, "dpkg-deb -x", NULL, deb, tree, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
-	if (boots && check_image(image, pin->arch, err)) {
+	if (boots && kernel_check_image(image, pin->arch, err)) {
 		error_prefix(err, "%s:%d: %s", pin->lock_file, pin->line, pin->package);
 		goto out;
 	}
@@ -567,11 +571,11 @@ static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, str
 }
 
 /* Fetch pin into lab_cache_dir()/subdir/ ("kernels" or "packages") unless it is there. */
-static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
+static int fetch_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
 		       struct error *err)
 {
 	char *dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, pin->version);
-	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !is_companion(pin);
+	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !pin_is_companion(pin);
 	char *image = xprintf("%s/%s", dir, base_name(pin->image));
 	double t0 = now_s(), fetched = 0;
 	struct apt apt;
@@ -600,11 +604,9 @@ static int resolve_pin(const struct kernel_pin *pin, const char *subdir, struct 
 	return rc;
 }
 
-/* ---- resolve ---- */
+/* ---- the lock file on disk ---- */
 
-/* root/file, parsed; file (relative to root) names it in messages. */
-static int load_lock_file(const char *root, const char *file, struct kernel_lock *lock,
-			  struct error *err)
+int pin_load(const char *root, const char *file, struct kernel_lock *lock, struct error *err)
 {
 	char *path = xprintf("%s/%s", root, file);
 	struct buf b = BUF_INIT;
@@ -614,92 +616,13 @@ static int load_lock_file(const char *root, const char *file, struct kernel_lock
 		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 	buf_free(&b);
 	free(path);
-	return rc;
+	/* Even one that cannot be read: a checkout without it is the user's to fix. */
+	return rc ? kernel_input_error(err) : 0;
 }
 
-static int load_lock(const char *root, struct kernel_lock *lock, struct error *err)
+int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err)
 {
-	return load_lock_file(root, KERNEL_LOCK_FILE, lock, err);
-}
-
-static int unknown_kernel(const struct kernel_lock *lock, const char *name, const char *arch,
-			  int is_default, struct error *err)
-{
-	char names[512] = "";
-
-	if (is_default)
-		return error_set(err, KERNEL_LOCK_FILE " pins no '%s' kernel for %s; add one "
-				 "(docs/kernels.md) or give --kernel PATH", name, arch);
-	for (int i = 0; i < lock->nr; i++)
-		if (!strcmp(lock->pins[i].arch, arch) && !is_companion(&lock->pins[i]))
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-				 names[0] ? ", " : "", lock->pins[i].name);
-	return error_set(err, "unknown kernel '%s': not a file, a %s name in " KERNEL_LOCK_FILE
-			 " (%s) or a recipe in " RECIPE_DIR "/; give a path to a kernel image, "
-			 "one of those names or a recipe name", name, arch, names[0] ? names : "there are none");
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-/* Patches go onto kernels built from source only. */
-static int not_from_source(const struct kernel_request *req, const char *what, struct error *err)
-{
-	return error_set(err, "--patch %s: %s is not built from source, so there is nothing to patch; "
-			 "use --kernel stock (Debian's 7.2.13 source with the lab's config), another "
-			 "recipe, or a kernel source tree", req->patches[0], what);
-}
-
-int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
-			   struct kernel *out, struct error *err)
-{
-	const char *spec = req->spec;
-	struct kernel_lock *lock;
-	const struct kernel_pin *pin;
-	int is_default = !spec || !*spec, rc;
-
-	if (!arch || !arch_known(arch))
-		return error_set(err, "internal: unknown kernel arch '%s'", arch ? arch : "(null)");
-	if (!is_default && is_dir(spec))
-		return kbuild_kernel_request(root, req, spec, arch, out, err);
-	if (!is_default && strchr(spec, '/') && req->nr_patches) {
-		not_from_source(req, spec, err);
-		return KERNEL_BAD_INPUT;
-	}
-	if (!is_default && strchr(spec, '/'))
-		return resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
-	lock = xmalloc(sizeof(*lock));
-	rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
-	if (!rc) {
-		pin = kernel_lock_find(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch);
-		if (pin && !is_companion(pin) && req->nr_patches)
-			rc = (not_from_source(req, "the pinned Debian kernel", err), KERNEL_BAD_INPUT);
-		else if (pin && !is_companion(pin))
-			rc = resolve_pin(pin, "kernels", out, err);
-		else if (!is_default && kbuild_has_recipe(root, spec))
-			rc = kbuild_kernel_request(root, req, NULL, arch, out, err);
-		else if (!is_default && file_exists(spec) && req->nr_patches)
-			rc = (not_from_source(req, spec, err), KERNEL_BAD_INPUT);
-		else if (!is_default && file_exists(spec))
-			rc = resolve_file(spec, arch, out, err) ? KERNEL_BAD_INPUT : 0;
-		else
-			rc = unknown_kernel(lock, is_default ? KERNEL_DEFAULT_NAME : spec, arch,
-					    is_default, err) ? KERNEL_BAD_INPUT : 0;
-	}
-	free(lock);
-	return rc;
-}
-
-int kernel_resolve_in(const char *root, const char *spec, const char *arch,
-		      struct kernel *out, struct error *err)
-{
-	struct kernel_request req = { spec, NULL, 0 };
-
-	return kernel_resolve_request(root, &req, arch, out, err);
+	return fetch_pin(pin, "kernels", out, err);
 }
 
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
@@ -708,25 +631,20 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
 	struct kernel_lock *lock = xmalloc(sizeof(*lock));
 	const struct kernel_pin *pin;
 	struct kernel k;
-	int rc = load_lock(root, lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(root, KERNEL_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, KERNEL_SOURCE_ARCH)))
-		rc = error_set(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
-			       "source); add one or fix the recipe's source line", name) ? KERNEL_BAD_INPUT : 0;
+		rc = error_input(err, KERNEL_LOCK_FILE ": no source pinned as '%s' (a line with arch "
+				 "source); add one or fix the recipe's source line", name);
 	if (!rc && !path)
 		snprintf(source_id, id_cap, "debian:%s=%s sha256:%s", pin->package, pin->version,
 			 pin->sha256);
-	else if (!rc && !(rc = resolve_pin(pin, "kernels", &k, err))) {
+	else if (!rc && !(rc = fetch_pin(pin, "kernels", &k, err))) {
 		snprintf(path, cap, "%s", k.path);
 		snprintf(source_id, id_cap, "%s", k.source);
 	}
 	free(lock);
 	return rc;
-}
-
-int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err)
-{
-	return kernel_resolve_in(lab_root(), spec, arch, out, err);
 }
 
 /* The file or tree of k's companion lock line NAME-suffix into path ("" if none). */
@@ -737,11 +655,11 @@ static int kernel_companion(const struct kernel *k, const char *suffix, char *pa
 	char *name = xprintf("%s-%s", k->name, suffix);
 	const struct kernel_pin *pin;
 	struct kernel tree;
-	int rc = load_lock(lab_root(), lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(lab_root(), KERNEL_LOCK_FILE, lock, err);
 
 	path[0] = '\0';
 	if (!rc && k->version[0] && (pin = kernel_lock_find(lock, name, k->arch)) &&
-	    !(rc = resolve_pin(pin, "kernels", &tree, err)))
+	    !(rc = fetch_pin(pin, "kernels", &tree, err)))
 		snprintf(path, cap, "%s", tree.path);
 	free(name);
 	free(lock);
@@ -764,13 +682,12 @@ int kernel_fetch_package_file(const char *root, const char *name, const char *ar
 	struct kernel_lock *lock = xmalloc(sizeof(*lock));
 	const struct kernel_pin *pin;
 	struct kernel file;
-	int rc = load_lock_file(root, PACKAGE_LOCK_FILE, lock, err) ? KERNEL_BAD_INPUT : 0;
+	int rc = pin_load(root, PACKAGE_LOCK_FILE, lock, err);
 
 	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
-		rc = error_set(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
-			       "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch) ?
-		     KERNEL_BAD_INPUT : 0;
-	if (!rc && !(rc = resolve_pin(pin, "packages", &file, err)))
+		rc = error_input(err, PACKAGE_LOCK_FILE ": no '%s' pinned for %s; add a line for it "
+				 "(its columns are those of " KERNEL_LOCK_FILE ")", name, arch);
+	if (!rc && !(rc = fetch_pin(pin, "packages", &file, err)))
 		snprintf(path, cap, "%s", file.path);
 	free(lock);
 	return rc;

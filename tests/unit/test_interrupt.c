@@ -1,0 +1,61 @@
+/*
+ * test_interrupt: a caught SIGINT/SIGTERM/SIGHUP is remembered and stops
+ * every child at once, and a waiting read() sees EINTR (interrupt.h).
+ */
+#include "base/interrupt.h"
+#include "base/proc.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+UNIT_TEST(nothing_caught_before_a_signal)
+{
+	interrupt_catch();
+	CHECK_INT(interrupt_caught(), 0);
+}
+
+UNIT_TEST(a_signal_kills_the_children_and_is_remembered)
+{
+	const char *argv[] = { "sleep", "30", NULL };
+	struct error err;
+	struct proc p;
+
+	interrupt_catch();
+	proc_init(&p, argv);
+	CHECK_INT(proc_start(&p, &err), 0);
+	raise(SIGTERM);
+	CHECK_INT(interrupt_caught(), SIGTERM);
+	/* Killed by the handler, not by us: SIGKILL, at once. */
+	CHECK_INT(proc_wait(&p, &err), 128 + SIGKILL);
+	raise(SIGHUP);
+	CHECK_INT(interrupt_caught(), SIGHUP);
+}
+
+/* Not restarted: with SA_RESTART the read would wait for the child's byte and return 1. */
+UNIT_TEST(a_waiting_read_returns_eintr)
+{
+	char c;
+	int fds[2];
+
+	interrupt_catch();
+	CHECK_INT(pipe(fds), 0);
+	if (fork() == 0) {
+		usleep(200 * 1000);
+		kill(getppid(), SIGINT);
+		sleep(1);
+		_exit(write(fds[1], "x", 1) == 1 ? 0 : 1);
+	}
+	CHECK_INT(read(fds[0], &c, 1), -1);
+	CHECK_INT(errno, EINTR);
+	CHECK_INT(interrupt_caught(), SIGINT);
+	wait(NULL);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+UNIT_MAIN(UNIT_CASE(nothing_caught_before_a_signal),
+	  UNIT_CASE(a_signal_kills_the_children_and_is_remembered),
+	  UNIT_CASE(a_waiting_read_returns_eintr))
