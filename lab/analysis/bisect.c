@@ -22,48 +22,76 @@ int bisect_test_parse(const char *spec, struct bisect_test *t)
 	return 0;
 }
 
-/* The suite's subtests matching the prefix, by outcome. */
+/* What the walk found of the suite: its result, and its subtests by outcome. */
 struct subtests {
 	const struct bisect_test *t;
-	int in_suite;
-	int ok, bad, skip;
+	int tests;                      /* top-level results and suites seen */
+	int found;                      /* the suite announced (1) or with its result (2) */
+	struct tap_test result;         /* its result; TAP_PENDING while found < 2 */
+	int sub_fail;                   /* failing subtests, any name */
+	int ok, bad, skip;              /* subtests matching the prefix */
 	char first_bad[128];
+	/* Of the level-0 block being read (the counts above are copied at its result). */
+	int block_fail, block_ok, block_bad, block_skip;
+	char block_first_bad[128];
 };
 
-static void count_subtest(struct subtests *s, const char *line)
+static void count_subtest(struct subtests *s, const struct tap_test *t)
 {
-	struct tap_test t;
-
-	if (!tap_parse_result(line, &t) || strncmp(t.name, s->t->prefix, strlen(s->t->prefix)))
+	if (tap_status_failing(t->status))
+		s->block_fail++;
+	if (!s->t->prefix[0] || strncmp(t->name, s->t->prefix, strlen(s->t->prefix)))
 		return;
-	if (t.status == TAP_OK)
-		s->ok++;
-	else if (t.status == TAP_SKIP || t.status == TAP_TODO)
-		s->skip++;
-	else if (!s->bad++)
-		snprintf(s->first_bad, sizeof(s->first_bad), "%s", t.name);
+	if (t->status == TAP_OK)
+		s->block_ok++;
+	else if (t->status == TAP_SKIP || t->status == TAP_TODO)
+		s->block_skip++;
+	else if (!s->block_bad++)
+		snprintf(s->block_first_bad, sizeof(s->block_first_bad), "%s", t->name);
 }
 
-static void on_line(void *ctx, const char *line)
+static void on_result(void *ctx, const struct tap_node *n)
 {
 	struct subtests *s = ctx;
 
-	if (!strncmp(line, "    # Subtest: ", 15))
-		s->in_suite = !strcmp(line + 15, s->t->suite);
-	else if (line[0] != ' ')
-		s->in_suite = 0;
-	else if (s->in_suite && s->t->prefix[0] &&
-		 (!strncmp(line, "    ok ", 7) || !strncmp(line, "    not ok ", 11)))
-		count_subtest(s, line + 4);
+	if (n->depth == 1) {
+		count_subtest(s, n->t);
+		return;
+	}
+	if (n->depth)
+		return;
+	s->tests++;
+	if (s->found < 2 && !strcmp(n->t->name, s->t->suite)) {
+		s->found = 2;
+		s->result = *n->t;
+		s->sub_fail = s->block_fail;
+		s->ok = s->block_ok;
+		s->bad = s->block_bad;
+		s->skip = s->block_skip;
+		memcpy(s->first_bad, s->block_first_bad, sizeof(s->first_bad));
+	}
+	s->block_fail = s->block_ok = s->block_bad = s->block_skip = 0;
+	s->block_first_bad[0] = '\0';
 }
 
-static const struct tap_test *find_suite(const struct tap_parser *p, const char *suite)
+/* A suite that never got its result still counts as found (no result). */
+static void on_suite(void *ctx, const struct tap_node *n)
 {
-	for (int i = 0; i < p->nr_tests; i++)
-		if (!strcmp(p->tests[i].name, suite))
-			return &p->tests[i];
-	return NULL;
+	struct subtests *s = ctx;
+
+	if (n->depth)
+		return;
+	s->tests++;
+	if (!s->found && !strcmp(n->text, s->t->suite)) {
+		s->found = 1;
+		snprintf(s->result.name, sizeof(s->result.name), "%s", n->text);
+		s->result.status = TAP_PENDING;
+	}
 }
+
+static const struct tap_walk_ops bisect_ops = {
+	.on_suite = on_suite, .on_suite_end = on_result, .on_test = on_result,
+};
 
 /* The suite failed or crashed: does the narrowed test decide it? */
 static enum bisect_verdict narrowed(const struct subtests *s, const char *suite, const char *what,
@@ -101,7 +129,7 @@ static enum bisect_verdict decide(const struct tap_test *tt, const struct subtes
 		if (narrow)
 			return snprintf(why, cap, "%s failed before reaching '%s*'", suite, s->t->prefix),
 			       BISECT_SKIP;
-		return snprintf(why, cap, "%s not ok (%d of its subtests failed)", suite, tt->sub_fail),
+		return snprintf(why, cap, "%s not ok (%d of its subtests failed)", suite, s->sub_fail),
 		       BISECT_BAD;
 	case TAP_TIMEOUT:
 	case TAP_ERROR:
@@ -120,28 +148,16 @@ static enum bisect_verdict decide(const struct tap_test *tt, const struct subtes
 enum bisect_verdict bisect_verdict(const struct bisect_test *t, const char *tap, size_t len,
 				   int refused, char *why, size_t cap)
 {
-	struct tap_parser *p = xmalloc(sizeof(*p));
 	struct subtests s = { .t = t };
-	const struct tap_test *tt;
-	enum bisect_verdict v;
 
-	if (refused) {
-		free(p);
+	if (refused)
 		return snprintf(why, cap, "the run refused the request"), BISECT_ABORT;
-	}
-	tap_init(p);
-	p->on_line = on_line;
-	p->ctx = &s;
-	tap_feed(p, tap, len);
-	tap_end(p);
-	if ((tt = find_suite(p, t->suite)))
-		v = decide(tt, &s, why, cap);
-	else if (p->nr_tests)
-		v = (snprintf(why, cap, "the run has no test %s", t->suite), BISECT_ABORT);
-	else
-		v = (snprintf(why, cap, "no TAP at all: the guest never reached its tests"), BISECT_SKIP);
-	free(p);
-	return v;
+	tap_walk(tap, len, &bisect_ops, &s);
+	if (s.found)
+		return decide(&s.result, &s, why, cap);
+	if (s.tests)
+		return snprintf(why, cap, "the run has no test %s", t->suite), BISECT_ABORT;
+	return snprintf(why, cap, "no TAP at all: the guest never reached its tests"), BISECT_SKIP;
 }
 
 static int metric_matches(const struct cmp_metric *m, const char *metric)

@@ -1,5 +1,7 @@
 #include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "results/meta.h"
+#include "results/results.h"
 #include "results/tap.h"
 
 #include <dirent.h>
@@ -33,35 +35,22 @@ void cmp_options_default(struct cmp_options *o)
 
 /* ---- meta ---- */
 
-/* The value of the first "key: value" line, or NULL. */
-static char *meta_value(const char *meta, const char *key)
-{
-	size_t len = strlen(key);
-
-	for (const char *p = meta; *p; p = next_line(p))
-		if (!strncmp(p, key, len) && p[len] == ':' && p[len + 1] == ' ')
-			return xprintf("%.*s", (int)strcspn(p + len + 2, "\n"), p + len + 2);
-	return NULL;
-}
-
 /* "guest: nodes_online", "guest: nodeN.cpus" and "guest: nodeN.distance", joined. */
 static char *meta_shape(const char *meta)
 {
 	struct buf b = BUF_INIT;
+	const char *v;
+	size_t len;
 	char *out;
 
-	for (const char *p = meta; *p; p = next_line(p)) {
-		int len = (int)strcspn(p, "\n"), n = 0;
-		const char *v;
+	while ((v = meta_next(&meta, META_GUEST, &len))) {
+		int n = 0;
 
-		if (strncmp(p, "guest: ", 7))
-			continue;
-		v = p + 7;
 		if (strncmp(v, "nodes_online: ", 14) &&
 		    !(sscanf(v, "node%*u.cpus: %n", &n), n) &&
 		    !(sscanf(v, "node%*u.distance: %n", &n), n))
 			continue;
-		buf_addf(&b, "%s%.*s", b.len ? "; " : "", len - 7, v);
+		buf_addf(&b, "%s%.*s", b.len ? "; " : "", (int)len, v);
 	}
 	out = xstrdup(b.len ? buf_str(&b) : "(not recorded)");
 	buf_free(&b);
@@ -70,61 +59,51 @@ static char *meta_shape(const char *meta)
 
 static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 {
-	struct buf meta = BUF_INIT, state = BUF_INIT;
-	char *path = xprintf("%s/meta", dir), *topo, *accel;
+	struct buf meta = BUF_INIT;
+	char *path, *topo, *accel, state[64];
 
-	if (read_file(path, &meta, err)) {
-		free(path);
+	if (meta_read(dir, &meta, err))
 		return -1;
-	}
-	topo = meta_value(buf_str(&meta), "topology");
+	topo = meta_get(buf_str(&meta), META_TOPOLOGY);
 	if (!topo || !topo[0]) {
 		free(topo);
 		buf_free(&meta);
-		error_input(err, "%s:1: no 'topology:' line: not a numalab result cell", path);
-		free(path);
-		return -1;
+		return error_input(err, "%s/" META_FILE ":1: no '" META_TOPOLOGY ":' line: not a numalab result cell", dir);
 	}
-	free(path);
 	topo[strcspn(topo, " ")] = '\0';
 	cell->topology = topo;
-	cell->kernel = meta_value(buf_str(&meta), "kernel");
-	cell->qemu = meta_value(buf_str(&meta), "qemu");
-	accel = meta_value(buf_str(&meta), "accel");
+	cell->kernel = meta_get(buf_str(&meta), META_KERNEL);
+	cell->qemu = meta_get(buf_str(&meta), META_QEMU);
+	accel = meta_get(buf_str(&meta), META_ACCEL);
 	if (accel)
 		accel[strcspn(accel, ": ")] = '\0';
 	cell->accel = accel;
-	cell->host_numa = meta_value(buf_str(&meta), "host_numa");
+	cell->host_numa = meta_get(buf_str(&meta), META_HOST_NUMA);
 	if (cell->host_numa && !strcmp(cell->host_numa, "none")) {
 		free(cell->host_numa);
 		cell->host_numa = NULL;
 	}
 	/* Runs from before the libvirt backend have no backend key: they are QEMU runs. */
-	cell->backend = meta_value(buf_str(&meta), "backend");
+	cell->backend = meta_get(buf_str(&meta), META_BACKEND);
 	if (!cell->backend)
 		cell->backend = xstrdup("qemu");
 	cell->shape = meta_shape(buf_str(&meta));
-	cell->cmdline = meta_value(buf_str(&meta), "guest: cmdline");
+	cell->cmdline = meta_guest(buf_str(&meta), "cmdline");
 	buf_free(&meta);
 	/* A cell of a run directory has the run's state file one level up. */
-	path = xprintf("%s/../state", dir);
-	if (!read_file(path, &state, err)) {
-		cell->run_state = xprintf("%.*s", (int)strcspn(buf_str(&state), "\n"), buf_str(&state));
-		buf_free(&state);
-	}
+	path = xprintf("%s/..", dir);
+	if (!run_state_get(path, state, sizeof(state), err))
+		cell->run_state = xstrdup(state);
 	free(path);
 	return 0;
 }
 
 /* ---- TAP ---- */
 
-struct tap_walk {
+struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
-	char suite[NAME_MAX_LEN + 1];
-	char test[NAME_MAX_LEN + 16];     /* the last depth-1 result, "" none */
 	struct strvec seen;               /* test names of this suite, for duplicates */
-	int in_yaml;
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -140,7 +119,7 @@ static void key_part(struct buf *key, const char *part, int last)
 		buf_add(key, (char[]){ KEY_SEP }, 1);
 }
 
-static void add_obs(struct tap_walk *w, const char *suite, const char *test, const char *metric,
+static void add_obs(struct cmp_walk *w, const char *suite, const char *test, const char *metric,
 		    double value, enum cmp_status status, const char *why)
 {
 	struct cmp_side *s = w->side;
@@ -179,34 +158,8 @@ static int parse_number(const char *s, double *out)
 	return *end ? -1 : 0;
 }
 
-/* "ok N name # DIRECTIVE why" -> status, name (cut), why (may be ""); -1 if not a result. */
-static int parse_result(const char *s, enum cmp_status *status, char *name, size_t size,
-			const char **why)
-{
-	int ok = !strncmp(s, "ok ", 3), len;
-	const char *p = ok ? s + 3 : !strncmp(s, "not ok ", 7) ? s + 7 : NULL, *hash;
-
-	if (!p || !(*p >= '0' && *p <= '9'))
-		return -1;
-	p += strspn(p, "0123456789");
-	p += strspn(p, " -");
-	hash = strstr(p, " #");
-	len = hash ? (int)(hash - p) : (int)strlen(p);
-	snprintf(name, size, "%.*s", len, p);
-	*status = ok ? CMP_PASS : CMP_FAIL;
-	*why = "";
-	if (hash) {
-		const char *d = hash + 2 + strspn(hash + 2, " ");
-
-		if (!strncasecmp(d, "SKIP", 4) || (!ok && !strncasecmp(d, "TODO", 4)))
-			*status = CMP_SKIP;
-		*why = d;
-	}
-	return 0;
-}
-
 /* " [2]" after the second test of a suite with the same name, and so on. */
-static void dedupe(struct tap_walk *w, char *name, size_t size)
+static void dedupe(struct cmp_walk *w, char *name, size_t size)
 {
 	int times = 1;
 
@@ -217,7 +170,7 @@ static void dedupe(struct tap_walk *w, char *name, size_t size)
 		snprintf(name + strlen(name), size - strlen(name), " [%d]", times);
 }
 
-static void metric_line(struct tap_walk *w, const char *s)
+static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
 	char name[NAME_MAX_LEN + 1], value[64];
 	int n = 0;
@@ -228,11 +181,11 @@ static void metric_line(struct tap_walk *w, const char *s)
 	if (n && s[n] && s[n] != '(')
 		return;    /* "3 -> 1" is a before/after note, not a value */
 	if (!parse_number(value, &v))
-		add_obs(w, w->suite, "", name, v, CMP_PASS, NULL);
+		add_obs(w, suite, "", name, v, CMP_PASS, NULL);
 }
 
-/* "key: NUMBER" or "key: {a: N, b: M}" of the YAML block of w->test. */
-static void yaml_line(struct tap_walk *w, const char *s)
+/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
+static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, const char *s)
 {
 	const char *colon = strstr(s, ": ");
 	char key[NAME_MAX_LEN + 1], *map, *save, *item;
@@ -244,7 +197,7 @@ static void yaml_line(struct tap_walk *w, const char *s)
 	s = colon + 2;
 	if (*s != '{') {
 		if (!parse_number(s, &v))
-			add_obs(w, w->suite, w->test, key, v, CMP_PASS, NULL);
+			add_obs(w, suite, test, key, v, CMP_PASS, NULL);
 		return;
 	}
 	map = xstrdup(s + 1);
@@ -256,66 +209,77 @@ static void yaml_line(struct tap_walk *w, const char *s)
 		if (!c || c == sub || parse_number(c + 2, &v))
 			continue;
 		name = xprintf("%s.%.*s", key, (int)(c - sub), sub);
-		add_obs(w, w->suite, w->test, name, v, CMP_PASS, NULL);
+		add_obs(w, suite, test, name, v, CMP_PASS, NULL);
 		free(name);
 	}
 	free(map);
 }
 
-static void on_tap_line(void *ctx, const char *line)
+static enum cmp_status cmp_status_of(enum tap_status s)
 {
-	struct tap_walk *w = ctx;
-	size_t indent = strspn(line, " ");
-	const char *s = line + indent, *why;
-	char name[NAME_MAX_LEN + 16];
-	enum cmp_status status;
+	if (s == TAP_OK)
+		return CMP_PASS;
+	return s == TAP_SKIP || s == TAP_TODO ? CMP_SKIP : CMP_FAIL;
+}
 
-	if (indent == 6 && w->test[0]) {
-		if (!strcmp(s, "---"))
-			w->in_yaml = 1;
-		else if (!strcmp(s, "..."))
-			w->in_yaml = 0;
-		else if (w->in_yaml)
-			yaml_line(w, s);
+/* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
+static void on_result(void *ctx, const struct tap_node *n)
+{
+	struct cmp_walk *w = ctx;
+	char name[NAME_MAX_LEN + 16];
+
+	if (n->depth == 0) {
+		add_obs(w, n->t->name, "", NULL, 0, cmp_status_of(n->t->status), n->comment);
 		return;
 	}
-	w->in_yaml = 0;
-	if (indent == 0 && !parse_result(s, &status, name, NAME_MAX_LEN + 1, &why)) {
-		add_obs(w, name, "", NULL, 0, status, why);
-		w->suite[0] = w->test[0] = '\0';
-	} else if (indent == 4 && !w->suite[0] && !strncmp(s, "# Subtest: ", 11)) {
-		/* Only before a suite's result: inside one it is the test's own output (lab/results/tap.h). */
-		snprintf(w->suite, sizeof(w->suite), "%s", s + 11);
-		w->test[0] = '\0';
-		strvec_clear(&w->seen);
-	} else if (indent == 4 && w->suite[0] && !parse_result(s, &status, name, NAME_MAX_LEN + 1, &why)) {
-		dedupe(w, name, sizeof(name));
-		snprintf(w->test, sizeof(w->test), "%s", name);
-		add_obs(w, w->suite, w->test, NULL, 0, status, why);
-	} else if (indent == 4 && w->suite[0]) {
-		metric_line(w, s);
+	if (n->depth != 1 || !n->suites[0][0])
+		return;
+	snprintf(name, sizeof(name), "%s", n->t->name);
+	dedupe(w, name, sizeof(name));
+	add_obs(w, n->suites[0], name, NULL, 0, cmp_status_of(n->t->status), n->comment);
+	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
+	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		if (line[0] != ' ')
+			yaml_line(w, n->suites[0], name, line);
+		free(line);
 	}
 }
 
+static void on_suite(void *ctx, const struct tap_node *n)
+{
+	struct cmp_walk *w = ctx;
+
+	if (n->depth == 0)
+		strvec_clear(&w->seen);
+}
+
+static void on_diag(void *ctx, const struct tap_node *n)
+{
+	if (n->depth == 1 && n->suites[0][0])
+		metric_line(ctx, n->suites[0], n->text);
+}
+
+static const struct tap_walk_ops cmp_ops = {
+	.on_suite = on_suite,
+	.on_suite_end = on_result,
+	.on_test = on_result,
+	.on_diag = on_diag,
+};
+
 static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 {
-	struct tap_parser *p = xmalloc(sizeof(*p));
-	struct tap_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
+	struct cmp_walk w = { .side = side, .topology = side->cells[side->nr_cells - 1].topology };
 	struct buf tap = BUF_INIT;
-	char *path = xprintf("%s/tap", dir);
+	char *path = xprintf("%s/" RESULTS_TAP_FILE, dir);
 	int rc = read_file(path, &tap, err);
 
 	free(path);
-	if (!rc) {
-		tap_init(p);
-		p->on_line = on_tap_line;
-		p->ctx = &w;
-		tap_feed(p, tap.data ? tap.data : "", tap.len);
-		tap_end(p);
-	}
+	if (!rc)
+		tap_walk(tap.data ? tap.data : "", tap.len, &cmp_ops, &w);
 	strvec_clear(&w.seen);
 	buf_free(&tap);
-	free(p);
 	return rc;
 }
 
@@ -365,9 +329,9 @@ static int load_cell(const char *dir, struct cmp_side *side, struct error *err)
 		free_cell(&cell);
 		return -1;
 	}
-	if (cell.run_state && strcmp(cell.run_state, "complete"))
+	if (cell.run_state && strcmp(cell.run_state, RUN_STATE_COMPLETE))
 		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
-	if ((cell.run_state && strcmp(cell.run_state, "complete")) ||
+	if ((cell.run_state && strcmp(cell.run_state, RUN_STATE_COMPLETE)) ||
 	    (side->only_kernel && !kernel_is(cell.kernel, side->only_kernel)) ||
 	    (side->only_cells && fnmatch(side->only_cells, dir + strlen(side->root) + 1, 0))) {
 		free_cell(&cell);
@@ -383,7 +347,7 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	struct dirent **names;
 	int n, rc = 0;
 
-	if (is_file(dir, "tap") && is_file(dir, "meta"))
+	if (is_file(dir, RESULTS_TAP_FILE) && is_file(dir, META_FILE))
 		return load_cell(dir, side, err);
 	if (depth >= MAX_DEPTH)
 		return 0;

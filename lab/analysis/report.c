@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUBTEST "# Subtest: "
-
 const char *cell_status_name(enum cell_status s)
 {
 	static const char *const names[] = { "pass", "fail", "timeout", "error" };
@@ -143,12 +141,14 @@ static void emit(struct walk *w, const struct tcase *tc)
 	w->fn(w->ctx, tc);
 }
 
-static void walk_leaf(void *ctx, const struct tap_leaf *l)
+static void walk_leaf(void *ctx, const struct tap_node *l)
 {
 	struct tcase tc = { l->depth, l->suites, l->t->name, l->t->status, l->t->reason, l->yaml, 0 };
 
 	emit(ctx, &tc);
 }
+
+static const struct tap_walk_ops leaves = { .on_leaf = walk_leaf };
 
 /* Every testcase of cell c, in order, to fn: the leaves of its TAP (tap_walk). */
 static void walk_cell(const struct report_cell *c, case_fn fn, void *ctx)
@@ -160,7 +160,7 @@ static void walk_cell(const struct report_cell *c, case_fn fn, void *ctx)
 	/* As long as a TAP reason: report_tap() writes it on the cell's line. */
 	snprintf(reason, sizeof(reason), "%s", c->reason ? c->reason : "");
 
-	tap_walk(c->tap ? c->tap : "", c->tap ? c->tap_len : 0, walk_leaf, &w);
+	tap_walk(c->tap ? c->tap : "", c->tap ? c->tap_len : 0, &leaves, &w);
 	/* The cell's verdict must show among its testcases even when its TAP does not. */
 	if (c->status == CELL_FAIL && !w.failed) {
 		synth.name = "cell";
@@ -214,7 +214,7 @@ void report_tap(const struct report_cell *cells, int n, const char *title, struc
 		const struct report_cell *c = &cells[i];
 		struct tap_parser *tap = xcalloc(1, sizeof(*tap));
 
-		buf_addf(out, "    " SUBTEST "%s\n", c->id);
+		buf_addf(out, "    " TAP_SUBTEST "%s\n", c->id);
 		tap_init(tap);
 		tap->on_line = indent_line;
 		tap->ctx = out;
@@ -311,7 +311,7 @@ void report_flatten(const char *tap, size_t len, struct buf *out)
 	struct walk w = { flat_case, &f, 0, 0 };
 
 	buf_addstr(out, "TAP version 13\n");
-	tap_walk(tap, len, walk_leaf, &w);
+	tap_walk(tap, len, &leaves, &w);
 	buf_addf(out, "1..%d\n", f.n);
 }
 

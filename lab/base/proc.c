@@ -220,26 +220,6 @@ int proc_run(const char **argv, const char *log_path, int timeout_s, struct erro
 	return wait_deadline(&p, timeout_s, err);
 }
 
-/* The last non-empty line of a log: usually the tool's own reason. */
-static void log_last_line(const char *log, char *out, size_t cap)
-{
-	struct buf b = BUF_INIT;
-	struct error ignored;
-	char *s, *nl;
-
-	out[0] = '\0';
-	if (read_file(log, &b, &ignored)) {
-		buf_free(&b);
-		return;
-	}
-	s = b.data ? b.data : "";
-	while ((nl = strrchr(s, '\n')) && !nl[1])
-		*nl = '\0';
-	nl = strrchr(s, '\n');
-	snprintf(out, cap, "%s", nl ? nl + 1 : s);
-	buf_free(&b);
-}
-
 int proc_run_logged(const char *what, const char **argv, const char *dir,
 		    const char **env, const char *log, struct error *err)
 {
@@ -264,7 +244,7 @@ int proc_run_logged(const char *what, const char **argv, const char *dir,
 	rc = proc_wait(&p, err);
 	if (rc <= 0)
 		return rc;
-	log_last_line(log, last, sizeof(last));
+	file_last_line(log, last, sizeof(last));
 	return error_set(err, "%s exited %d (%s); see %s", what, rc, last, log);
 }
 

@@ -216,6 +216,29 @@ int read_file(const char *path, struct buf *out, struct error *err)
 	return 0;
 }
 
+void file_last_line(const char *path, char *out, size_t cap)
+{
+	char tail[LAST_LINE_TAIL + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+	ssize_t n = size < 0 ? -1 : pread(fd, tail, LAST_LINE_TAIL,
+					   size > LAST_LINE_TAIL ? size - LAST_LINE_TAIL : 0);
+	char *end, *start;
+
+	if (fd >= 0)
+		close(fd);
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	end = tail + n;
+	while (end > tail && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > tail && start[-1] != '\n')
+		start--;
+	snprintf(out, cap, "%.*s", (int)(end - start), start);
+}
+
 int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -76,6 +76,13 @@ const char *next_line(const char *p);
 
 /* Whole-file helpers. read: -1 with err on failure. */
 int read_file(const char *path, struct buf *out, struct error *err);
+/*
+ * The last non-empty line of a file (a log: usually the tool's own reason),
+ * cut to cap, into out; "" when the file is missing or empty.  Only the
+ * file's last LAST_LINE_TAIL bytes are read, so a big build log costs nothing.
+ */
+#define LAST_LINE_TAIL 4096
+void file_last_line(const char *path, char *out, size_t cap);
 /* Write data to path atomically (path.tmp.PID, fsync, rename). */
 int write_file_atomic(const char *path, const void *data, size_t len, struct error *err);
 /* Copy a regular file (mode kept); the copy appears under its name only when whole. */

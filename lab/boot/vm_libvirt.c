@@ -1,5 +1,5 @@
 #include "boot/vm_libvirt.h"
-#include "results/results.h"
+#include "results/meta.h"
 #include "base/interrupt.h"
 #include "config.h"
 
@@ -41,7 +41,7 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, struct buf *meta)
 {
 	(void)lv, (void)t;
-	meta_add(meta, "backend", "qemu");
+	meta_add(meta, META_BACKEND, "qemu");
 }
 #else
 #include <libvirt/libvirt.h>
@@ -249,15 +249,15 @@ void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, stru
 	struct buf line = BUF_INIT;
 
 	if (!lv) {
-		meta_add(meta, "backend", "qemu");
+		meta_add(meta, META_BACKEND, "qemu");
 		return;
 	}
-	meta_add(meta, "backend", "libvirt");
-	meta_add(meta, "libvirt", "%s", lv->versions);
-	meta_add(meta, "libvirt.uri", "%s", lv->uri);
+	meta_add(meta, META_BACKEND, "libvirt");
+	meta_add(meta, META_LIBVIRT, "%s", lv->versions);
+	meta_add(meta, META_LIBVIRT_URI, "%s", lv->uri);
 	if (lv->host.bound)
 		libvirt_host_map_line(t, &lv->host, &line);
-	meta_add(meta, "host_numa", "%s", lv->host.bound ? buf_str(&line) : "none");
+	meta_add(meta, META_HOST_NUMA, "%s", lv->host.bound ? buf_str(&line) : "none");
 	buf_free(&line);
 }
 

@@ -249,7 +249,7 @@ static int bisect(struct bisect_opts *bo)
 		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
 	git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	results_set_state(bo->dir, interrupt_caught() ? "interrupted" : "complete", &err);
+	run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
 	return interrupt_caught() ? EXIT_HARNESS : rc;
 }
 

@@ -1,5 +1,6 @@
 #include "drive/matrix_run.h"
 #include "results/celldir.h"
+#include "results/results.h"
 #include "base/progress.h"
 #include "kernel/kbuild.h"
 #include "kernel/pin.h"
@@ -341,23 +342,6 @@ static int next_build(void *ctx, struct parallel_task *task)
 	return PARALLEL_START;
 }
 
-static void last_line_of(const char *path, char *out, size_t cap)
-{
-	struct buf b = BUF_INIT;
-	struct error ignored;
-	char *s, *nl;
-
-	out[0] = '\0';
-	if (!read_file(path, &b, &ignored) && b.len) {
-		s = b.data;
-		while (b.len && s[b.len - 1] == '\n')
-			s[--b.len] = '\0';
-		nl = strrchr(s, '\n');
-		snprintf(out, cap, "%s", nl ? nl + 1 : s);
-	}
-	buf_free(&b);
-}
-
 static void build_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
 {
 	struct build_job *b = task->data;
@@ -371,7 +355,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 	if (end->code < 0)
 		snprintf(last, sizeof(last), "%s", end->err->msg);
 	else
-		last_line_of(b->log, last, sizeof(last));
+		file_last_line(b->log, last, sizeof(last));
 	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->spec,
 		 b->arch, last, b->log);
 	warning("%s", b->failed);
@@ -450,7 +434,7 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	if (is_local(r, c))
 		r->mem_used += c->mem;
 	cell_argv(r, c, &task->argv);
-	snprintf(task->log, sizeof(task->log), "%s/log", c->dir);
+	snprintf(task->log, sizeof(task->log), "%s/" CELL_LOG_FILE, c->dir);
 	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
 	task->data = c;
 	return PARALLEL_START;
@@ -641,12 +625,9 @@ static int write_reports(struct mrun *r, const char *title, const struct matrix_
 
 static int set_state(const char *out, const char *state)
 {
-	char path[4200], line[32];
 	struct error err;
-	int len = snprintf(line, sizeof(line), "%s\n", state);
 
-	snprintf(path, sizeof(path), "%s/state", out);
-	if (write_file_atomic(path, line, (size_t)len, &err)) {
+	if (run_state_set(out, state, &err)) {
 		warning("%s", err.msg);
 		return -1;
 	}
@@ -686,14 +667,14 @@ static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs, e
 		close(lock);
 		return -1;
 	}
-	set_state(r->out, "running");
+	set_state(r->out, RUN_STATE_RUNNING);
 	interrupted = build_kernels(r);
 	if (!interrupted && !interrupt_caught())
 		interrupted = run_cells(r, asked_jobs);
 	interrupted = interrupted || interrupt_caught();
 	snprintf(title, sizeof(title), "%s shard %d/%d", display_path(matrix_path), r->shard, r->nr_shards);
 	rc = write_reports(r, title, &r->o->show, v, err);
-	set_state(r->out, interrupted ? "interrupted" : "complete");
+	set_state(r->out, interrupted ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE);
 	if (interrupted)
 		progress("interrupted; run the same command with --out %s to resume", r->out);
 	close(lock);

@@ -8,6 +8,7 @@
 #include "kernel/resolve.h"
 #include "base/interrupt.h"
 #include "base/proc.h"
+#include "results/meta.h"
 #include "results/results.h"
 #include "host/toolroot.h"
 #include "boot/vm_libvirt.h"
@@ -34,6 +35,7 @@ struct cell {
 	const struct run_opts *o;
 	struct vm_libvirt *libvirt;   /* NULL: the direct QEMU backend */
 	struct tap_parser tap;
+	struct tap_walker *walk;      /* over tap's lines: the progress shows the running suite */
 	FILE *tap_file;
 	double start;
 	int write_errno;         /* the first failed write to tap_file (a full disk) */
@@ -61,21 +63,37 @@ static void on_progress(void *ctx, const char *phase)
 	say_progress(ctx, phase);
 }
 
+static void on_suite(void *ctx, const struct tap_node *n)
+{
+	char phase[160];
+
+	if (n->depth)
+		return;
+	snprintf(phase, sizeof(phase), "running %.100s", n->text);
+	say_progress(ctx, phase);
+}
+
+static const struct tap_walk_ops progress_ops = { .on_suite = on_suite };
+
 static void on_tap_line(void *ctx, const char *line)
 {
 	struct cell *c = ctx;
-	const char *sub = strstr(line, "# Subtest: ");
 
 	fprintf(c->tap_file, "%s\n", line);
 	if (fflush(c->tap_file) && !c->write_errno)
 		c->write_errno = errno;
 	show_tap_line(c, line);
-	if (sub && line == strstr(line, "    # Subtest: ")) {
-		char phase[160];
+	tap_walker_line(c->walk, line);
+}
 
-		snprintf(phase, sizeof(phase), "running %.100s", sub + 11);
-		say_progress(c, phase);
-	}
+/* A fresh parser (and its walker) for the cell's TAP stream. */
+static void start_tap(struct cell *c)
+{
+	tap_walker_end(c->walk);
+	tap_init(&c->tap);
+	c->tap.on_line = on_tap_line;
+	c->tap.ctx = c;
+	c->walk = tap_walker_new(&progress_ops, c);
 }
 
 static void on_tap_bytes(void *ctx, const char *data, size_t len)
@@ -421,30 +439,29 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 		       const struct strvec *tests, struct error *err)
 {
 	struct buf meta = BUF_INIT, line = BUF_INIT;
-	char path[4200];
 	int rc;
 
-	meta_add(&meta, "topology", "%s (%s)", spec->topo->name, spec->topo->path);
-	meta_add(&meta, "arch", "%s", topo_arch_name(spec->topo->arch));
-	meta_add(&meta, "kernel", "%s %s", k->name, k->version);
-	meta_add(&meta, "kernel.source", "%s", k->source);
+	meta_add(&meta, META_TOPOLOGY, "%s (%s)", spec->topo->name, spec->topo->path);
+	meta_add(&meta, META_ARCH, "%s", topo_arch_name(spec->topo->arch));
+	meta_add(&meta, META_KERNEL, "%s %s", k->name, k->version);
+	meta_add(&meta, META_KERNEL_SOURCE, "%s", k->source);
 	if (k->recipe[0]) {
-		meta_add(&meta, "kernel.recipe", "%s", k->recipe);
-		meta_add(&meta, "kernel.patches", "%s", k->patches[0] ? k->patches : "none");
+		meta_add(&meta, META_KERNEL_RECIPE, "%s", k->recipe);
+		meta_add(&meta, META_KERNEL_PATCHES, "%s", k->patches[0] ? k->patches : "none");
 		/* One line per patch, in order: what it is called by its author. */
 		for (const char *s = k->patch_subjects; *s; s = next_line(s))
-			meta_add(&meta, "kernel.patch.subject", "%.*s", (int)strcspn(s, "\n"), s);
-		meta_add(&meta, "kernel.config_sha256", "%s", k->config_sha256);
-		meta_add(&meta, "kernel.selftests", "%s", k->selftests[0] ? k->selftests : "none");
+			meta_add(&meta, META_KERNEL_PATCH_SUBJECT, "%.*s", (int)strcspn(s, "\n"), s);
+		meta_add(&meta, META_KERNEL_CONFIG_SHA256, "%s", k->config_sha256);
+		meta_add(&meta, META_KERNEL_SELFTESTS, "%s", k->selftests[0] ? k->selftests : "none");
 	}
 	if (k->tree[0]) {
-		meta_add(&meta, "kernel.tree", "%s", k->tree);
-		meta_add(&meta, "kernel.tree.describe", "%s", k->tree_describe[0] ? k->tree_describe : "none (not a git tree)");
-		meta_add(&meta, "kernel.tree.diff_sha256", "%s", k->tree_diff_sha256[0] ? k->tree_diff_sha256 :
+		meta_add(&meta, META_KERNEL_TREE, "%s", k->tree);
+		meta_add(&meta, META_KERNEL_TREE_DESCRIBE, "%s", k->tree_describe[0] ? k->tree_describe : "none (not a git tree)");
+		meta_add(&meta, META_KERNEL_TREE_DIFF_SHA256, "%s", k->tree_diff_sha256[0] ? k->tree_diff_sha256 :
 			 k->tree_describe[0] ? "none (no uncommitted change)" : "none (not a git tree)");
 	}
-	meta_add(&meta, "kernel.release", "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
-	meta_add(&meta, "qemu", "%s", qemu_ver);
+	meta_add(&meta, META_KERNEL_RELEASE, "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
+	meta_add(&meta, META_QEMU, "%s", qemu_ver);
 	vm_libvirt_meta(c->libvirt, spec->topo, &meta);
 	if (!c->libvirt) {
 		/* Direct backend: host_numa as the libvirt one writes it, so compare tells real NUMA. */
@@ -452,42 +469,41 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 
 		if (spec->host_nodes)
 			hostnuma_line(spec->topo, spec->host_nodes, &map);
-		meta_add(&meta, "host_numa", "%s", spec->host_nodes ? buf_str(&map) : "none");
+		meta_add(&meta, META_HOST_NUMA, "%s", spec->host_nodes ? buf_str(&map) : "none");
 		buf_free(&map);
 		if (spec->host_nodes) {
-			meta_add(&meta, "host_numa.vcpus", "%s", out->vm.vcpu_pins);
-			meta_add(&meta, "host_numa.prealloc", "%s", spec->host_nodes->prealloc ? "yes" : "no");
+			meta_add(&meta, META_HOST_NUMA_VCPUS, "%s", out->vm.vcpu_pins);
+			meta_add(&meta, META_HOST_NUMA_PREALLOC, "%s", spec->host_nodes->prealloc ? "yes" : "no");
 		}
 	}
-	meta_add(&meta, "accel", "%s", accel_why);
-	meta_add(&meta, "toolroot", "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
-	meta_add(&meta, "firmware", "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
+	meta_add(&meta, META_ACCEL, "%s", accel_why);
+	meta_add(&meta, META_TOOLROOT, "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
+	meta_add(&meta, META_FIRMWARE, "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
 	if (out->disk[0]) {
-		meta_add(&meta, "disk", "%s", out->disk);
-		meta_add(&meta, "tap.source", "%s", out->tap_source);
+		meta_add(&meta, META_DISK, "%s", out->disk);
+		meta_add(&meta, META_TAP_SOURCE, "%s", out->tap_source);
 	}
 	argv_to_line(argv->items, argv->nr, &line);
-	meta_add(&meta, "command", "%s", buf_str(&line));
+	meta_add(&meta, META_COMMAND, "%s", buf_str(&line));
 	line.len = 0;
 	argv_to_line(tests->items, tests->nr, &line);
-	meta_add(&meta, "tests", "%s", buf_str(&line));
-	meta_add(&meta, "timeout", "%d", timeout_s);
-	meta_add(&meta, "end", "%s", vm_end_name(out->vm.end));
-	meta_add(&meta, "retried", "%s", out->retried ? "yes: crashed before /init, console.attempt1.log" : "no");
-	meta_add(&meta, "qemu.status", "%d", out->vm.qemu_status);
-	meta_add(&meta, "console.finding", "%s", console_finding_name(out->vm.scan.finding));
-	meta_add(&meta, "time.first_tap_s", "%.2f", out->vm.first_tap_s);
-	meta_add(&meta, "time.before_kernel_s", "%.2f", out->before_kernel_s);
-	meta_add(&meta, "time.total_s", "%.2f", out->vm.total_s);
-	meta_add(&meta, "result", "%d passed, %d failed, %d skipped", out->summary.passed,
+	meta_add(&meta, META_TESTS, "%s", buf_str(&line));
+	meta_add(&meta, META_TIMEOUT, "%d", timeout_s);
+	meta_add(&meta, META_END, "%s", vm_end_name(out->vm.end));
+	meta_add(&meta, META_RETRIED, "%s", out->retried ? "yes: crashed before /init, console.attempt1.log" : "no");
+	meta_add(&meta, META_QEMU_STATUS, "%d", out->vm.qemu_status);
+	meta_add(&meta, META_CONSOLE_FINDING, "%s", console_finding_name(out->vm.scan.finding));
+	meta_add(&meta, META_TIME_FIRST_TAP, "%.2f", out->vm.first_tap_s);
+	meta_add(&meta, META_TIME_BEFORE_KERNEL, "%.2f", out->before_kernel_s);
+	meta_add(&meta, META_TIME_TOTAL, "%.2f", out->vm.total_s);
+	meta_add(&meta, META_RESULT, "%d passed, %d failed, %d skipped", out->summary.passed,
 		 out->summary.failed + out->summary.timeout + out->summary.errors, out->summary.skipped);
 	/* What the tests reported inside: one suite may stand for dozens of results. */
-	meta_add(&meta, "result.nested", "%d passed, %d failed, %d skipped", out->summary.subtests_passed,
+	meta_add(&meta, META_RESULT_NESTED, "%d passed, %d failed, %d skipped", out->summary.subtests_passed,
 		 out->summary.subtests_failed, out->summary.subtests_skipped);
 	for (int i = 0; i < tap->nr_info; i++)
-		meta_add(&meta, "guest", "%s: %s", tap->info[i].key, tap->info[i].value);
-	snprintf(path, sizeof(path), "%s/meta", cell_dir);
-	rc = write_file_atomic(path, meta.data, meta.len, err);
+		meta_add(&meta, META_GUEST, "%s: %s", tap->info[i].key, tap->info[i].value);
+	rc = meta_write(cell_dir, &meta, err);
 	buf_free(&meta);
 	buf_free(&line);
 	return rc;
@@ -622,9 +638,7 @@ static void keep_disk_tap(struct cell *c, const char *overlay, const struct disk
 		}
 		fclose(c->tap_file);
 		c->tap_file = fresh;
-		tap_init(&c->tap);
-		c->tap.on_line = on_tap_line;
-		c->tap.ctx = c;
+		start_tap(c);
 		tap_feed(&c->tap, disk.data, disk.len);
 	}
 done:
@@ -756,12 +770,10 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
 	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
 		return -1;
-	tap_init(&c.tap);
-	c.tap.on_line = on_tap_line;
-	c.tap.ctx = &c;
 	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
 	if (!c.tap_file)
 		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno));
+	start_tap(&c);
 	rc = boot(&c, &spec, timeout_s, out, &argv, err);
 	if (!rc && early_crash(&out->vm)) {
 		/* Seen under MTTCG: an int3 oops from a text-poke race before /init. */
@@ -774,6 +786,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	if (!rc && o->disk)
 		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
 	tap_end(&c.tap);
+	tap_walker_end(c.walk);
+	c.walk = NULL;
 	if (!rc)
 		close_unfinished(&c, &out->vm, timeout_s, &p->plan_names);
 	/* A full disk: the TAP on file is not the guest's; say so rather than vouch for it. */
@@ -847,8 +861,8 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		rc = results_new_run(root, run_dir, sizeof(run_dir), err);
 	if (!rc) {
 		rc = run_prepared(o, p, lv, run_dir, out, err);
-		if (results_set_state(run_dir, interrupt_caught() ? "interrupted" : rc ? "error" : "complete",
-				      &state_err) && !rc)
+		if (run_state_set(run_dir, interrupt_caught() ? RUN_STATE_INTERRUPTED
+				  : rc ? RUN_STATE_ERROR : RUN_STATE_COMPLETE, &state_err) && !rc)
 			rc = (*err = state_err, -1);
 	}
 	vm_libvirt_close(lv);

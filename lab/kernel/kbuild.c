@@ -795,31 +795,6 @@ static int configure(struct build *b, struct error *err)
 
 /* ---- make, with progress ---- */
 
-/* The log's last line, for the progress display. */
-static void last_line(const char *log, char *out, size_t cap)
-{
-	char tail[512];
-	FILE *f = fopen(log, "re");
-	size_t n = 0;
-	char *end, *start;
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (fseek(f, -(long)sizeof(tail) + 1, SEEK_END))
-		rewind(f);
-	n = fread(tail, 1, sizeof(tail) - 1, f);
-	fclose(f);
-	tail[n] = '\0';
-	while (n && tail[n - 1] == '\n')
-		tail[--n] = '\0';
-	end = tail + n;
-	start = end;
-	while (start > tail && start[-1] != '\n')
-		start--;
-	snprintf(out, cap, "%.*s", (int)(end - start), start);
-}
-
 /* The log's last error lines (gcc "error:", make "***"), at most max, into out. */
 static void error_lines(const char *log, int max, struct buf *out)
 {
@@ -850,7 +825,7 @@ static void show_progress(const struct build *b, double start)
 {
 	char line[160];
 
-	last_line(b->log, line, sizeof(line));
+	file_last_line(b->log, line, sizeof(line));
 	progress_status("[%5.0fs] building %s (%s): %.80s", now_s() - start, b->name, b->a->arch, line);
 }
 

@@ -1,4 +1,6 @@
 #include "results/celldir.h"
+#include "results/meta.h"
+#include "results/results.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,19 +14,6 @@ static int is_dir(const char *path)
 	struct stat st;
 
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-/* The value of "key: value" in text, into out ("" if absent). */
-static void key_value(const char *text, const char *key, char *out, size_t cap)
-{
-	size_t klen = strlen(key);
-
-	out[0] = '\0';
-	for (const char *l = text; *l; l = next_line(l))
-		if (!strncmp(l, key, klen) && l[klen] == ':' && l[klen + 1] == ' ') {
-			snprintf(out, cap, "%.*s", (int)strcspn(l + klen + 2, "\n"), l + klen + 2);
-			return;
-		}
 }
 
 /* The first subdirectory of dir into out; 0 if there is one. */
@@ -53,19 +42,13 @@ static void find_run(const char *dir, struct celldir *c)
 	struct dirent *e;
 
 	while (d && !c->finished && (e = readdir(d))) {
-		char run[4096], state_path[4200], state[32];
-		struct buf b = BUF_INIT;
+		char run[4096], state[32];
 		struct error ignored;
 
 		snprintf(run, sizeof(run), "%s/%s", dir, e->d_name);
-		snprintf(state_path, sizeof(state_path), "%s/state", run);
-		if (e->d_name[0] == '.' || !is_dir(run) || read_file(state_path, &b, &ignored)) {
-			buf_free(&b);
+		if (e->d_name[0] == '.' || !is_dir(run) || run_state_get(run, state, sizeof(state), &ignored))
 			continue;
-		}
-		snprintf(state, sizeof(state), "%.*s", (int)strcspn(buf_str(&b), "\n"), buf_str(&b));
-		buf_free(&b);
-		c->finished = !strcmp(state, "complete");
+		c->finished = !strcmp(state, RUN_STATE_COMPLETE);
 		if ((c->finished || !c->run_cell[0]) && first_subdir(run, c->run_cell, sizeof(c->run_cell)))
 			c->run_cell[0] = '\0';
 	}
@@ -79,34 +62,16 @@ static void read_exit(const char *dir, struct celldir *c)
 	struct buf b = BUF_INIT;
 	struct error ignored;
 
-	snprintf(path, sizeof(path), "%s/exit", dir);
+	snprintf(path, sizeof(path), "%s/" CELL_EXIT_FILE, dir);
 	if (!read_file(path, &b, &ignored)) {
-		key_value(buf_str(&b), "exit", v, sizeof(v));
+		meta_copy(buf_str(&b), CELL_EXIT_CODE, v, sizeof(v));
 		c->exit_code = *v ? atoi(v) : -1;
-		key_value(buf_str(&b), "time_s", v, sizeof(v));
+		meta_copy(buf_str(&b), CELL_EXIT_TIME, v, sizeof(v));
 		c->time_s = *v ? strtod(v, NULL) : -1;
-		key_value(buf_str(&b), "watchdog", v, sizeof(v));
+		meta_copy(buf_str(&b), CELL_EXIT_WATCHDOG, v, sizeof(v));
 		c->watchdog = !strcmp(v, "yes");
-		key_value(buf_str(&b), "interrupted", v, sizeof(v));
+		meta_copy(buf_str(&b), CELL_EXIT_INTERRUPTED, v, sizeof(v));
 		c->interrupted = !strcmp(v, "yes");
-	}
-	buf_free(&b);
-}
-
-static void read_last_log_line(const char *dir, struct celldir *c)
-{
-	char path[4200];
-	struct buf b = BUF_INIT;
-	struct error ignored;
-	char *s, *nl;
-
-	snprintf(path, sizeof(path), "%s/log", dir);
-	if (!read_file(path, &b, &ignored) && b.len) {
-		s = b.data;
-		while (b.len && (s[b.len - 1] == '\n' || s[b.len - 1] == '\r'))
-			s[--b.len] = '\0';
-		nl = strrchr(s, '\n');
-		snprintf(c->last_log, sizeof(c->last_log), "%s", nl ? nl + 1 : s);
 	}
 	buf_free(&b);
 }
@@ -124,14 +89,14 @@ void celldir_load(const char *dir, struct celldir *c)
 		return;
 	find_run(dir, c);
 	read_exit(dir, c);
-	read_last_log_line(dir, c);
+	snprintf(path, sizeof(path), "%s/" CELL_LOG_FILE, dir);
+	file_last_line(path, c->last_log, sizeof(c->last_log));
 	if (!c->run_cell[0])
 		return;
-	snprintf(path, sizeof(path), "%s/meta", c->run_cell);
-	if (!read_file(path, &meta, &ignored))
-		key_value(buf_str(&meta), "end", c->end, sizeof(c->end));
+	if (!meta_read(c->run_cell, &meta, &ignored))
+		meta_copy(buf_str(&meta), META_END, c->end, sizeof(c->end));
 	buf_free(&meta);
-	snprintf(path, sizeof(path), "%s/tap", c->run_cell);
+	snprintf(path, sizeof(path), "%s/" RESULTS_TAP_FILE, c->run_cell);
 	if (read_file(path, &c->tap, &ignored))
 		c->tap.len = 0;
 }
@@ -164,10 +129,16 @@ int celldir_set_aside(const char *out, const char *id, char *moved_to, size_t ca
 int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, int interrupted,
 		       struct error *err)
 {
-	char path[4200], text[160];
-	int len = snprintf(text, sizeof(text), "exit: %d\ntime_s: %.1f\nwatchdog: %s\ninterrupted: %s\n",
-			   code, time_s, watchdog ? "yes" : "no", interrupted ? "yes" : "no");
+	char path[4200];
+	struct buf text = BUF_INIT;
+	int rc;
 
-	snprintf(path, sizeof(path), "%s/exit", dir);
-	return write_file_atomic(path, text, (size_t)len, err);
+	meta_add(&text, CELL_EXIT_CODE, "%d", code);
+	meta_add(&text, CELL_EXIT_TIME, "%.1f", time_s);
+	meta_add(&text, CELL_EXIT_WATCHDOG, "%s", watchdog ? "yes" : "no");
+	meta_add(&text, CELL_EXIT_INTERRUPTED, "%s", interrupted ? "yes" : "no");
+	snprintf(path, sizeof(path), "%s/" CELL_EXIT_FILE, dir);
+	rc = write_file_atomic(path, text.data, text.len, err);
+	buf_free(&text);
+	return rc;
 }

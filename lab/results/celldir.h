@@ -16,6 +16,14 @@
 
 #include "base/util.h"
 
+#define CELL_LOG_FILE "log"
+/* `exit`: `key: value` lines as meta (meta.h reads them), with these keys. */
+#define CELL_EXIT_FILE "exit"
+#define CELL_EXIT_CODE "exit"
+#define CELL_EXIT_TIME "time_s"
+#define CELL_EXIT_WATCHDOG "watchdog"
+#define CELL_EXIT_INTERRUPTED "interrupted"
+
 struct celldir {
 	int exists;             /* the directory is there */
 	int finished;           /* a run whose state is complete */

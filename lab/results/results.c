@@ -1,7 +1,6 @@
 #include "results/results.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,20 +19,35 @@ int results_new_run(const char *out, char *run_dir, size_t cap, struct error *er
 	for (int n = 0; n < 1000; n++) {
 		snprintf(run_dir, cap, "%s/%s-%d-%d", out, stamp, (int)getpid(), n);
 		if (!mkdir(run_dir, 0755))
-			return results_set_state(run_dir, "running", err);
+			return run_state_set(run_dir, RUN_STATE_RUNNING, err);
 		if (errno != EEXIST)
 			return error_set(err, "cannot create %s: %s", run_dir, strerror(errno));
 	}
 	return error_set(err, "cannot find a free run directory under %s", out);
 }
 
-int results_set_state(const char *run_dir, const char *state, struct error *err)
+int run_state_set(const char *dir, const char *state, struct error *err)
 {
-	char path[4096], line[64];
+	char path[4200], line[64];
 
-	snprintf(path, sizeof(path), "%s/state", run_dir);
+	snprintf(path, sizeof(path), "%s/" RUN_STATE_FILE, dir);
 	snprintf(line, sizeof(line), "%s\n", state);
 	return write_file_atomic(path, line, strlen(line), err);
+}
+
+int run_state_get(const char *dir, char *state, size_t cap, struct error *err)
+{
+	char path[4200];
+	struct buf b = BUF_INIT;
+
+	snprintf(path, sizeof(path), "%s/" RUN_STATE_FILE, dir);
+	if (read_file(path, &b, err)) {
+		buf_free(&b);
+		return -1;
+	}
+	snprintf(state, cap, "%.*s", (int)strcspn(buf_str(&b), "\n"), buf_str(&b));
+	buf_free(&b);
+	return 0;
 }
 
 int results_new_cell(const char *run_dir, const char *cell, char *cell_dir, size_t cap,
@@ -43,20 +57,6 @@ int results_new_cell(const char *run_dir, const char *cell, char *cell_dir, size
 	if (mkdir(cell_dir, 0755))
 		return error_set(err, "cannot create %s: %s", cell_dir, strerror(errno));
 	return 0;
-}
-
-void meta_add(struct buf *meta, const char *key, const char *fmt, ...)
-{
-	char value[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	for (char *p = value; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
-			*p = ' ';
-	buf_addf(meta, "%s: %s\n", key, value);
 }
 
 void argv_to_line(char *const *argv, size_t n, struct buf *out)

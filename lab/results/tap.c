@@ -10,7 +10,6 @@
 
 /* More digits than this cannot be held in an int: such a number is garbage. */
 #define NUM_DIGITS_MAX 9
-#define SUBTEST "# Subtest: "
 
 void tap_init(struct tap_parser *p)
 {
@@ -269,8 +268,8 @@ static void parse_sub(struct tap_parser *p, const char *s)
 	int n;
 
 	/* Only /init opens tests, between results: with one open, it is that test's own text. */
-	if (!strncmp(s, SUBTEST, strlen(SUBTEST)) && !t) {
-		announce(p, s + strlen(SUBTEST));
+	if (!strncmp(s, TAP_SUBTEST, strlen(TAP_SUBTEST)) && !t) {
+		announce(p, s + strlen(TAP_SUBTEST));
 		return;
 	}
 	if (is_version(s) || s[0] == '#')	/* nested header, diagnostics */
@@ -486,11 +485,6 @@ const char *tap_info_get(const struct tap_parser *p, const char *key)
 	return in ? in->value : NULL;
 }
 
-int tap_parse_result(const char *line, struct tap_test *t)
-{
-	return parse_result(line, t);
-}
-
 const char *tap_status_name(enum tap_status s)
 {
 	static const char *const names[] = {
@@ -509,38 +503,44 @@ int tap_status_failing(enum tap_status s)
 
 /* ---- the walk ---- */
 
-struct walker {
-	tap_leaf_fn fn;
+struct tap_walker {
+	const struct tap_walk_ops *ops;
 	void *ctx;
-	/* Level k: the test whose subtests are at depth k+1. */
-	int open[TAP_WALK_DEPTH];               /* its "# Subtest:" seen, its result not yet */
-	char suite[TAP_WALK_DEPTH][sizeof(((struct tap_test *)0)->name)];
+	/* Level k: the suite whose results are at depth k+1. */
+	int open[TAP_WALK_DEPTH];               /* its "# Subtest:" seen, or results under it */
+	char suite[TAP_WALK_DEPTH][sizeof(((struct tap_test *)0)->name)];   /* "" when closed */
 	const char *suites[TAP_WALK_DEPTH];
 	int nested[TAP_WALK_DEPTH];             /* results deeper than k since its last result */
 	int failed_below[TAP_WALK_DEPTH];       /* failing leaves reported under it */
 	int harness_below[TAP_WALK_DEPTH];      /* of those, TIMEOUT and ERROR ones */
-	/* The last leaf, held back until its YAML block (if any) is read. */
-	int held, held_depth, yaml_state;       /* yaml_state: 0 none yet, 1 inside, 2 closed */
-	struct tap_test leaf;
+	/* The last result, held back until its YAML block (if any) is read. */
+	int held, held_depth, held_ends_suite, held_leaf;
+	int yaml_state;                         /* 0 none yet, 1 inside, 2 closed */
+	struct tap_test result;
+	char comment[TAP_LINE_MAX + 1];
 	char yaml[TAP_YAML_MAX];
 	size_t yaml_len;
-	struct tap_parser parser;
 };
 
-static void release(struct walker *w)
+static void release(struct tap_walker *w)
 {
-	struct tap_leaf l = { w->held_depth, w->suites, &w->leaf, NULL };
+	const struct tap_walk_ops *o = w->ops;
+	struct tap_node n = { w->held_depth, w->suites, &w->result, w->comment, NULL, NULL };
 
 	if (!w->held)
 		return;
 	w->held = 0;
 	if (w->yaml_state)
-		l.yaml = w->yaml;
-	w->fn(w->ctx, &l);
+		n.yaml = w->yaml;
+	if (w->held_ends_suite ? o->on_suite_end : o->on_test)
+		(w->held_ends_suite ? o->on_suite_end : o->on_test)(w->ctx, &n);
+	if (w->held_leaf && o->on_leaf)
+		o->on_leaf(w->ctx, &n);
+	w->suite[w->held_depth][0] = '\0';	/* the suite it ended is closed now */
 }
 
-/* 1 if line (indent spaces in, rest s) belongs to the held leaf's YAML block. */
-static int take_yaml(struct walker *w, size_t indent, const char *s)
+/* 1 if line (indent spaces in, rest s) belongs to the held result's YAML block. */
+static int take_yaml(struct tap_walker *w, size_t indent, const char *s)
 {
 	size_t base = 4 * (size_t)w->held_depth + 2, n;
 
@@ -572,9 +572,10 @@ static int harness_status(enum tap_status s)
 	return s == TAP_TIMEOUT || s == TAP_ERROR;
 }
 
-static void walk_result(struct walker *w, int depth, const struct tap_test *t)
+static void walk_result(struct tap_walker *w, int depth, const struct tap_test *t,
+			const char *comment)
 {
-	int parent = w->nested[depth], report, failing = tap_status_failing(t->status);
+	int parent = w->nested[depth], failing = tap_status_failing(t->status);
 
 	/* Results deeper than any Subtest line still need their levels. */
 	for (int k = 0; k < depth; k++)
@@ -582,29 +583,50 @@ static void walk_result(struct walker *w, int depth, const struct tap_test *t)
 			w->open[k] = 1;
 			w->suite[k][0] = '\0';
 		}
-	report = !parent || (harness_status(t->status) && !w->harness_below[depth]) ||
-		 (failing && !w->failed_below[depth]);
-	for (int k = depth; k < TAP_WALK_DEPTH; k++)
+	w->held_ends_suite = w->open[depth];
+	w->held_leaf = !parent || (harness_status(t->status) && !w->harness_below[depth]) ||
+		       (failing && !w->failed_below[depth]);
+	for (int k = depth; k < TAP_WALK_DEPTH; k++) {
 		w->open[k] = w->nested[k] = w->failed_below[k] = w->harness_below[k] = 0;
+		if (k > depth)
+			w->suite[k][0] = '\0';
+	}
 	for (int k = 0; k < depth; k++) {
 		w->nested[k] = 1;
-		w->failed_below[k] += report && failing;
-		w->harness_below[k] += report && harness_status(t->status);
+		w->failed_below[k] += w->held_leaf && failing;
+		w->harness_below[k] += w->held_leaf && harness_status(t->status);
 	}
-	if (!report)
-		return;
 	w->held = 1;
 	w->held_depth = depth;
-	w->leaf = *t;
+	w->result = *t;
+	snprintf(w->comment, sizeof(w->comment), "%s", comment);
 	w->yaml_state = 0;
 	w->yaml_len = 0;
 	w->yaml[0] = '\0';
 }
 
-static void walk_line(void *ctx, const char *line)
+/* Where a result's comment starts, as parse_result() finds its '#'; "" none. */
+static const char *result_comment(const char *s)
 {
-	struct walker *w = ctx;
+	const char *hash;
+
+	s += !strncmp(s, "ok ", 3) ? 3 : 7;
+	s += strspn(s, "0123456789");
+	s += strspn(s, " ");
+	if (!strncmp(s, "- ", 2))
+		s += 2;
+	hash = *s == '#' ? s : strstr(s, " #");
+	if (!hash)
+		return "";
+	hash = strchr(hash, '#') + 1;
+	return hash + strspn(hash, " ");
+}
+
+void tap_walker_line(struct tap_walker *w, const char *line)
+{
+	const struct tap_walk_ops *o = w->ops;
 	char copy[TAP_LINE_MAX + 1], *s;
+	struct tap_node n = { 0, w->suites, NULL, NULL, NULL, NULL };
 	size_t indent, len;
 	int depth;
 	struct tap_test t;
@@ -623,30 +645,57 @@ static void walk_line(void *ctx, const char *line)
 	release(w);
 	if (indent % 4 || depth >= TAP_WALK_DEPTH)
 		return;
-	if (depth > 0 && !strncmp(s, SUBTEST, strlen(SUBTEST))) {
-		if (!w->open[depth - 1]) {
-			w->open[depth - 1] = 1;
-			copy_text(w->suite[depth - 1], sizeof(w->suite[0]), s + strlen(SUBTEST),
-				  strlen(s + strlen(SUBTEST)));
-		}
+	if (depth > 0 && !strncmp(s, TAP_SUBTEST, strlen(TAP_SUBTEST)) && !w->open[depth - 1]) {
+		w->open[depth - 1] = 1;
+		copy_text(w->suite[depth - 1], sizeof(w->suite[0]), s + strlen(TAP_SUBTEST),
+			  strlen(s + strlen(TAP_SUBTEST)));
+		n.depth = depth - 1;
+		n.text = w->suite[depth - 1];
+		if (o->on_suite)
+			o->on_suite(w->ctx, &n);
 	} else if (parse_result(s, &t)) {
-		walk_result(w, depth, &t);
+		walk_result(w, depth, &t, result_comment(s));
+	} else if (s[0] == '#' && o->on_diag) {
+		n.depth = depth;
+		n.text = s;
+		o->on_diag(w->ctx, &n);
 	}
 }
 
-void tap_walk(const char *text, size_t len, tap_leaf_fn fn, void *ctx)
+struct tap_walker *tap_walker_new(const struct tap_walk_ops *ops, void *ctx)
 {
-	struct walker *w = xcalloc(1, sizeof(*w));
+	struct tap_walker *w = xcalloc(1, sizeof(*w));
 
-	tap_init(&w->parser);
-	w->parser.on_line = walk_line;
-	w->parser.ctx = w;
-	w->fn = fn;
+	w->ops = ops;
 	w->ctx = ctx;
 	for (int k = 0; k < TAP_WALK_DEPTH; k++)
 		w->suites[k] = w->suite[k];
-	tap_feed(&w->parser, text, len);
-	tap_end(&w->parser);
+	return w;
+}
+
+void tap_walker_end(struct tap_walker *w)
+{
+	if (!w)
+		return;
 	release(w);
 	free(w);
+}
+
+static void walker_on_line(void *ctx, const char *line)
+{
+	tap_walker_line(ctx, line);
+}
+
+void tap_walk(const char *text, size_t len, const struct tap_walk_ops *ops, void *ctx)
+{
+	struct tap_walker *w = tap_walker_new(ops, ctx);
+	struct tap_parser *p = xmalloc(sizeof(*p));
+
+	tap_init(p);
+	p->on_line = walker_on_line;
+	p->ctx = w;
+	tap_feed(p, text, len);
+	tap_end(p);
+	free(p);
+	tap_walker_end(w);
 }

@@ -138,46 +138,80 @@ int tap_failed(const struct tap_parser *p);
 /* The value of a "# guest.KEY: VALUE" line, or NULL. */
 const char *tap_info_get(const struct tap_parser *p, const char *key);
 
-/*
- * One result line without its indentation ("ok N [- ]name [# DIRECTIVE
- * reason]" or "not ok ..."): 1 with t's number, name, status and reason
- * filled, 0 if line is not a result.
- */
-int tap_parse_result(const char *line, struct tap_test *t);
-
 const char *tap_status_name(enum tap_status s);
 
 /*
- * One walk of a whole nested KTAP text, at any depth, through the parser
- * above (its line splitting, sanitising and result lines): each leaf result
- * goes to fn, in order, named by its path.  Flat TAP, JUnit and the
- * matrix's counts all come from this walk (report.h), so they agree.
+ * The walk: every reader of nested KTAP (flat TAP, JUnit and the matrix's
+ * counts in report.h, compare, bisect, run's progress) goes through it, so
+ * the layout rules live here only.  Lines come through the parser above (its
+ * line splitting, sanitising, result lines); then:
  *
- * A leaf is a result with no result nested under it.  A result that has
- * nested ones (a suite, a matrix cell) is reported too when its own verdict
- * says what they do not: it timed out or errored though no leaf under it
- * did, or it failed though no leaf under it did.  The path is the names of the enclosing tests, from
- * their "# Subtest: NAME" lines ("" when a level has none), then the
- * result's own name.  As in the parser, a "# Subtest:" line while the test
- * at that level is still open is that test's own text: a test cannot
- * rename itself or open a sibling.  Lines deeper than TAP_WALK_DEPTH levels
- * are ignored.  A leaf's TAP YAML block ("---" to "...", two spaces in from
- * its result line) comes with it, up to TAP_YAML_MAX bytes.
+ *  - A line's depth is its leading spaces / 4 (a tab is one space); a
+ *    line whose indent is not a multiple of 4 is ignored (YAML aside), and
+ *    so are lines TAP_WALK_DEPTH or more levels deep.
+ *  - "# Subtest: NAME" at depth d+1 opens level d: the suite whose own
+ *    result comes at depth d (on_suite).  While that suite is open, another
+ *    "# Subtest:" at the same depth is its own text, a diagnostic: a test
+ *    cannot rename itself or open a sibling.  A result deeper than any
+ *    Subtest line opens its levels unnamed ("").
+ *  - A result at depth d closes level d and all deeper ones: it is a suite's
+ *    end (on_suite_end) when level d was open (a Subtest line, or results
+ *    nested under it), else a test (on_test).
+ *  - A result's YAML block is "---" to "..." at 4d + 2 spaces, the lines in
+ *    it indented at least that far (any indent past 4d + 2 is kept); up to
+ *    TAP_YAML_MAX bytes of it are kept.  A block without its "..." ends at
+ *    the first line outside it.  A result is reported once its block (if
+ *    any) is read, with it.
+ *  - Any other line starting with '#' is a diagnostic (on_diag), at its
+ *    depth: "# guest.KEY: VALUE", "# metric: ...", a test's own output.
+ *  - Plans, version lines and garbage reach no callback.
+ *
+ * on_leaf gets the results that stand for themselves in a flat list: a
+ * leaf (a result with no result nested under it), and a result with nested
+ * ones (a suite, a matrix cell) when its own verdict says what they do not:
+ * it timed out or errored though no leaf under it did, or it failed though
+ * no leaf under it did.
+ *
+ * Every callback may be NULL.  A node and what it points to live until the
+ * callback returns.
  */
 #define TAP_WALK_DEPTH 8
 #define TAP_YAML_MAX 8192
+#define TAP_SUBTEST "# Subtest: "
 
-struct tap_leaf {
-	int depth;                  /* number of enclosing tests; 0: a top-level result */
-	const char *const *suites;  /* their names, outermost first */
-	const struct tap_test *t;   /* number, name, status, reason */
-	const char *yaml;           /* the block's lines, its indentation removed, each
+struct tap_node {
+	int depth;                  /* enclosing suites; 0: the top level */
+	const char *const *suites;  /* their names, outermost first ("" unnamed); on_suite
+	                             * and on_suite_end: suites[depth] is the suite's own */
+	const struct tap_test *t;   /* results: number, name, status, reason; else NULL */
+	const char *comment;        /* results: the text after the result's '#', blanks
+	                             * skipped, directive word included ("" none) */
+	const char *yaml;           /* results: the block's lines, its indentation removed, each
 	                             * ending in '\n' ("---" and "..." not included); NULL: none */
+	const char *text;           /* on_suite: its name; on_diag: the line from its '#' */
 };
 
-typedef void (*tap_leaf_fn)(void *ctx, const struct tap_leaf *leaf);
+struct tap_walk_ops {
+	void (*on_suite)(void *ctx, const struct tap_node *n);
+	void (*on_suite_end)(void *ctx, const struct tap_node *n);
+	void (*on_test)(void *ctx, const struct tap_node *n);
+	void (*on_diag)(void *ctx, const struct tap_node *n);
+	void (*on_leaf)(void *ctx, const struct tap_node *n);
+};
 
-void tap_walk(const char *text, size_t len, tap_leaf_fn fn, void *ctx);
+/* One whole text, start to end. */
+void tap_walk(const char *text, size_t len, const struct tap_walk_ops *ops, void *ctx);
+
+/*
+ * The same walk over a stream whose lines a tap_parser already splits and
+ * sanitises (run.c's live TAP): tap_walker_new(), then tap_walker_line()
+ * with each line its on_line gets, then tap_walker_end(), which reports the
+ * last held result and frees the walker.
+ */
+struct tap_walker;
+struct tap_walker *tap_walker_new(const struct tap_walk_ops *ops, void *ctx);
+void tap_walker_line(struct tap_walker *w, const char *line);
+void tap_walker_end(struct tap_walker *w);
 
 /* A leaf that fails the run (NOT OK, TIMEOUT, ERROR, PENDING). */
 int tap_status_failing(enum tap_status s);

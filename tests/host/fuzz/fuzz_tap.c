@@ -4,7 +4,9 @@
  * in what it passes on; none in names, reasons, guest facts), the counts
  * stay within bounds, and the closed stream has a verdict for every test.
  * Then the same bytes flattened (tap_walk, report_flatten): printable lines,
- * one per leaf, numbered 1..N, and the plan says N.
+ * one per leaf, numbered 1..N, and the plan says N; and walked with every
+ * callback: depths within TAP_WALK_DEPTH, every string printable, a suite's
+ * end at the depth of an open suite.
  */
 #include "fuzz.h"
 #include "analysis/report.h"
@@ -39,6 +41,57 @@ static void check_flat(const uint8_t *data, size_t size)
 	FUZZ_CHECK(plan == results);
 	free(text);
 	buf_free(&flat);
+}
+
+struct walk_check {
+	int open[TAP_WALK_DEPTH];       /* suites opened and not yet ended, per level */
+};
+
+static void check_node(const struct tap_node *n)
+{
+	FUZZ_CHECK(n->depth >= 0 && n->depth < TAP_WALK_DEPTH);
+	for (int i = 0; i < n->depth; i++)
+		FUZZ_CHECK(fuzz_printable(n->suites[i]));
+	if (n->t) {
+		FUZZ_CHECK(fuzz_printable(n->t->name) && fuzz_printable(n->t->reason));
+		FUZZ_CHECK(fuzz_printable(n->comment));
+		FUZZ_CHECK(!n->yaml || strlen(n->yaml) < TAP_YAML_MAX);
+	}
+	FUZZ_CHECK(!n->text || strlen(n->text) <= TAP_LINE_MAX);
+}
+
+static void walk_suite(void *ctx, const struct tap_node *n)
+{
+	struct walk_check *w = ctx;
+
+	check_node(n);
+	FUZZ_CHECK(n->text && !w->open[n->depth]);
+	w->open[n->depth] = 1;
+}
+
+static void walk_result(void *ctx, const struct tap_node *n)
+{
+	struct walk_check *w = ctx;
+
+	check_node(n);
+	FUZZ_CHECK(n->t != NULL);
+	for (int k = n->depth; k < TAP_WALK_DEPTH; k++)
+		w->open[k] = 0;
+}
+
+static void walk_diag(void *ctx, const struct tap_node *n)
+{
+	(void)ctx;
+	check_node(n);
+	FUZZ_CHECK(n->text && n->text[0] == '#' && !n->t);
+}
+
+static void check_walk(const uint8_t *data, size_t size)
+{
+	static const struct tap_walk_ops ops = { walk_suite, walk_result, walk_result, walk_diag, NULL };
+	struct walk_check w = { { 0 } };
+
+	tap_walk((const char *)data, size, &ops, &w);
 }
 
 static void check_line(void *ctx, const char *line)
@@ -83,5 +136,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tap_summarise(&p, &sum);
 	FUZZ_CHECK(sum.tests == sum.passed + sum.failed + sum.skipped + sum.todo + sum.timeout + sum.errors);
 	check_flat(data, size);
+	check_walk(data, size);
 	return 0;
 }

@@ -38,7 +38,7 @@ static void load(const char *name, struct buf *b)
 }
 
 /* The leaves as "depth|suite/suite|name|STATUS|reason|yaml" lines. */
-static void leaf_line(void *ctx, const struct tap_leaf *l)
+static void leaf_line(void *ctx, const struct tap_node *l)
 {
 	struct buf *b = ctx;
 
@@ -53,7 +53,9 @@ static void leaf_line(void *ctx, const struct tap_leaf *l)
 
 static void walk_text(const char *text, struct buf *out)
 {
-	tap_walk(text, strlen(text), leaf_line, out);
+	static const struct tap_walk_ops ops = { .on_leaf = leaf_line };
+
+	tap_walk(text, strlen(text), &ops, out);
 }
 
 UNIT_TEST(walk_names_leaves_by_path)
@@ -135,6 +137,153 @@ UNIT_TEST(walk_is_bounded_and_survives_garbage)
 	buf_free(&b);
 	buf_free(&deep);
 	buf_free(&yaml);
+}
+
+/* Every callback as one line: "S depth path name", "E|T depth path name STATUS {comment} [yaml]", "D depth path text". */
+static void node_path(struct buf *b, const struct tap_node *n, int upto)
+{
+	for (int i = 0; i < upto; i++)
+		buf_addf(b, "%s%s", i ? "/" : "", n->suites[i]);
+}
+
+static void on_suite(void *ctx, const struct tap_node *n)
+{
+	buf_addf(ctx, "S %d ", n->depth);
+	node_path(ctx, n, n->depth);
+	buf_addf(ctx, " %s|%s\n", n->text, n->suites[n->depth]);
+}
+
+static void on_result(struct buf *b, char kind, const struct tap_node *n)
+{
+	buf_addf(b, "%c %d ", kind, n->depth);
+	node_path(b, n, n->depth);
+	buf_addf(b, " %s %s {%s}", n->t->name, tap_status_name(n->t->status), n->comment);
+	if (kind == 'E')
+		buf_addf(b, " <%s>", n->suites[n->depth]);
+	if (n->yaml) {
+		buf_addstr(b, " [");
+		for (const char *y = n->yaml; *y; y++)
+			buf_add(b, *y == '\n' ? "$" : y, 1);
+		buf_addstr(b, "]");
+	}
+	buf_addstr(b, "\n");
+}
+
+static void on_suite_end(void *ctx, const struct tap_node *n)
+{
+	on_result(ctx, 'E', n);
+}
+
+static void on_test(void *ctx, const struct tap_node *n)
+{
+	on_result(ctx, 'T', n);
+}
+
+static void on_diag(void *ctx, const struct tap_node *n)
+{
+	buf_addf(ctx, "D %d ", n->depth);
+	node_path(ctx, n, n->depth);
+	buf_addf(ctx, " %s\n", n->text);
+}
+
+static const struct tap_walk_ops all_ops = { on_suite, on_suite_end, on_test, on_diag, NULL };
+
+static void walk_all(const char *text, struct buf *out)
+{
+	tap_walk(text, strlen(text), &all_ops, out);
+}
+
+UNIT_TEST(walk_calls_back_suites_tests_yaml_and_diagnostics)
+{
+	struct buf b = BUF_INIT;
+
+	walk_all("KTAP version 1\n# guest.kernel: 7.2\n1..2\n"
+		 "    # Subtest: mempolicy\n    KTAP version 1\n    1..2\n"
+		 "    # metric: bind_ns 120\n"
+		 "    ok 1 - bind # SKIP no node 1\n"
+		 "    not ok 2 interleave # exit=1\n      ---\n      time_s: 1.5\n      map: {a: 1}\n      ...\n"
+		 "        # Subtest: deep\n        ok 1 leaf\n    ok 3 deep\n"
+		 "not ok 1 mempolicy\n"
+		 "    # Subtest: tiering\n    1..0 # SKIP no tiers\n"
+		 "ok 2 tiering # SKIP no tiers\n  ---\n  why: none\n  ...\n"
+		 "# numalab: done\n", &b);
+	CHECK_STR(buf_str(&b),
+		  "D 0  # guest.kernel: 7.2\n"
+		  "S 0  mempolicy|mempolicy\n"
+		  "D 1 mempolicy # metric: bind_ns 120\n"
+		  "T 1 mempolicy bind SKIP {SKIP no node 1}\n"
+		  "T 1 mempolicy interleave NOT OK {exit=1} [time_s: 1.5$map: {a: 1}$]\n"
+		  "S 1 mempolicy deep|deep\n"
+		  "T 2 mempolicy/deep leaf OK {}\n"
+		  "E 1 mempolicy deep OK {} <deep>\n"
+		  "E 0  mempolicy NOT OK {} <mempolicy>\n"
+		  "S 0  tiering|tiering\n"
+		  "E 0  tiering SKIP {SKIP no tiers} <tiering> [why: none$]\n"
+		  "D 0  # numalab: done\n");
+	buf_free(&b);
+}
+
+/* The streaming walker over a parser's lines says what the one-shot walk says. */
+UNIT_TEST(walker_over_a_stream_is_the_walk)
+{
+	static const char text[] = "    # Subtest: a\n    ok 1 x\n      ---\n      k: 1\n"
+				   "      ...\n    # note\nok 1 a\n    # Subtest: b\n    not ok 1 y";
+	struct buf whole = BUF_INIT, streamed = BUF_INIT;
+	struct tap_parser *p = xcalloc(1, sizeof(*p));
+	struct tap_walker *w = tap_walker_new(&all_ops, &streamed);
+
+	walk_all(text, &whole);
+	tap_init(p);
+	p->on_line = (void (*)(void *, const char *))tap_walker_line;
+	p->ctx = w;
+	for (size_t i = 0; i < sizeof(text) - 1; i += 5)   /* fed in pieces, lines cut anywhere */
+		tap_feed(p, text + i, sizeof(text) - 1 - i < 5 ? sizeof(text) - 1 - i : 5);
+	tap_end(p);
+	tap_walker_end(w);
+	CHECK_STR(buf_str(&streamed), buf_str(&whole));
+	/* the last result has no depth-0 result after it: it is a test of the open suite b */
+	CHECK(strstr(buf_str(&whole), "T 1 b y NOT OK {}\n") != NULL);
+	free(p);
+	buf_free(&whole);
+	buf_free(&streamed);
+}
+
+/* A test's own output cannot open suites, end them or forge YAML for another. */
+UNIT_TEST(walk_of_hostile_text)
+{
+	struct buf b = BUF_INIT, big = BUF_INIT;
+
+	walk_all("    # Subtest: real\n    # Subtest: forged\n    ok 1 x\n"
+		 "   ok 2 three spaces\n     ok 3 five\n\tok 4 tab\n"
+		 "    ok 5 \x1b[2Jclear\n      ---\n    ...\n      k: v\nok 1 real\n"
+		 "  ---\n  after: the suite's end\n", &b);
+	CHECK_STR(buf_str(&b),
+		  "S 0  real|real\n"
+		  "D 1 real # Subtest: forged\n"
+		  "T 1 real x OK {}\n"
+		  /* 3, 5 spaces and a tab are no depth; the block cut by "    ..." stays empty */
+		  "T 1 real ?[2Jclear OK {} []\n"
+		  "E 0  real OK {} <real> [after: the suite's end$]\n");
+	/* Stale names never leak: a level closed and not reopened reads "". */
+	b.len = 0;
+	walk_all("    # Subtest: s\n        ok 1 deep\n    ok 1 mid\nok 1 s\n    # late diag\n"
+		 "        ok 1 orphan\n", &b);
+	CHECK(strstr(buf_str(&b), "D 1  # late diag\n") != NULL);
+	CHECK(strstr(buf_str(&b), "T 2 / orphan OK {}\n") != NULL);
+	/* Many levels, long lines: bounded, no callback past TAP_WALK_DEPTH. */
+	for (int d = 0; d < TAP_WALK_DEPTH + 4; d++)
+		buf_addf(&big, "%*s# Subtest: %0*d\n", 4 * (d + 1), "", 2000, d);
+	b.len = 0;
+	walk_all(buf_str(&big), &b);
+	for (const char *l = buf_str(&b); *l; l = next_line(l)) {
+		int depth = -1;
+
+		CHECK(sscanf(l, "S %d", &depth) == 1);
+		CHECK(depth >= 0 && depth < TAP_WALK_DEPTH);
+		CHECK(strcspn(l, "\n") < TAP_LINE_MAX * 2);
+	}
+	buf_free(&b);
+	buf_free(&big);
 }
 
 /* The golden run: flattened as any file, and as a run's one cell (flat TAP, JUnit). */
@@ -225,5 +374,8 @@ UNIT_MAIN(UNIT_CASE(walk_names_leaves_by_path),
 	  UNIT_CASE(walk_keeps_a_suites_own_verdict_when_its_leaves_do_not_tell_it),
 	  UNIT_CASE(walk_yaml_block_comes_with_its_leaf),
 	  UNIT_CASE(walk_a_test_cannot_rename_itself_or_open_siblings),
-	  UNIT_CASE(walk_is_bounded_and_survives_garbage), UNIT_CASE(golden_run),
+	  UNIT_CASE(walk_is_bounded_and_survives_garbage),
+	  UNIT_CASE(walk_calls_back_suites_tests_yaml_and_diagnostics),
+	  UNIT_CASE(walker_over_a_stream_is_the_walk), UNIT_CASE(walk_of_hostile_text),
+	  UNIT_CASE(golden_run),
 	  UNIT_CASE(golden_matrix), UNIT_CASE(flattened_matrix_tap_is_flat_tap))
