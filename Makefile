@@ -187,13 +187,18 @@ image: numalab
 	@$(MAKE) -s numalab guest GUEST_ARCH=x86_64
 	./numalab image build $(IMAGE) $(call options,$(IMAGE_OPTIONS))
 
-$(B)/unit/%: tests/host/unit/%.c $(LAB_OBJ) $(UNIT_LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) -Itests/host/unit -Itests/guest/lib -o $@ $< $(UNIT_LIB_OBJ) $(LAB_OBJ) $(LAB_LIBS)
+# Tests link objects, never sources: a dependency list (-MMD) then names a
+# source only as its own object's, so moving a source leaves a stale list
+# behind for an object nothing asks for, not for a binary make must build.
+$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib
 
-$(B)/unit-san/%: tests/host/unit/%.c $(LAB_SAN_OBJ) $(UNIT_LIB_SAN_OBJ)
+$(B)/unit/%: $(B)/host/tests/host/unit/%.o $(UNIT_LIB_OBJ) $(LAB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(SAN) -Itests/host/unit -Itests/guest/lib -o $@ $< $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ) $(LAB_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
+
+$(B)/unit-san/%: $(B)/san/tests/host/unit/%.o $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LAB_LIBS)
 
 # libFuzzer targets (tests/host/fuzz/README.md): clang, ASan+UBSan, over the lab's objects.
 FUZZ_CC  ?= clang
@@ -207,9 +212,9 @@ $(B)/fuzz-obj/%.o: %.c | $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -Ilab -I$(B) -c -o $@ $<
 
-$(B)/fuzz/%: tests/host/fuzz/%.c $(FUZZ_OBJ)
+$(B)/fuzz/%: $(B)/fuzz-obj/tests/host/fuzz/%.o $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(DEPFLAGS) -Ilab -I$(B) -o $@ $< $(FUZZ_OBJ) $(LAB_LIBS)
+	$(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LAB_LIBS)
 
 # Each target FUZZ_TIME seconds over its committed seeds; new inputs go to
 # build/fuzz/corpus/, crashes to build/fuzz/crash-*: add them to the seeds.
@@ -256,4 +261,6 @@ clean:
 	rm -rf $(B) numalab
 
 # The dependency lists -MMD wrote (none before the first build).
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# Only objects' lists: binaries linked before tests linked objects left lists
+# naming sources that have moved since.
+-include $(shell find $(B)/host $(B)/san $(B)/fuzz-obj -name '*.d' 2>/dev/null)
