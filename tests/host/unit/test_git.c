@@ -10,19 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *joined(struct strvec *argv)
-{
-	struct buf b = BUF_INIT;
-	char *s;
-
-	for (size_t i = 0; i < argv->nr; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", argv->items[i]);
-	s = xstrdup(buf_str(&b));
-	buf_free(&b);
-	strvec_clear(argv);
-	return s;
-}
-
 UNIT_TEST(argv_spells_git_one_way)
 {
 	const char *config[] = { "gc.auto=0", "core.abbrev=12", NULL };
@@ -31,19 +18,19 @@ UNIT_TEST(argv_spells_git_one_way)
 	char *s;
 
 	git_argv(&(struct git){ 0 }, status, &argv);
-	CHECK_STR(s = joined(&argv), "git status --short");
+	CHECK_STR(s = unit_argv_joined(&argv), "git status --short");
 	free(s);
 	git_argv(&(struct git){ .dir = "/k/linux" }, status, &argv);
-	CHECK_STR(s = joined(&argv), "git -C /k/linux status --short");
+	CHECK_STR(s = unit_argv_joined(&argv), "git -C /k/linux status --short");
 	free(s);
 	git_argv(&(struct git){ .dir = "/k/linux", .config = config, .read_only = 1 }, status, &argv);
-	CHECK_STR(s = joined(&argv), "git --no-optional-locks -C /k/linux -c gc.auto=0 -c core.abbrev=12 "
+	CHECK_STR(s = unit_argv_joined(&argv), "git --no-optional-locks -C /k/linux -c gc.auto=0 -c core.abbrev=12 "
 		  "status --short");
 	free(s);
 	/* Appended: a caller's own words may follow (git bisect run CMD...). */
 	strvec_push(&argv, "env");
 	git_argv(&(struct git){ .dir = "d" }, status, &argv);
-	CHECK_STR(s = joined(&argv), "env git -C d status --short");
+	CHECK_STR(s = unit_argv_joined(&argv), "env git -C d status --short");
 	free(s);
 }
 

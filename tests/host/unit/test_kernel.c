@@ -262,19 +262,6 @@ UNIT_TEST(resolve_cached)
 }
 
 /* argv joined by spaces (no argument here has one). */
-static char *joined(struct strvec *argv)
-{
-	struct buf b = BUF_INIT;
-	char *s;
-
-	for (size_t i = 0; i < argv->nr; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", argv->items[i]);
-	s = xstrdup(buf_str(&b));
-	buf_free(&b);
-	strvec_clear(argv);
-	return s;
-}
-
 /* The fetch's commands, as they run: apt only ever through the private apt.conf. */
 UNIT_TEST(fetch_commands)
 {
@@ -288,18 +275,18 @@ UNIT_TEST(fetch_commands)
 	CHECK_INT(parse(PIN_X86 "\n", &lock, &err), 0);
 	pin = &lock.pins[0];
 	pin_cmd_argv(PIN_CMD_VERSIONS, pin, conf, NULL, NULL, &argv);
-	CHECK_STR(s = joined(&argv), "apt-cache -c /c/apt/sid-amd64/apt.conf madison "
+	CHECK_STR(s = unit_argv_joined(&argv), "apt-cache -c /c/apt/sid-amd64/apt.conf madison "
 		  "linux-binary-7.2.13+deb14-amd64");
 	free(s);
 	pin_cmd_argv(PIN_CMD_UPDATE, pin, conf, NULL, NULL, &argv);
-	CHECK_STR(s = joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf update -q");
+	CHECK_STR(s = unit_argv_joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf update -q");
 	free(s);
 	pin_cmd_argv(PIN_CMD_DOWNLOAD, pin, conf, NULL, NULL, &argv);
-	CHECK_STR(s = joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf download -q "
+	CHECK_STR(s = unit_argv_joined(&argv), "apt-get -c /c/apt/sid-amd64/apt.conf download -q "
 		  "linux-binary-7.2.13+deb14-amd64=7.2.13-1");
 	free(s);
 	pin_cmd_argv(PIN_CMD_UNPACK, pin, conf, "/t/deb/p.deb", "/t/tree", &argv);
-	CHECK_STR(s = joined(&argv), "dpkg-deb -x /t/deb/p.deb /t/tree");
+	CHECK_STR(s = unit_argv_joined(&argv), "dpkg-deb -x /t/deb/p.deb /t/tree");
 	free(s);
 }
 

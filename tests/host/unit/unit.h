@@ -9,6 +9,8 @@
 #ifndef UNIT_H
 #define UNIT_H
 
+#include "base/util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +131,20 @@ struct unit_case {
 	const char *name;
 	void (*fn)(void);
 };
+
+/* argv's words joined by one space, to compare a built command line; argv is cleared, the string is the caller's. */
+static inline char *unit_argv_joined(struct strvec *argv)
+{
+	struct buf b = BUF_INIT;
+	char *s;
+
+	for (size_t i = 0; i < argv->nr; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", argv->items[i]);
+	s = xstrdup(buf_str(&b));
+	buf_free(&b);
+	strvec_clear(argv);
+	return s;
+}
 
 static inline int unit_run(const char *file, const struct unit_case *cases, int n)
 {
