@@ -61,6 +61,17 @@ inside() {
 		${NUMALAB_KVM_DEVICE:+NUMALAB_KVM_DEVICE=$NUMALAB_KVM_DEVICE} \
 		DEBIAN_FRONTEND=noninteractive /bin/bash -c "cd /root/numalab && $1" </dev/null
 }
+# Which tests failed and the end of each one's log (build/check/NAME.log),
+# before the root and its logs are gone.
+show_failed_checks() {
+	local name
+	grep -E '^(FAIL|ERROR): ' "$SCRATCH/check.log" >&2
+	for name in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\) .*/\2/p' "$SCRATCH/check.log" | sort -u); do
+		echo "--- $name" >&2
+		tail -n 25 "$root/root/numalab/build/check/$name.log" >&2
+	done
+	tail -n 5 "$SCRATCH/check.log" >&2
+}
 t1=$SECONDS
 inside 'make lab-run TOPO=2node' >"$SCRATCH/lab-run.log" 2>&1 ||
 	{ tail -n 60 "$SCRATCH/lab-run.log" >&2; fail "make lab-run TOPO=2node failed on a fresh machine"; }
@@ -70,7 +81,7 @@ expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
 expect_grep '^numalab run: 2node: [1-9][0-9]* passed, 0 failed' "$SCRATCH/lab-run.log"
 t2=$SECONDS
 inside 'make check' >"$SCRATCH/check.log" 2>&1 ||
-	{ grep -E -A 15 '^not ok' "$SCRATCH/check.log" >&2; tail -n 5 "$SCRATCH/check.log" >&2; fail "make check failed on a fresh machine"; }
+	{ show_failed_checks; fail "make check failed on a fresh machine"; }
 echo "# make check: $((SECONDS - t2)) s"
 expect_grep '^[0-9]+ passed, 0 failed' "$SCRATCH/check.log"
 echo "# fresh machine in all: $((SECONDS - t0)) s"
