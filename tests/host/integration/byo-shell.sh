@@ -15,7 +15,7 @@ wait_ts() {
 	tail -c 2000 "$ts" | cat -v >&2
 	fail "no /$1/ on the terminal within $2 s"
 }
-wait_ts 'numalab:/[^ ]*# ' 240
+wait_ts 'numalab:[~/][^ ]*# ' 240   # bash shows the cwd under HOME as ~
 echo 'cat /sys/devices/system/node/online' >&3
 wait_ts $'(^|\r)0-3\r?$' 60   # bash's prompt ends with escapes and a CR
 echo poweroff >&3
