@@ -33,8 +33,8 @@ static const struct host_package {
 	{ "libvirt-dev", "the libvirt backend (run --backend libvirt) links libvirt" },
 	{ "libvirt-daemon-system", "libvirtd + virtlogd for the libvirt backend (docs/libvirt.md)" },
 	{ "libvirt-clients", "virsh, to look at libvirt domains by hand" },
-	{ "debootstrap", "builds the LoongArch toolchain root (setup --arch loongarch64)" },
 	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
+	{ "python3", "make check parses compare's JSON and HTML outputs (json, html.parser)" },
 	{ "automake", "tap-driver.sh: make check runs every test under automake's TAP driver" },
 	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
 	/* Guest disk images (lab/boot/disk.h, docs/images.md). */
