@@ -78,9 +78,6 @@ libvirt_up() {
 	read -r how uri < <(tests/host/libvirtd start "$LIBVIRT_DIR") || true
 	[ -n "${uri:-}" ] || fail "tests/host/libvirtd start $LIBVIRT_DIR failed"
 	export LIBVIRT_DEFAULT_URI=$uri
-	# A daemon with an empty cache probes QEMU's capabilities at its first
-	# domain (35 s on a fresh machine): done here, not inside a timed run.
-	virsh -q domcapabilities >/dev/null 2>&1 || true
 	if [ "$how" = started ]; then
 		LIBVIRT_STARTED=1
 		trap 'tests/host/libvirtd stop "$LIBVIRT_DIR"; rm -rf "$SCRATCH"' EXIT
