@@ -425,6 +425,18 @@ static int pin_vcpus(const struct vm_spec *spec, int fd, struct vm_result *res, 
 	return qmp_command(&q, "cont", reply, sizeof(reply), err);
 }
 
+void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools)
+{
+	if (arch == TOPO_ARCH_LOONGARCH64) {
+		spec->qemu = tools->qemu;
+		spec->firmware = tools->firmware;
+		spec->firmware_on_host = tools->firmware_on_host;
+		spec->toolroot = tools->root;
+	} else {
+		spec->firmware = qemu_x86_firmware();
+	}
+}
+
 void vm_build_argv(const struct vm_spec *spec, struct strvec *argv)
 {
 	struct strvec plain = STRVEC_INIT;

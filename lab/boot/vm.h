@@ -15,6 +15,7 @@
 
 #include "boot/console.h"
 #include "boot/qemu.h"
+#include "host/toolroot.h"
 
 /* How long UEFI firmware may take to hand over to the kernel (TCG, loaded host). */
 #define VM_FIRMWARE_DEADLINE_S 120
@@ -87,6 +88,13 @@ int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
  * at their own paths.
  */
 void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
+
+/*
+ * The emulator and firmware for a guest of arch: LoongArch's QEMU, edk2 and
+ * root from tools (toolroot_tools(); spec points into it, so tools must
+ * outlive spec), x86's the host QEMU with qemu_x86_firmware().
+ */
+void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools);
 
 /*
  * Pick the accelerator: KVM only if the KVM device opens and a probe boot of

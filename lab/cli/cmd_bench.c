@@ -98,14 +98,7 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 				     .guest_file = o->guest_file },
 			     in->initrd, err))
 		return -1;
-	if (in->topo.arch == TOPO_ARCH_LOONGARCH64) {
-		spec.qemu = in->tools.qemu;
-		spec.firmware = in->tools.firmware;
-		spec.firmware_on_host = in->tools.firmware_on_host;
-		spec.toolroot = in->tools.root;
-	} else {
-		spec.firmware = qemu_x86_firmware();
-	}
+	vm_spec_set_emulator(&spec, in->topo.arch, &in->tools);
 	vm_build_argv(&spec, &argv);
 	t0 = now_s();
 	rc = proc_run(strvec_argv(&argv), log, timeout, err);

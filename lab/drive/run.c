@@ -757,14 +757,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
 	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
 		return -1;
-	if (p->topo.arch == TOPO_ARCH_LOONGARCH64) {
-		spec.qemu = p->tools.qemu;
-		spec.firmware = p->tools.firmware;
-		spec.firmware_on_host = p->tools.firmware_on_host;
-		spec.toolroot = p->tools.root;
-	} else {
-		spec.firmware = qemu_x86_firmware();
-	}
+	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools);
 	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
 	say_progress(&c, "choosing accelerator");
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
