@@ -55,11 +55,21 @@ mkdir -p "$root/run" "$root/tmp"
 mount -t tmpfs tmpfs "$root/run"
 git clone -q --no-hardlinks "$PWD" "$root/root/numalab" || fail "git clone"
 
-# Inside: the README's two commands, no stdin, a clean environment.
+# Inside: the README's two commands, no stdin, a clean environment, in a
+# mount and PID namespace whose root is the fresh root (pivot_root, not
+# chroot).  Under chroot, libvirtd's helpers that setns() into a QEMU's mount
+# namespace land at the host's /, and once replaced the host's /dev/kvm with
+# the /dev/null that tests/host/libvirtd binds over it.  The PID namespace
+# ends every daemon the run leaves behind when the command ends.
 inside() {
-	chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
-		${NUMALAB_KVM_DEVICE:+NUMALAB_KVM_DEVICE=$NUMALAB_KVM_DEVICE} \
-		DEBIAN_FRONTEND=noninteractive /bin/bash -c "cd /root/numalab && $1" </dev/null
+	unshare --mount --propagation private --pid --fork --kill-child /bin/sh -c '
+		cd "$1" && mkdir -p .host && pivot_root . .host && cd / &&
+		umount -l /.host && rmdir /.host && umount -l /proc &&
+		mount -t proc proc /proc || exit 3
+		shift
+		exec /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+			DEBIAN_FRONTEND=noninteractive "$@" /bin/bash -c "cd /root/numalab && $0"' \
+		"$1" "$root" ${NUMALAB_KVM_DEVICE:+NUMALAB_KVM_DEVICE=$NUMALAB_KVM_DEVICE} </dev/null
 }
 # Which tests failed and the end of each one's log (build/check/NAME.log),
 # before the root and its logs are gone.
@@ -72,9 +82,16 @@ show_failed_checks() {
 	done
 	tail -n 5 "$SCRATCH/check.log" >&2
 }
+# Nothing inside may change the host: its /dev/kvm must be the same device after.
+kvm_dev=$(stat -c %t:%T /dev/kvm 2>/dev/null)
+host_intact() {
+	[ "$(stat -c %t:%T /dev/kvm 2>/dev/null)" = "$kvm_dev" ] ||
+		fail "the run inside changed the host's /dev/kvm (was ${kvm_dev:-absent})"
+}
 t1=$SECONDS
 inside 'make lab-run TOPO=2node' >"$SCRATCH/lab-run.log" 2>&1 ||
 	{ tail -n 60 "$SCRATCH/lab-run.log" >&2; fail "make lab-run TOPO=2node failed on a fresh machine"; }
+host_intact
 echo "# make lab-run TOPO=2node: $((SECONDS - t1)) s"
 expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
 ! grep -E '^not ok' "$SCRATCH/lab-run.log" || fail "the fresh run printed failing TAP"
@@ -82,6 +99,7 @@ expect_grep '^numalab run: 2node: [1-9][0-9]* passed, 0 failed' "$SCRATCH/lab-ru
 t2=$SECONDS
 inside 'make check' >"$SCRATCH/check.log" 2>&1 ||
 	{ show_failed_checks; fail "make check failed on a fresh machine"; }
+host_intact
 echo "# make check: $((SECONDS - t2)) s"
 expect_grep '^[0-9]+ passed, 0 failed' "$SCRATCH/check.log"
 echo "# fresh machine in all: $((SECONDS - t0)) s"
