@@ -64,7 +64,7 @@ UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit-san/%)
 # passes its option once, its value quoted (spaces stay in it: TEST='s:a b');
 # the options of a target's *_LISTS repeat, once per word (PATCH='a b' is
 # --patch a --patch b); those of its *_FLAGS are flags (PREALLOC=1).
-# Not options: the operands MATRIX, K, IMAGE, A, B; CMD (after --) and
+# Not options: the operands MATRIX, K, IMAGE, A, B, lab-try's PATCH; CMD (after --) and
 # COMPARE_ARGS go as written.  tests/integration/make-options.sh checks
 # that each name below is an option of its command, and that lab-run knows
 # every option of numalab run.
@@ -86,6 +86,8 @@ SHELL_FLAGS   = prealloc
 BISECT_OPTIONS = ksrc good bad topo test recipe timeout out metric repeat threshold alpha
 MATRIX_OPTIONS = jobs out shard
 MATRIX_FLAGS   = quiet dry-run
+TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard
+TRY_FLAGS      = report
 KERNEL_OPTIONS = arch
 KERNEL_LISTS   = patch
 IMAGE_OPTIONS  = out accel
@@ -94,13 +96,14 @@ RUN_ARGS    = $(call options,$(RUN_OPTIONS),$(RUN_LISTS),$(RUN_FLAGS))
 SHELL_ARGS  = $(call options,$(SHELL_OPTIONS),$(RUN_LISTS),$(SHELL_FLAGS))
 BISECT_ARGS = $(call options,$(BISECT_OPTIONS))
 MATRIX_ARGS = $(MATRIX) $(call options,$(MATRIX_OPTIONS),,$(MATRIX_FLAGS))
+TRY_ARGS    = $(PATCH) $(call options,$(TRY_OPTIONS),,$(TRY_FLAGS))
 # A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
 CMD ?=
 
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/host/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/host/libvirtd with /run/numalab-libvirt))
 
-.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare kernel image check check-full recheck bench fuzz clean
+.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare lab-try kernel image check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -172,6 +175,18 @@ lab-matrix: numalab
 	@for a in $$(./numalab matrix $(MATRIX) --arches $(call options,shard)); do \
 		./numalab setup --quiet --arch $$a && $(MAKE) -s numalab guest GUEST_ARCH=$$a || exit; done
 	./numalab matrix $(MATRIX_ARGS)
+
+# A patch to a verdict (docs/try.md): `make lab-try PATCH='a.patch b.patch'
+# TOPOS=2node,la-2node SUITES=mempolicy EXPECT='bulk_calls decreases'`;
+# the guest binaries first, for every arch the shapes need.
+.PHONY: lab-try
+comma := ,
+TRY_ARCHES = $(sort $(foreach t,$(subst $(comma), ,$(or $(TOPOS),2node,4node)),\
+	$(or $(shell sed -n 's/^arch[[:space:]]*//p' topologies/$(t).topo 2>/dev/null),x86_64)))
+lab-try: numalab
+	@for a in $(TRY_ARCHES); do \
+		./numalab setup --quiet --arch $$a && $(MAKE) -s numalab guest GUEST_ARCH=$$a || exit; done
+	./numalab try $(TRY_ARGS)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
 K    ?= stock

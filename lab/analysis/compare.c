@@ -16,12 +16,15 @@
 #define MAX_DEPTH 8            /* how deep below a root cells are looked for */
 #define NAME_MAX_LEN 160       /* longer guest names are cut */
 
+enum obs_kind { OBS_STATUS, OBS_METRIC, OBS_FACT };
+
 struct cmp_obs {
-	char *key;                 /* topology SEP suite SEP test [SEP metric] */
-	int is_metric;
+	char *key;                 /* topology SEP suite SEP test [SEP metric or fact] */
+	enum obs_kind kind;
 	double value;
 	enum cmp_status status;
 	char *why;
+	char *text;                /* a fact's value; a failure's diagnostic lines; or NULL */
 };
 
 void cmp_options_default(struct cmp_options *o)
@@ -100,10 +103,13 @@ static int load_meta(const char *dir, struct cmp_cell *cell, struct error *err)
 
 /* ---- TAP ---- */
 
+#define DETAIL_MAX_LINES 12        /* diagnostic lines kept per failure: its last ones */
+
 struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
 	struct strvec seen;               /* test names of this suite, for duplicates */
+	struct strvec diag;               /* diagnostic lines since the suite's last result */
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -119,8 +125,9 @@ static void key_part(struct buf *key, const char *part, int last)
 		buf_add(key, (char[]){ KEY_SEP }, 1);
 }
 
-static void add_obs(struct cmp_walk *w, const char *suite, const char *test, const char *metric,
-		    double value, enum cmp_status status, const char *why)
+static struct cmp_obs *add_obs(struct cmp_walk *w, const char *suite, const char *test,
+				const char *metric, enum obs_kind kind, double value,
+				enum cmp_status status, const char *why)
 {
 	struct cmp_side *s = w->side;
 	struct buf key = BUF_INIT;
@@ -139,10 +146,11 @@ static void add_obs(struct cmp_walk *w, const char *suite, const char *test, con
 		key_part(&key, metric, 1);
 	o->key = xstrdup(buf_str(&key));
 	buf_free(&key);
-	o->is_metric = metric != NULL;
+	o->kind = kind;
 	o->value = value;
 	o->status = status;
 	o->why = why && *why ? xstrdup(why) : NULL;
+	return o;
 }
 
 /* A finite number making up all of s (trailing blanks allowed). */
@@ -170,18 +178,30 @@ static void dedupe(struct cmp_walk *w, char *name, size_t size)
 		snprintf(name + strlen(name), size - strlen(name), " [%d]", times);
 }
 
-static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
+/*
+ * "# metric: NAME NUMBER [(comment)]" is a metric; "# metric: NAME WORDS"
+ * ("0-3 -> 0") is a fact, behaviour that is not a number: its WORDS up to
+ * a "(" comment are compared as text.
+ */
+static int metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
 	char name[NAME_MAX_LEN + 1], value[64];
-	int n = 0;
+	int n = 0, start = 0;
 	double v;
 
-	if (sscanf(s, "# metric: %160s %63s %n", name, value, &n) < 2)
-		return;
-	if (n && s[n] && s[n] != '(')
-		return;    /* "3 -> 1" is a before/after note, not a value */
-	if (!parse_number(value, &v))
-		add_obs(w, suite, "", name, v, CMP_PASS, NULL);
+	if (sscanf(s, "# metric: %160s %n%63s %n", name, &start, value, &n) < 2)
+		return 0;
+	if ((!n || !s[n] || s[n] == '(') && !parse_number(value, &v)) {
+		add_obs(w, suite, "", name, OBS_METRIC, v, CMP_PASS, NULL);
+	} else {
+		size_t len = strcspn(s + start, "(");
+
+		while (len && s[start + len - 1] == ' ')
+			len--;
+		add_obs(w, suite, "", name, OBS_FACT, 0, CMP_PASS, NULL)->text =
+			xprintf("%.*s", (int)len, s + start);
+	}
+	return 1;
 }
 
 /* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
@@ -197,7 +217,7 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 	s = colon + 2;
 	if (*s != '{') {
 		if (!parse_number(s, &v))
-			add_obs(w, suite, test, key, v, CMP_PASS, NULL);
+			add_obs(w, suite, test, key, OBS_METRIC, v, CMP_PASS, NULL);
 		return;
 	}
 	map = xstrdup(s + 1);
@@ -209,7 +229,7 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 		if (!c || c == sub || parse_number(c + 2, &v))
 			continue;
 		name = xprintf("%s.%.*s", key, (int)(c - sub), sub);
-		add_obs(w, suite, test, name, v, CMP_PASS, NULL);
+		add_obs(w, suite, test, name, OBS_METRIC, v, CMP_PASS, NULL);
 		free(name);
 	}
 	free(map);
@@ -222,21 +242,40 @@ static enum cmp_status cmp_status_of(enum tap_status s)
 	return s == TAP_SKIP || s == TAP_TODO ? CMP_SKIP : CMP_FAIL;
 }
 
+/* The diagnostic lines a failing test printed before its result, one string. */
+static char *failure_detail(struct cmp_walk *w, enum tap_status st)
+{
+	struct buf b = BUF_INIT;
+	size_t first = w->diag.nr > DETAIL_MAX_LINES ? w->diag.nr - DETAIL_MAX_LINES : 0;
+	char *s;
+
+	if (cmp_status_of(st) != CMP_FAIL || !w->diag.nr)
+		return NULL;
+	for (size_t i = first; i < w->diag.nr; i++)
+		buf_addf(&b, "%s%s", i > first ? "\n" : "", w->diag.items[i]);
+	s = xstrdup(buf_str(&b));
+	buf_free(&b);
+	return s;
+}
+
 /* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
 static void on_result(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 	char name[NAME_MAX_LEN + 16];
+	struct cmp_obs *o;
 
 	if (n->depth == 0) {
-		add_obs(w, n->t->name, "", NULL, 0, cmp_status_of(n->t->status), n->comment);
+		add_obs(w, n->t->name, "", NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
 		return;
 	}
 	if (n->depth != 1 || !n->suites[0][0])
 		return;
 	snprintf(name, sizeof(name), "%s", n->t->name);
 	dedupe(w, name, sizeof(name));
-	add_obs(w, n->suites[0], name, NULL, 0, cmp_status_of(n->t->status), n->comment);
+	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
+	o->text = failure_detail(w, n->t->status);
+	strvec_clear(&w->diag);
 	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
 	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
 		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
@@ -251,14 +290,24 @@ static void on_suite(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 
-	if (n->depth == 0)
+	if (n->depth == 0) {
 		strvec_clear(&w->seen);
+		strvec_clear(&w->diag);
+	}
 }
 
+/* Metrics and facts of a suite; other diagnostics of its tests, kept for their failures. */
 static void on_diag(void *ctx, const struct tap_node *n)
 {
-	if (n->depth == 1 && n->suites[0][0])
-		metric_line(ctx, n->suites[0], n->text);
+	struct cmp_walk *w = ctx;
+
+	if (n->depth < 1 || !n->suites[0][0])
+		return;
+	if (n->depth == 1 && metric_line(w, n->suites[0], n->text))
+		return;
+	if (strncmp(n->text, "# ", 2) || !strncmp(n->text, "# totals:", 9))
+		return;
+	strvec_push(&w->diag, n->text + 2);
 }
 
 static const struct tap_walk_ops cmp_ops = {
@@ -279,6 +328,7 @@ static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 	if (!rc)
 		tap_walk(tap.data ? tap.data : "", tap.len, &cmp_ops, &w);
 	strvec_clear(&w.seen);
+	strvec_clear(&w.diag);
 	buf_free(&tap);
 	return rc;
 }
@@ -602,7 +652,7 @@ struct obs_ref {
 static int cmp_ref(const void *x, const void *y)
 {
 	const struct obs_ref *a = x, *b = y;
-	int r = a->o->is_metric - b->o->is_metric;
+	int r = (int)a->o->kind - (int)b->o->kind;
 
 	if (!r)
 		r = strcmp(a->o->key, b->o->key);
@@ -666,13 +716,58 @@ static void add_test(struct comparison *c, const struct obs_ref *group, size_t n
 	for (size_t i = 0; i < n; i++) {
 		const struct cmp_obs *o = group[i].o;
 		char **why = group[i].side ? &t->why_b : &t->why_a;
+		char **detail = group[i].side ? &t->detail_b : &t->detail_a;
 
 		(group[i].side ? t->b : t->a)[o->status]++;
 		if (o->status != CMP_PASS && o->why && (!*why || o->status == CMP_FAIL)) {
 			free(*why);
 			*why = xstrdup(o->why);
 		}
+		if (o->status == CMP_FAIL && o->text && !*detail)
+			*detail = xstrdup(o->text);
 	}
+}
+
+static int has_value(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		if (!strcmp(v->items[i], s))
+			return 1;
+	return 0;
+}
+
+static int same_values(const struct strvec *a, const struct strvec *b)
+{
+	if (a->nr != b->nr)
+		return 0;
+	for (size_t i = 0; i < a->nr; i++)
+		if (!has_value(b, a->items[i]))
+			return 0;
+	return 1;
+}
+
+/* A fact's distinct values per side, in the order first seen. */
+static void add_fact(struct comparison *c, const struct obs_ref *group, size_t n)
+{
+	struct cmp_fact *f;
+	char *parts[4];
+
+	c->facts = xrealloc(c->facts, (c->nr_facts + 1) * sizeof(*c->facts));
+	f = &c->facts[c->nr_facts++];
+	memset(f, 0, sizeof(*f));
+	split_key(group[0].o->key, parts, 4);
+	f->topology = parts[0];
+	f->suite = parts[1];
+	f->test = parts[2];
+	f->name = parts[3];
+	for (size_t i = 0; i < n; i++) {
+		struct strvec *v = group[i].side ? &f->b : &f->a;
+
+		if (!has_value(v, group[i].o->text))
+			strvec_push(v, group[i].o->text);
+	}
+	f->differs = f->a.nr && f->b.nr && !same_values(&f->a, &f->b);
+	c->nr_facts_differ += f->differs;
 }
 
 static enum cmp_change change_of(const struct cmp_test *t)
@@ -831,11 +926,13 @@ static void build_rows(struct comparison *c)
 		refs[k++] = (struct obs_ref){ &c->b.obs[i], 1 };
 	qsort(refs, n, sizeof(*refs), cmp_ref);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && refs[j].o->is_metric == refs[i].o->is_metric &&
+		for (j = i + 1; j < n && refs[j].o->kind == refs[i].o->kind &&
 				!strcmp(refs[j].o->key, refs[i].o->key); j++)
 			;
-		if (refs[i].o->is_metric)
+		if (refs[i].o->kind == OBS_METRIC)
 			add_metric(c, refs + i, j - i);
+		else if (refs[i].o->kind == OBS_FACT)
+			add_fact(c, refs + i, j - i);
 		else
 			add_test(c, refs + i, j - i);
 	}
@@ -922,6 +1019,7 @@ static void free_side(struct cmp_side *s)
 	for (size_t i = 0; i < s->nr_obs; i++) {
 		free(s->obs[i].key);
 		free(s->obs[i].why);
+		free(s->obs[i].text);
 	}
 	free(s->cells);
 	free(s->obs);
@@ -942,7 +1040,20 @@ void compare_free(struct comparison *c)
 		free(t->placement);
 		free(t->why_a);
 		free(t->why_b);
+		free(t->detail_a);
+		free(t->detail_b);
 	}
+	for (size_t i = 0; i < c->nr_facts; i++) {
+		struct cmp_fact *f = &c->facts[i];
+
+		free(f->topology);
+		free(f->suite);
+		free(f->test);
+		free(f->name);
+		strvec_clear(&f->a);
+		strvec_clear(&f->b);
+	}
+	free(c->facts);
 	for (size_t i = 0; i < c->nr_metrics; i++) {
 		struct cmp_metric *m = &c->metrics[i];
 

@@ -19,7 +19,12 @@
  *     metrics: "key: NUMBER", and "key: {a: N, b: M}" as key.a, key.b;
  *     anything else (strings, "0x.." in quotes) is not a metric;
  *   - "# metric: NAME NUMBER [(comment)]" lines in a suite are metrics of the
- *     suite itself (their test name is "").
+ *     suite itself (their test name is "");
+ *   - "# metric: NAME WORDS" whose WORDS are not one number ("0-3 -> 0") are
+ *     facts: behaviour compared as text, their distinct values per side;
+ *   - the other diagnostic lines a test printed after the suite's previous
+ *     result are its detail when it fails (the last 12 lines): what the
+ *     test said was wrong.
  * Rows are keyed by (topology, suite, test[, metric]); every cell of a side
  * with the same key is a repetition.  The placement is part of the test name
  * ("mcf local thp"); placement is that part, split out for the reports.
@@ -104,7 +109,15 @@ struct cmp_test {
 	char *topology, *suite, *test, *placement;   /* test "" for the suite's own result */
 	unsigned a[CMP_NR_STATUS], b[CMP_NR_STATUS];  /* repetitions by status */
 	char *why_a, *why_b;       /* the first failure's or skip's directive, or NULL */
+	char *detail_a, *detail_b; /* the first failure's diagnostic lines ('\n' between), or NULL */
 	enum cmp_change change;
+};
+
+/* Behaviour that is not a number: a suite's "# metric: NAME WORDS". */
+struct cmp_fact {
+	char *topology, *suite, *test, *name;
+	struct strvec a, b;        /* the distinct values seen on each side, in order */
+	int differs;               /* seen on both sides, and not the same set */
 };
 
 enum cmp_direction { CMP_LOWER_BETTER, CMP_HIGHER_BETTER, CMP_EITHER };
@@ -137,6 +150,8 @@ struct comparison {
 	size_t nr_tests;
 	struct cmp_metric *metrics;   /* by key */
 	size_t nr_metrics;
+	struct cmp_fact *facts;       /* by key */
+	size_t nr_facts, nr_facts_differ;
 	struct strvec notes;       /* what every report must say about the comparison */
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };

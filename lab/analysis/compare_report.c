@@ -1,6 +1,7 @@
 #include "analysis/compare_report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- making untrusted text safe ---- */
@@ -60,14 +61,14 @@ static void escaped(struct buf *out, const char *s, const char *specials, const 
 	buf_free(&clean);
 }
 
-static void html(struct buf *out, const char *s)
+void compare_report_html_text(struct buf *out, const char *s)
 {
 	static const char *const with[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
 
 	escaped(out, s, "&<>\"'", with);
 }
 
-static void json_str(struct buf *out, const char *s)
+void compare_report_json_str(struct buf *out, const char *s)
 {
 	static const char *const with[] = { "\\\"", "\\\\" };
 
@@ -80,7 +81,7 @@ static void json_str(struct buf *out, const char *s)
 	buf_addstr(out, "\"");
 }
 
-static void tap_text(struct buf *out, const char *s)
+void compare_report_tap_text(struct buf *out, const char *s)
 {
 	static const char *const with[] = { "\\#", "\\\\" };
 
@@ -176,6 +177,48 @@ static void text_tests(const struct comparison *c, int failing, struct buf *out)
 			buf_addf(&line, "  (%s)", t->why_b ? t->why_b : t->why_a);
 		compare_report_clean(out, buf_str(&line), 240);
 		buf_addstr(out, "\n");
+		compare_report_text_detail(out, t->detail_b ? t->detail_b : t->detail_a, "      | ");
+		buf_free(&line);
+	}
+}
+
+void compare_report_text_detail(struct buf *out, const char *detail, const char *prefix)
+{
+	for (const char *l = detail ? detail : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		buf_addstr(out, prefix);
+		compare_report_clean(out, line, 200);
+		buf_addstr(out, "\n");
+		free(line);
+	}
+}
+
+void compare_report_fact_values(struct buf *out, const struct strvec *v)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		buf_addf(out, "%s\"%s\"", i ? ", " : "", v->items[i]);
+	if (!v->nr)
+		buf_addstr(out, "-");
+}
+
+/* Facts that differ (differing = 1) or every one. */
+static void text_facts(const struct comparison *c, struct buf *out)
+{
+	buf_addf(out, "\nBehaviour that is not a number (%zu facts, %zu differ):\n", c->nr_facts,
+		 c->nr_facts_differ);
+	for (size_t i = 0; i < c->nr_facts; i++) {
+		const struct cmp_fact *f = &c->facts[i];
+		struct buf line = BUF_INIT;
+
+		buf_addf(&line, "  %-8s ", f->differs ? "differs" : "same");
+		row_label(&line, f->topology, f->suite, f->test);
+		buf_addf(&line, " %s  A: ", f->name);
+		compare_report_fact_values(&line, &f->a);
+		buf_addstr(&line, "  B: ");
+		compare_report_fact_values(&line, &f->b);
+		compare_report_clean(out, buf_str(&line), 300);
+		buf_addstr(out, "\n");
 		buf_free(&line);
 	}
 }
@@ -214,6 +257,8 @@ void compare_report_text(const struct comparison *c, int all, struct buf *out)
 	}
 	if (!shown)
 		buf_addstr(out, "  (none)\n");
+	if (c->nr_facts)
+		text_facts(c, out);
 	buf_addstr(out, "\n");
 	summary_line(c, out);
 	buf_addstr(out, "\n");
@@ -226,13 +271,13 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 	size_t n = 0;
 
 	buf_addstr(out, "TAP version 13\n# numalab compare: A ");
-	tap_text(out, c->a.root);
+	compare_report_tap_text(out, c->a.root);
 	buf_addstr(out, ", B ");
-	tap_text(out, c->b.root);
+	compare_report_tap_text(out, c->b.root);
 	buf_addstr(out, "\n");
 	for (size_t i = 0; i < c->notes.nr; i++) {
 		buf_addstr(out, "# note: ");
-		tap_text(out, c->notes.items[i]);
+		compare_report_tap_text(out, c->notes.items[i]);
 		buf_addstr(out, "\n");
 	}
 	buf_addf(out, "1..%zu\n", c->nr_tests + c->nr_metrics);
@@ -247,7 +292,7 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 		buf_addstr(&label, ", B ");
 		counts(&label, t->b);
 		buf_addstr(&label, ")");
-		tap_text(out, buf_str(&label));
+		compare_report_tap_text(out, buf_str(&label));
 		buf_addstr(out, "\n");
 		buf_free(&label);
 	}
@@ -261,7 +306,7 @@ void compare_report_tap(const struct comparison *c, struct buf *out)
 		change_text(&label, m->change_pct);
 		if (m->welch_valid)
 			buf_addf(&label, " p %.3g q %.3g", m->p, m->q);
-		tap_text(out, buf_str(&label));
+		compare_report_tap_text(out, buf_str(&label));
 		if (m->verdict == CMP_FEW_SAMPLES)
 			buf_addf(out, " # SKIP too few samples to test (A n %zu, B n %zu)", m->sa.n, m->sb.n);
 		buf_addstr(out, "\n");
@@ -285,27 +330,27 @@ static void json_num(struct buf *out, double v)
 static void json_side(const struct cmp_side *s, struct buf *out)
 {
 	buf_addstr(out, "{\"root\": ");
-	json_str(out, s->root);
+	compare_report_json_str(out, s->root);
 	buf_addstr(out, ", \"cells\": [");
 	for (size_t i = 0; i < s->nr_cells; i++) {
 		const struct cmp_cell *cell = &s->cells[i];
 
 		buf_addstr(out, i ? ",\n    {\"dir\": " : "\n    {\"dir\": ");
-		json_str(out, cell->dir);
+		compare_report_json_str(out, cell->dir);
 		buf_addstr(out, ", \"topology\": ");
-		json_str(out, cell->topology);
+		compare_report_json_str(out, cell->topology);
 		buf_addstr(out, ", \"kernel\": ");
-		json_str(out, cell->kernel);
+		compare_report_json_str(out, cell->kernel);
 		buf_addstr(out, ", \"backend\": ");
-		json_str(out, cell->backend);
+		compare_report_json_str(out, cell->backend);
 		buf_addstr(out, ", \"qemu\": ");
-		json_str(out, cell->qemu);
+		compare_report_json_str(out, cell->qemu);
 		buf_addstr(out, ", \"accel\": ");
-		json_str(out, cell->accel);
+		compare_report_json_str(out, cell->accel);
 		buf_addstr(out, ", \"host_numa\": ");
-		json_str(out, cell->host_numa);
+		compare_report_json_str(out, cell->host_numa);
 		buf_addf(out, ", \"emulated_numa\": %s, \"run_state\": ", cell->host_numa ? "false" : "true");
-		json_str(out, cell->run_state);
+		compare_report_json_str(out, cell->run_state);
 		buf_addstr(out, "}");
 	}
 	buf_addstr(out, "]}");
@@ -315,20 +360,60 @@ static void json_key(struct buf *out, const char *topology, const char *suite, c
 		     const char *placement)
 {
 	buf_addstr(out, "{\"topology\": ");
-	json_str(out, topology);
+	compare_report_json_str(out, topology);
 	buf_addstr(out, ", \"suite\": ");
-	json_str(out, suite);
+	compare_report_json_str(out, suite);
 	buf_addstr(out, ", \"test\": ");
-	json_str(out, test);
+	compare_report_json_str(out, test);
 	buf_addstr(out, ", \"placement\": ");
-	json_str(out, placement);
+	compare_report_json_str(out, placement);
 }
 
-static void json_counts(struct buf *out, const unsigned *n, const char *why)
+static void json_counts(struct buf *out, const unsigned *n, const char *why, const char *detail)
 {
 	buf_addf(out, "{\"pass\": %u, \"fail\": %u, \"skip\": %u, \"why\": ", n[CMP_PASS], n[CMP_FAIL],
 		 n[CMP_SKIP]);
-	json_str(out, why);
+	compare_report_json_str(out, why);
+	buf_addstr(out, ", \"detail\": [");
+	for (const char *l = detail ? detail : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		buf_addstr(out, l == detail ? "" : ", ");
+		compare_report_json_str(out, line);
+		free(line);
+	}
+	buf_addstr(out, "]}");
+}
+
+void compare_report_json_test(const struct cmp_test *t, struct buf *out)
+{
+	json_key(out, t->topology, t->suite, t->test, t->placement);
+	buf_addf(out, ", \"change\": \"%s\", \"a\": ", cmp_change_name(t->change));
+	json_counts(out, t->a, t->why_a, t->detail_a);
+	buf_addstr(out, ", \"b\": ");
+	json_counts(out, t->b, t->why_b, t->detail_b);
+	buf_addstr(out, "}");
+}
+
+static void json_values(struct buf *out, const struct strvec *v)
+{
+	buf_addstr(out, "[");
+	for (size_t i = 0; i < v->nr; i++) {
+		buf_addstr(out, i ? ", " : "");
+		compare_report_json_str(out, v->items[i]);
+	}
+	buf_addstr(out, "]");
+}
+
+void compare_report_json_fact(const struct cmp_fact *f, struct buf *out)
+{
+	json_key(out, f->topology, f->suite, f->test, NULL);
+	buf_addstr(out, ", \"fact\": ");
+	compare_report_json_str(out, f->name);
+	buf_addf(out, ", \"differs\": %s, \"a\": ", f->differs ? "true" : "false");
+	json_values(out, &f->a);
+	buf_addstr(out, ", \"b\": ");
+	json_values(out, &f->b);
 	buf_addstr(out, "}");
 }
 
@@ -353,11 +438,11 @@ static void json_sample(struct buf *out, const double *x, size_t n, double mean,
 	buf_addstr(out, "]}");
 }
 
-static void json_metric(const struct cmp_metric *m, struct buf *out)
+void compare_report_json_metric(const struct cmp_metric *m, struct buf *out)
 {
 	json_key(out, m->topology, m->suite, m->test, m->placement);
 	buf_addstr(out, ", \"metric\": ");
-	json_str(out, m->metric);
+	compare_report_json_str(out, m->metric);
 	buf_addf(out, ", \"direction\": \"%s\", \"verdict\": \"%s\", \"a\": ",
 		 cmp_direction_name(m->direction), cmp_verdict_name(m->verdict));
 	json_sample(out, m->a, m->sa.n, m->sa.mean, m->sa.median, m->sa.stddev, m->sa.min, m->sa.max);
@@ -407,7 +492,7 @@ void compare_report_json(const struct comparison *c, struct buf *out)
 	buf_addf(out, "  \"emulated_numa\": %s,\n  \"notes\": [", emulated ? "true" : "false");
 	for (size_t i = 0; i < c->notes.nr; i++) {
 		buf_addstr(out, i ? ",\n    " : "\n    ");
-		json_str(out, c->notes.items[i]);
+		compare_report_json_str(out, c->notes.items[i]);
 	}
 	buf_addstr(out, "],\n  \"a\": ");
 	json_side(&c->a, out);
@@ -421,27 +506,25 @@ void compare_report_json(const struct comparison *c, struct buf *out)
 		const struct cmp_test *t = &c->tests[i];
 
 		buf_addstr(out, i ? ",\n    " : "\n    ");
-		json_key(out, t->topology, t->suite, t->test, t->placement);
-		buf_addf(out, ", \"change\": \"%s\", \"a\": ", cmp_change_name(t->change));
-		json_counts(out, t->a, t->why_a);
-		buf_addstr(out, ", \"b\": ");
-		json_counts(out, t->b, t->why_b);
-		buf_addstr(out, "}");
+		compare_report_json_test(t, out);
 	}
 	buf_addstr(out, "],\n  \"metrics\": [");
 	for (size_t i = 0; i < c->nr_metrics; i++) {
 		buf_addstr(out, i ? ",\n    " : "\n    ");
-		json_metric(&c->metrics[i], out);
+		compare_report_json_metric(&c->metrics[i], out);
+	}
+	buf_addstr(out, "],\n  \"facts\": [");
+	for (size_t i = 0; i < c->nr_facts; i++) {
+		buf_addstr(out, i ? ",\n    " : "\n    ");
+		compare_report_json_fact(&c->facts[i], out);
 	}
 	buf_addstr(out, "]\n}\n");
 }
 
 /* ---- HTML ---- */
 
-static const char html_head[] =
-	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-	"<title>numalab compare</title>\n<style>\n"
+static const char html_style[] =
+	"<style>\n"
 	"body{font:14px sans-serif;margin:1.5em;color:#222}\n"
 	"table{border-collapse:collapse;margin:.5em 0}\n"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:middle}\n"
@@ -450,7 +533,22 @@ static const char html_head[] =
 	".regressed,.changed,.broken,.fixed,.gone,.new{background:#fdd}\n"
 	".improved{background:#dfd}\n"
 	"svg text{font:10px sans-serif}\n"
+	"pre{margin:0;font-size:12px;white-space:pre-wrap}\n"
+	".verdict{font-size:18px;padding:.4em 1em;border:2px solid #888}\n"
+	".verdict.bad{border-color:#c00;background:#fdd}.verdict.good{border-color:#080;background:#dfd}\n"
 	"</style></head><body>\n";
+
+void compare_report_html_head(struct buf *out, const char *title)
+{
+	buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		   "style-src 'unsafe-inline'\">\n<title>");
+	compare_report_html_text(out, title);
+	buf_addstr(out, "</title>\n");
+	buf_addstr(out, html_style);
+}
+
+
 
 #define CHART_W 260
 #define CHART_X0 18
@@ -497,7 +595,7 @@ static void chart_side(struct buf *out, const struct chart_scale *s, const char 
 			 chart_x(s, x[i]), y + 6);
 }
 
-static void html_chart(const struct cmp_metric *m, struct buf *out)
+void compare_report_html_chart(const struct cmp_metric *m, struct buf *out)
 {
 	struct chart_scale s = { 0, 0 };
 	double hi = 0;
@@ -507,7 +605,7 @@ static void html_chart(const struct cmp_metric *m, struct buf *out)
 	s.range = hi - s.lo > 0 ? hi - s.lo : 1;
 	buf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"34\" "
 		 "viewBox=\"0 0 %d 34\" role=\"img\"><title>", CHART_W, CHART_W);
-	html(out, m->metric);
+	compare_report_html_text(out, m->metric);
 	buf_addf(out, ": A %.4g &#177; %.2g (n %zu), B %.4g &#177; %.2g (n %zu); axis %.4g to %.4g</title>",
 		 m->sa.mean, m->sa.stddev, m->sa.n, m->sb.mean, m->sb.stddev, m->sb.n, s.lo, hi);
 	chart_side(out, &s, "A", 3, "#8ab", m->a, m->sa.n, m->sa.mean, m->sa.stddev);
@@ -518,8 +616,57 @@ static void html_chart(const struct cmp_metric *m, struct buf *out)
 static void html_cell(struct buf *out, const char *s)
 {
 	buf_addstr(out, "<td>");
-	html(out, s);
+	compare_report_html_text(out, s);
 	buf_addstr(out, "</td>");
+}
+
+static void html_label(struct buf *out, const char *topology, const char *suite, const char *test);
+
+void compare_report_html_why(struct buf *out, const struct cmp_test *t)
+{
+	const char *why = t->why_b ? t->why_b : t->why_a, *detail = t->detail_b ? t->detail_b : t->detail_a;
+
+	buf_addstr(out, "<td>");
+	compare_report_html_text(out, why ? why : "");
+	if (detail) {
+		buf_addstr(out, "<pre>");
+		for (const char *l = detail; *l; l = next_line(l)) {
+			char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+			compare_report_html_text(out, line);
+			buf_addstr(out, "\n");
+			free(line);
+		}
+		buf_addstr(out, "</pre>");
+	}
+	buf_addstr(out, "</td>");
+}
+
+void compare_report_html_facts(const struct comparison *c, const char *topology, struct buf *out)
+{
+	struct buf tmp = BUF_INIT;
+
+	buf_addstr(out, "<table><tr><th></th><th>topology</th><th>suite</th><th>test</th><th>fact</th>"
+		   "<th>A</th><th>B</th></tr>\n");
+	for (size_t i = 0; i < c->nr_facts; i++) {
+		const struct cmp_fact *f = &c->facts[i];
+
+		if (topology && strcmp(f->topology, topology))
+			continue;
+		buf_addf(out, "<tr class=\"%s\"><td>%s</td>", f->differs ? "changed" : "same",
+			 f->differs ? "differs" : "same");
+		html_label(out, f->topology, f->suite, f->test);
+		html_cell(out, f->name);
+		compare_report_fact_values(&tmp, &f->a);
+		html_cell(out, buf_str(&tmp));
+		tmp.len = 0;
+		compare_report_fact_values(&tmp, &f->b);
+		html_cell(out, buf_str(&tmp));
+		tmp.len = 0;
+		buf_addstr(out, "</tr>\n");
+	}
+	buf_addstr(out, "</table>\n");
+	buf_free(&tmp);
 }
 
 static void html_label(struct buf *out, const char *topology, const char *suite, const char *test)
@@ -554,13 +701,13 @@ static void html_tests(const struct comparison *c, int failing, const char *head
 		counts(&tmp, t->b);
 		html_cell(out, buf_str(&tmp));
 		buf_free(&tmp);
-		html_cell(out, t->why_b ? t->why_b : t->why_a ? t->why_a : "");
+		compare_report_html_why(out, t);
 		buf_addstr(out, "</tr>\n");
 	}
 	buf_addstr(out, "</table>\n");
 }
 
-static void html_metric(const struct cmp_metric *m, struct buf *out)
+void compare_report_html_metric(const struct cmp_metric *m, struct buf *out)
 {
 	buf_addf(out, "<tr class=\"%s\"><td>%s</td>", cmp_verdict_name(m->verdict),
 		 cmp_verdict_name(m->verdict));
@@ -576,7 +723,7 @@ static void html_metric(const struct cmp_metric *m, struct buf *out)
 	if (m->ci_valid)
 		buf_addf(out, "%+.1f%% .. %+.1f%%", m->ci_lo, m->ci_hi);
 	buf_addstr(out, "</td><td>");
-	html_chart(m, out);
+	compare_report_html_chart(m, out);
 	buf_addstr(out, "</td></tr>\n");
 }
 
@@ -601,20 +748,20 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 
-	buf_addstr(out, html_head);
+	compare_report_html_head(out, "numalab compare");
 	buf_addstr(out, "<h1>numalab compare</h1>\n<p>A: <code>");
-	html(out, c->a.root);
+	compare_report_html_text(out, c->a.root);
 	buf_addf(out, "</code> (%zu cells) &#8212; B: <code>", c->a.nr_cells);
-	html(out, c->b.root);
+	compare_report_html_text(out, c->b.root);
 	buf_addf(out, "</code> (%zu cells)</p>\n<div class=\"notes\"><ul>\n", c->b.nr_cells);
 	for (size_t i = 0; i < c->notes.nr; i++) {
 		buf_addstr(out, "<li>");
-		html(out, c->notes.items[i]);
+		compare_report_html_text(out, c->notes.items[i]);
 		buf_addstr(out, "</li>\n");
 	}
 	buf_addstr(out, "</ul></div>\n<p>");
 	summary_line(c, &tmp);
-	html(out, buf_str(&tmp));
+	compare_report_html_text(out, buf_str(&tmp));
 	buf_free(&tmp);
 	buf_addf(out, ". Significant: %s at alpha %g and a change of at least %g%%.</p>\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
@@ -631,9 +778,15 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 			enum cmp_verdict v = c->metrics[i].verdict;
 
 			if ((v == CMP_REGRESSED || v == CMP_CHANGED || v == CMP_IMPROVED) == flagged)
-				html_metric(&c->metrics[i], out);
+				compare_report_html_metric(&c->metrics[i], out);
 		}
-	buf_addstr(out, "</table>\n<h2>Cells</h2>\n<table><tr><th>side</th><th>directory</th>"
+	buf_addstr(out, "</table>\n");
+	if (c->nr_facts) {
+		buf_addf(out, "<h2>Behaviour that is not a number (%zu facts, %zu differ)</h2>\n", c->nr_facts,
+			 c->nr_facts_differ);
+		compare_report_html_facts(c, NULL, out);
+	}
+	buf_addstr(out, "<h2>Cells</h2>\n<table><tr><th>side</th><th>directory</th>"
 		   "<th>topology</th><th>kernel</th><th>backend</th><th>qemu</th><th>accel</th><th>host NUMA</th></tr>\n");
 	html_cells(&c->a, "A", out);
 	html_cells(&c->b, "B", out);

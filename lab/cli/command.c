@@ -58,6 +58,11 @@ int command_exit_matrix(enum matrix_verdict v)
 	return v == MATRIX_PASSED ? EXIT_PASS : v == MATRIX_FAILED ? EXIT_FAIL : EXIT_HARNESS;
 }
 
+int command_exit_try(enum try_verdict v)
+{
+	return v == TRY_NO_REGRESSION ? EXIT_PASS : v == TRY_REGRESSION ? EXIT_FAIL : EXIT_HARNESS;
+}
+
 int command_fail(const char *cmd, const struct error *err)
 {
 	fprintf(stderr, "numalab %s: %s\n", cmd, err->msg);

@@ -14,6 +14,7 @@
 #include "analysis/compare.h"
 #include "drive/matrix_run.h"
 #include "drive/run.h"
+#include "drive/try.h"
 #include "host/toolroot.h"
 
 enum {
@@ -53,6 +54,9 @@ int command_exit_compare(enum compare_result r);
 
 /* A matrix's verdict: EXIT_PASS, EXIT_FAIL, or EXIT_HARNESS when incomplete (docs/exit-codes.md). */
 int command_exit_matrix(enum matrix_verdict v);
+
+/* try's verdict: EXIT_PASS no regression, EXIT_FAIL a regression, EXIT_HARNESS incomplete. */
+int command_exit_try(enum try_verdict v);
 
 /* Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err). */
 int command_fail(const char *cmd, const struct error *err);
@@ -100,6 +104,7 @@ int cmd_bisect(int argc, char **argv);
 int cmd_bisect_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_try(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);

@@ -35,7 +35,9 @@ struct mcell {
 };
 
 struct build_job {
+	const struct matrix_kernel *k;
 	const char *spec;
+	const char *name;        /* in messages: the spec, or with patches the label */
 	const char *arch;
 	char log[4200];
 	char failed[512];
@@ -49,6 +51,7 @@ struct mrun {
 	struct mcell *cells;
 	int nr_cells, shard, nr_shards, quiet;
 	int jobs, next, done, to_run;
+	double cells_start;      /* when the first cell of this invocation started */
 	unsigned long long mem_budget, mem_used;
 	int *host_used;
 	struct build_job *builds;
@@ -152,6 +155,11 @@ static int check_names(struct mrun *r, struct error *err)
 		if (!known)
 			rc = error_input(err, "%s:%d: kernel '%s' is not a name in %s, a recipe in kernels/recipes/ "
 					 "nor an existing file", m->path, k->line, k->spec, KERNEL_LOCK_FILE);
+		for (size_t p = 0; p < k->patches.nr && !rc; p++)
+			if (!file_exists(k->patches.items[p]))
+				rc = error_input(err, "%s:%d: patch file %s does not exist (relative names are "
+						 "read from the matrix file's folder)", m->path, k->patch_line,
+						 k->patches.items[p]);
 	}
 	buf_free(&text);
 	free(lock);
@@ -211,6 +219,8 @@ void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const
 		strvec_pushf(argv, "--accel=%s", matrix_accel_name(c->accel));
 	if (k->append[0])
 		strvec_pushf(argv, "--append=%s", k->append);
+	for (size_t p = 0; p < k->patches.nr; p++)
+		strvec_pushf(argv, "--patch=%s", k->patches.items[p]);
 	if (host >= 0 && strcmp(m->hosts[host].uri, "local")) {
 		strvec_push(argv, "--backend=libvirt");
 		strvec_pushf(argv, "--uri=%s", m->hosts[host].uri);
@@ -292,6 +302,17 @@ static int is_recipe_kernel(const struct kernel_lock *lock, const char *spec, co
 	       kbuild_has_recipe(lab_root(), spec);
 }
 
+/* Two kernels of the matrix that are one build: the same spec and patches. */
+static int same_build(const struct matrix_kernel *a, const struct matrix_kernel *b)
+{
+	if (strcmp(a->spec, b->spec) || a->patches.nr != b->patches.nr)
+		return 0;
+	for (size_t p = 0; p < a->patches.nr; p++)
+		if (strcmp(a->patches.items[p], b->patches.items[p]))
+			return 0;
+	return 1;
+}
+
 static void plan_builds(struct mrun *r)
 {
 	struct kernel_lock *lock = xcalloc(1, sizeof(*lock));
@@ -304,19 +325,22 @@ static void plan_builds(struct mrun *r)
 		lock->nr = 0;
 	r->builds = xcalloc((size_t)(r->nr_cells ? r->nr_cells : 1), sizeof(*r->builds));
 	for (int i = 0; i < r->nr_cells; i++) {
-		const char *spec = r->m.kernels[r->cells[i].c.kernel].spec, *arch = cell_arch(r, &r->cells[i]);
+		const struct matrix_kernel *k = &r->m.kernels[r->cells[i].c.kernel];
+		const char *arch = cell_arch(r, &r->cells[i]);
 		int seen = 0;
 
-		if (!r->cells[i].todo || !is_recipe_kernel(lock, spec, arch))
+		if (!r->cells[i].todo || !is_recipe_kernel(lock, k->spec, arch))
 			continue;
 		for (int b = 0; b < r->nr_builds; b++)
-			seen |= !strcmp(r->builds[b].spec, spec) && !strcmp(r->builds[b].arch, arch);
+			seen |= same_build(r->builds[b].k, k) && !strcmp(r->builds[b].arch, arch);
 		if (seen)
 			continue;
-		r->builds[r->nr_builds].spec = spec;
+		r->builds[r->nr_builds].k = k;
+		r->builds[r->nr_builds].spec = k->spec;
+		r->builds[r->nr_builds].name = k->patches.nr ? k->label : k->spec;
 		r->builds[r->nr_builds].arch = arch;
 		snprintf(r->builds[r->nr_builds].log, sizeof(r->builds[0].log), "%s/kernels/%s.%s.log",
-			 r->out, spec, arch);
+			 r->out, r->builds[r->nr_builds].name, arch);
 		r->nr_builds++;
 	}
 	buf_free(&text);
@@ -336,9 +360,11 @@ static int next_build(void *ctx, struct parallel_task *task)
 	strvec_push(&task->argv, "build");
 	strvec_push(&task->argv, b->spec);
 	strvec_pushf(&task->argv, "--arch=%s", b->arch);
+	for (size_t p = 0; p < b->k->patches.nr; p++)
+		strvec_pushf(&task->argv, "--patch=%s", b->k->patches.items[p]);
 	snprintf(task->log, sizeof(task->log), "%s", b->log);
 	task->data = b;
-	progress("kernel %s for %s (log %s)", b->spec, b->arch, b->log);
+	progress("kernel %s for %s (log %s)", b->name, b->arch, b->log);
 	return PARALLEL_START;
 }
 
@@ -349,14 +375,14 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 	(void)ctx;
 	if (end->code == 0) {
-		progress("kernel %s for %s ready (%.1f s)", b->spec, b->arch, end->elapsed_s);
+		progress("kernel %s for %s ready (%.1f s)", b->name, b->arch, end->elapsed_s);
 		return;
 	}
 	if (end->code < 0)
 		snprintf(last, sizeof(last), "%s", end->err->msg);
 	else
 		file_last_line(b->log, last, sizeof(last));
-	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->spec,
+	snprintf(b->failed, sizeof(b->failed), "kernel %s (%s) build failed: %.200s; see %.200s", b->name,
 		 b->arch, last, b->log);
 	warning("%s", b->failed);
 }
@@ -383,7 +409,7 @@ static int build_kernels(struct mrun *r)
 		struct mcell *c = &r->cells[i];
 
 		for (int b = 0; b < r->nr_builds && c->todo; b++)
-			if (r->builds[b].failed[0] && !strcmp(r->builds[b].spec, r->m.kernels[c->c.kernel].spec) &&
+			if (r->builds[b].failed[0] && same_build(r->builds[b].k, &r->m.kernels[c->c.kernel]) &&
 			    !strcmp(r->builds[b].arch, cell_arch(r, c))) {
 				snprintf(c->not_run, sizeof(c->not_run), "%s", r->builds[b].failed);
 				c->todo = 0;
@@ -473,6 +499,21 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 			       cd->tap.len, cd->last_log, reason, cap);
 }
 
+/* "; ~3 min left": the cells left at the pace of those done so far ("" when none are left). */
+static const char *time_left(const struct mrun *r)
+{
+	static char text[64];
+	double left = r->done ? (now_s() - r->cells_start) / r->done * (r->to_run - r->done) : 0;
+
+	if (r->done >= r->to_run)
+		return "";
+	if (left < 90)
+		snprintf(text, sizeof(text), "; ~%.0f s left", left);
+	else
+		snprintf(text, sizeof(text), "; ~%.0f min left", left / 60);
+	return text;
+}
+
 static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
 {
 	struct mrun *r = ctx;
@@ -501,9 +542,9 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
 	if (!r->quiet)
 		print_log(r, c, task->log);
-	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s\n", r->done,
+	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s%s\n", r->done,
 	     r->to_run, c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped,
-	     end->elapsed_s, *reason ? ": " : "", reason);
+	     end->elapsed_s, *reason ? ": " : "", reason, time_left(r));
 	celldir_free(&cd);
 }
 
@@ -552,6 +593,7 @@ static int run_cells(struct mrun *r, int asked_jobs)
 		return 0;
 	choose_jobs(r, asked_jobs);
 	pp.jobs = r->jobs;
+	r->cells_start = now_s();
 	r->host_used = xcalloc((size_t)(r->m.nr_hosts + 1), sizeof(int));
 	return parallel_run(&pp);
 }

@@ -820,13 +820,88 @@ static void error_lines(const char *log, int max, struct buf *out)
 	buf_free(&text);
 }
 
-/* Once a second: the time so far and the log's last line (a terminal's sink shows it in place). */
-static void show_progress(const struct build *b, double start)
+/*
+ * A build's progress, once a second: its phase (the verb of make's last
+ * line), and how far along it is, estimated by the log's lines against the
+ * most a build of this work tree has written (BUILD_LINES_FILE; none the
+ * first time): a cold build writes about as many lines as the last cold
+ * one, an incremental one finishes early, so the estimate only ever errs
+ * short of 100%.
+ */
+#define BUILD_LINES_FILE "build.lines"
+
+static long count_lines(const char *path)
 {
-	char line[160];
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	long n = 0;
+
+	if (!read_file(path, &b, &ignored))
+		for (size_t i = 0; i < b.len; i++)
+			n += b.data[i] == '\n';
+	buf_free(&b);
+	return n;
+}
+
+static long expected_lines(const struct build *b)
+{
+	char *path = xprintf("%s/" BUILD_LINES_FILE, b->work);
+	struct buf text = BUF_INIT;
+	struct error ignored;
+	long n = 0;
+
+	if (!read_file(path, &text, &ignored))
+		n = strtol(buf_str(&text), NULL, 10);
+	buf_free(&text);
+	free(path);
+	return n > 0 ? n : 0;
+}
+
+static void remember_lines(const struct build *b, long expected)
+{
+	long now = count_lines(b->log);
+	char *path = xprintf("%s/" BUILD_LINES_FILE, b->work), text[32];
+	struct error ignored;
+
+	if (now > expected) {
+		snprintf(text, sizeof(text), "%ld\n", now);
+		write_file_atomic(path, text, strlen(text), &ignored);
+	}
+	free(path);
+}
+
+static const char *phase_of(const char *line)
+{
+	static const struct { const char *verb, *phase; } phases[] = {
+		{ "CC", "compiling" }, { "AS", "compiling" }, { "AR", "archiving" }, { "LD", "linking" },
+		{ "HOSTCC", "host tools" }, { "HOSTLD", "host tools" }, { "GEN", "generating" },
+		{ "WRAP", "headers" }, { "SYSHDR", "headers" }, { "SYSTBL", "headers" }, { "UPD", "headers" },
+		{ "OBJCOPY", "image" }, { "ZSTD", "image" }, { "GZIP", "image" }, { "BUILD", "image" },
+		{ "MODPOST", "linking" }, { "KSYMS", "linking" }, { "SORTTAB", "linking" },
+	};
+	size_t n = strspn(line, " ");
+
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		size_t len = strlen(phases[i].verb);
+
+		if (!strncmp(line + n, phases[i].verb, len) && line[n + len] == ' ')
+			return phases[i].phase;
+	}
+	return "building";
+}
+
+static void show_progress(const struct build *b, double start, long expected)
+{
+	char line[160], pct[16] = "";
 
 	file_last_line(b->log, line, sizeof(line));
-	progress_status("[%5.0fs] building %s (%s): %.80s", now_s() - start, b->name, b->a->arch, line);
+	if (expected) {
+		long done = 100 * count_lines(b->log) / expected;
+
+		snprintf(pct, sizeof(pct), " ~%ld%%", done > 99 ? 99 : done);
+	}
+	progress_status("[%5.0fs] %s %s (%s)%s: %.70s", now_s() - start, phase_of(line), b->name, b->a->arch,
+			pct, line);
 }
 
 static int make_image(struct build *b, struct error *err)
@@ -836,6 +911,7 @@ static int make_image(struct build *b, struct error *err)
 	struct strvec argv = STRVEC_INIT, full = STRVEC_INIT;
 	struct proc p;
 	double start = now_s();
+	long expected = expected_lines(b);
 	int fd, rc, pidfd;
 
 	snprintf(jobs, sizeof(jobs), "-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -857,7 +933,7 @@ static int make_image(struct build *b, struct error *err)
 
 			if (pidfd < 0 ? (sleep(1), kill(p.pid, 0) && errno == ESRCH) : poll(&pfd, 1, 1000) > 0)
 				break;
-			show_progress(b, start);
+			show_progress(b, start, expected);
 		}
 		if (pidfd >= 0)
 			close(pidfd);
@@ -865,6 +941,8 @@ static int make_image(struct build *b, struct error *err)
 			proc_kill(&p);
 		rc = proc_wait(&p, err);
 		progress_status("%s", "");
+		if (!rc)
+			remember_lines(b, expected);
 	}
 	if (rc > 0 && interrupt_caught()) {
 		rc = error_set(err, "building %s for %s: interrupted (signal %d); the next build "

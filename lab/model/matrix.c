@@ -137,6 +137,35 @@ static int parse_kernel(struct parse_ctx *c, char **tok, int n)
 	return 0;
 }
 
+/* `patch LABEL FILE...`: once per kernel, after its `kernel` line. */
+static int parse_patch(struct parse_ctx *c, char **tok, int n)
+{
+	struct matrix *m = c->m;
+	struct matrix_kernel *k = NULL;
+	const char *slash = strrchr(m->path, '/');
+
+	if (n < 3)
+		return error_input(c->err, "%s:%d: patch takes LABEL FILE... (e.g. `patch fixed fix.patch`)",
+				   c->path, c->line);
+	for (int i = 0; i < m->nr_kernels; i++)
+		if (!strcmp(m->kernels[i].label, tok[1]))
+			k = &m->kernels[i];
+	if (!k)
+		return error_input(c->err, "%s:%d: patch for kernel '%s', which no earlier `kernel` line declares; "
+				   "declare it first (`kernel %s = SPEC`)", c->path, c->line, tok[1], tok[1]);
+	if (k->patch_line)
+		return error_input(c->err, "%s:%d: kernel '%s' has its patches on line %d already; list them on one line",
+				   c->path, c->line, tok[1], k->patch_line);
+	k->patch_line = c->line;
+	for (int i = 2; i < n; i++) {
+		if (tok[i][0] == '/' || !slash)
+			strvec_push(&k->patches, tok[i]);
+		else
+			strvec_pushf(&k->patches, "%.*s/%s", (int)(slash - m->path), m->path, tok[i]);
+	}
+	return 0;
+}
+
 static int parse_number(struct parse_ctx *c, const char *what, const char *s, int min, int max,
 			int *out)
 {
@@ -236,6 +265,8 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		return add_topos_or_suites(c, MATRIX_SUITE, tok, n);
 	if (!strcmp(tok[0], "kernel"))
 		return parse_kernel(c, tok, n);
+	if (!strcmp(tok[0], "patch"))
+		return parse_patch(c, tok, n);
 	if (!strcmp(tok[0], "exclude"))
 		return parse_rule(c, MATRIX_EXCLUDE, tok, n);
 	if (!strcmp(tok[0], "repeat"))
@@ -246,7 +277,7 @@ static int parse_line(struct parse_ctx *c, char **tok, int n)
 		return parse_rule(c, MATRIX_ACCEL, tok, n);
 	if (!strcmp(tok[0], "host"))
 		return parse_host(c, tok, n);
-	return error_input(c->err, "%s:%d: unknown statement '%s'; use topology, kernel, suite, exclude, "
+	return error_input(c->err, "%s:%d: unknown statement '%s'; use topology, kernel, patch, suite, exclude, "
 			   "repeat, timeout, accel or host (docs/matrix.md)", c->path, c->line, tok[0]);
 }
 
@@ -335,6 +366,8 @@ fail:
 void matrix_free(struct matrix *m)
 {
 	free(m->topos);
+	for (int i = 0; i < m->nr_kernels; i++)
+		strvec_clear(&m->kernels[i].patches);
 	free(m->kernels);
 	free(m->suites);
 	free(m->rules);

@@ -9,6 +9,8 @@
  *                                 (lock name, RECIPE[+FRAGMENT]); the label is the spec
  *   kernel LABEL = SPEC [ARG...]  a labelled kernel: a path, or SPEC booted with
  *                                 extra kernel command-line ARGs
+ *   patch LABEL FILE...           FILEs' patches on top of kernel LABEL (built from
+ *                                 source), in order; FILE relative to the matrix file
  *   suite NAME...                 guest test suites (tests/NAME/), one per cell
  *   exclude KEY=GLOB...           drop the cells matching every KEY=GLOB
  *   repeat N [KEY=GLOB...]        run matching cells N times (default 1)
@@ -20,8 +22,8 @@
  * repeat and timeout the last matching line wins.  Every GLOB must match a
  * declared name, so a typo is an error, not a silently bigger matrix.
  *
- * Pure: no I/O.  Whether topologies, kernels and suites exist is the
- * caller's to check.  Errors are "FILE:LINE: what is wrong; what to do".
+ * Pure: no I/O.  Whether topologies, kernels, suites and patch files exist
+ * is the caller's to check.  Errors are "FILE:LINE: what is wrong; what to do".
  *
  * Cells come out of matrix_expand() in declaration order (topology, then
  * kernel, then suite, then repetition) with ids "TOPO.KERNEL.SUITE.rN"; the
@@ -43,7 +45,9 @@ struct matrix_kernel {
 	char label[MATRIX_NAME_MAX];   /* in cell ids */
 	char spec[1024];               /* --kernel */
 	char append[1024];             /* --append; "" none */
+	struct strvec patches;         /* --patch files, relative ones joined to the matrix's folder */
 	int line;
+	int patch_line;                /* its `patch` statement; 0 none */
 };
 
 enum matrix_rule_kind { MATRIX_EXCLUDE, MATRIX_REPEAT, MATRIX_TIMEOUT, MATRIX_ACCEL };

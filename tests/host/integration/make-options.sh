@@ -8,7 +8,7 @@ var() { make -s --no-print-directory --eval="print-var: ; @echo \$($1)" print-va
 has_option() { $NUMALAB "$1" --help | grep -qE -- "^  --$2( |\$)"; }
 options_of() { $NUMALAB "$1" --help | sed -nE 's/^  --([a-z-]+).*/\1/p'; }
 
-for t in RUN SHELL BISECT MATRIX KERNEL IMAGE; do
+for t in RUN SHELL BISECT MATRIX TRY KERNEL IMAGE; do
 	cmd=$(echo "$t" | tr A-Z a-z)
 	names="$(var ${t}_OPTIONS) $(var ${t}_LISTS) $(var ${t}_FLAGS)"
 	[ "$t" = SHELL ] && names="$names $(var RUN_LISTS)"
@@ -48,4 +48,8 @@ expect_rc 0 make -n lab-run
 expect_grep '^\./numalab run --topo "2node" *$' "$SCRATCH/out"
 expect_rc 0 make -n lab-bisect PREALLOC=1
 expect_grep '^\./numalab bisect --topo "2node" --recipe "stock" *$' "$SCRATCH/out"
+# lab-try: the patches are operands, a claim with a space stays one option.
+expect_rc 0 make -n lab-try PATCH='a.patch b.patch' TOPOS=2node,la-2node EXPECT='bulk_calls decreases' REPORT=1
+expect_grep '^\./numalab try a\.patch b\.patch --topos "2node,la-2node" --expect "bulk_calls decreases" --report *$' "$SCRATCH/out"
+expect_grep 'GUEST_ARCH=\$a' "$SCRATCH/out"
 echo "make-options: ok"

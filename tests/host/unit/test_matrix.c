@@ -54,6 +54,23 @@ UNIT_TEST(expansion_order_and_ids)
 	matrix_free(&m);
 }
 
+/* Patch files are read from the matrix file's folder unless absolute. */
+UNIT_TEST(patches_are_relative_to_the_matrix_file)
+{
+	static const char text[] = "topology 2node\nkernel stock\nkernel fixed = stock\n"
+				   "patch fixed 0001-a.patch /tmp/0002-b.patch\nsuite mempolicy\n";
+	struct matrix m;
+	struct error err;
+
+	CHECK_INT(matrix_parse("out/try/try.matrix", text, strlen(text), &m, &err), 0);
+	CHECK_INT((int)m.kernels[0].patches.nr, 0);
+	CHECK_INT((int)m.kernels[1].patches.nr, 2);
+	CHECK_STR(m.kernels[1].patches.items[0], "out/try/0001-a.patch");
+	CHECK_STR(m.kernels[1].patches.items[1], "/tmp/0002-b.patch");
+	CHECK_INT(m.kernels[1].patch_line, 4);
+	matrix_free(&m);
+}
+
 UNIT_TEST(exclude_repeat_timeout_last_match_wins)
 {
 	struct matrix m;
@@ -103,6 +120,10 @@ UNIT_TEST(parse_errors_name_file_and_line)
 		{ "kernel /boot/vmlinuz\n", "t.matrix:1: kernel name '/boot/vmlinuz' must be 1..63 of [A-Za-z0-9_+-]; label a path" },
 		{ "kernel x =\n", "t.matrix:1: `kernel LABEL = SPEC [ARG...]` needs a SPEC" },
 		{ "kernel a b = c\n", "t.matrix:1: '=' only follows the first word" },
+		{ "patch x fix.patch\n", "t.matrix:1: patch for kernel 'x', which no earlier `kernel` line declares" },
+		{ "kernel x = stock\npatch x\n", "t.matrix:2: patch takes LABEL FILE..." },
+		{ "kernel x = stock\npatch x a.patch\npatch x b.patch\n",
+		  "t.matrix:3: kernel 'x' has its patches on line 2 already" },
 		{ "\n\nsuite\n", "t.matrix:3: suite takes one or more names" },
 		{ "exclude\n", "t.matrix:1: exclude takes KEY=GLOB" },
 		{ "exclude arch=la*\n", "t.matrix:1: 'arch=la*' is not KEY=GLOB" },
@@ -622,7 +643,8 @@ UNIT_TEST(parallel_interrupt_lets_children_record_it)
 	unlink(log);
 }
 
-UNIT_MAIN(UNIT_CASE(expansion_order_and_ids), UNIT_CASE(exclude_repeat_timeout_last_match_wins),
+UNIT_MAIN(UNIT_CASE(expansion_order_and_ids), UNIT_CASE(patches_are_relative_to_the_matrix_file),
+	  UNIT_CASE(exclude_repeat_timeout_last_match_wins),
 	  UNIT_CASE(parse_errors_name_file_and_line), UNIT_CASE(hostile_input_is_rejected_cleanly),
 	  UNIT_CASE(hosts_parse), UNIT_CASE(shards_partition_the_cells), UNIT_CASE(shard_option),
 	  UNIT_CASE(shipped_matrices), UNIT_CASE(cell_verdicts), UNIT_CASE(merged_tap_confines_hostile_cell_tap),

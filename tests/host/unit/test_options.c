@@ -268,6 +268,8 @@ static const char matrix_text[] =
 	"topology 4node\n"
 	"kernel debian\n"
 	"kernel debian-thp = debian transparent_hugepage=madvise numa_balancing=enable\n"
+	"kernel fixed = stock\n"
+	"patch fixed patches/seed000-mm-commits.mail ../../../kernels/patches/khugepaged-numa/0001-mm-khugepaged-sched-to-numa-node-when-collapse-huge-page.patch\n"
 	"suite topology\n"
 	"suite mempolicy\n"
 	"repeat 2\n"
@@ -281,15 +283,15 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 	struct matrix m;
 	struct matrix_cell *cells;
 	struct error err;
-	int n, remote = 0, tcg = 0, timed = 0;
+	int n, remote = 0, tcg = 0, timed = 0, patched = 0;
 
-	if (matrix_parse("test.matrix", matrix_text, sizeof(matrix_text) - 1, &m, &err)) {
+	if (matrix_parse("tests/host/unit/test.matrix", matrix_text, sizeof(matrix_text) - 1, &m, &err)) {
 		printf("#   %s\n", err.msg);
 		CHECK(0);
 		return;
 	}
 	matrix_expand(&m, &cells, &n);
-	CHECK_INT(n, 2 * 2 * 2 * 2);
+	CHECK_INT(n, 2 * 3 * 2 * 2);
 	for (int i = 0; i < n; i++) {
 		const struct matrix_cell *c = &cells[i];
 		const struct matrix_kernel *k = &m.kernels[c->kernel];
@@ -310,6 +312,10 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 			CHECK_INT(rc.o.timeout_s, c->timeout_s);
 			CHECK_STR(rc.o.accel, matrix_accel_name(c->accel));
 			CHECK_STR(rc.o.append ? rc.o.append : "", k->append);
+			CHECK_INT(rc.o.nr_patches, (int)k->patches.nr);
+			for (int p = 0; p < rc.o.nr_patches && p < (int)k->patches.nr; p++)
+				CHECK_STR(rc.o.patches[p], k->patches.items[p]);
+			patched += rc.o.nr_patches == 2;
 			CHECK(!rc.o.exec_argv && !rc.o.shell && !rc.quiet);
 			if (strcmp(m.hosts[host].uri, "local")) {
 				CHECK_STR(rc.o.backend, "libvirt");
@@ -326,7 +332,7 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 		free(dir);
 	}
 	/* The matrix above exercised every optional part. */
-	CHECK(remote && tcg && timed && tcg < n && timed < n);
+	CHECK(remote && tcg && timed && patched && tcg < n && timed < n && patched < n);
 	free(cells);
 	matrix_free(&m);
 }
