@@ -13,7 +13,12 @@ guest_keys() { sed -n 's/^guest: \([^:]*\):.*/\1/p' "$1" | sort; }
 
 same_as_direct() {  # same_as_direct TOPO [run options...]
 	local topo=$1 d l; shift
-	expect_rc 0 $NUMALAB run --topo "$topo" --quiet --out "$SCRATCH/direct-$topo"
+	if ! $NUMALAB run --topo "$topo" --quiet --out "$SCRATCH/direct-$topo" >"$SCRATCH/out" 2>&1; then
+		d=$(cell_dir "$SCRATCH/direct-$topo")
+		cat "$SCRATCH/out" >&2
+		grep -B 8 -E '^ *not ok ' "$d/tap" >&2
+		fail "$topo through the direct backend did not pass"
+	fi
 	if ! $NUMALAB run --topo "$topo" --quiet --backend libvirt "$@" --out "$SCRATCH/lv-$topo" 2>"$SCRATCH/err"; then
 		l=$(cell_dir "$SCRATCH/lv-$topo")
 		cat "$SCRATCH/err" "$l/meta" >&2
