@@ -215,12 +215,13 @@ void try_judge(struct try_report *r)
 			fails += s->claims[k].judged == TRY_DOES_NOT_HOLD;
 		}
 		o->judged = fails ? TRY_DOES_NOT_HOLD : holds ? TRY_HOLDS : TRY_CANNOT_JUDGE;
+		/* The shapes that decided, each with its reason. */
 		for (size_t i = 0; i < r->nr_shapes && len < sizeof(o->why); i++) {
 			const struct try_shape *s = &r->shapes[i];
 
-			if (s->claims[k].judged == o->judged || o->judged == TRY_CANNOT_JUDGE)
-				len += (size_t)snprintf(o->why + len, sizeof(o->why) - len, "%s%s", len ? ", " : "on ",
-							s->topology);
+			if (s->claims[k].judged == o->judged)
+				len += (size_t)snprintf(o->why + len, sizeof(o->why) - len, "%s%s: %s",
+							len ? "; " : "", s->topology, s->claims[k].why);
 		}
 	}
 	for (size_t i = 0; i < r->nr_shapes; i++) {
@@ -601,7 +602,11 @@ static void html_shape(const struct try_report *r, const struct try_shape *s, st
 			compare_report_html_metric(&c->metrics[i], out);
 	buf_addstr(out, "</table>\n");
 	buf_addf(out, "<h3>Behaviour that is not a number (%zu differ)</h3>\n", s->facts_differ);
-	compare_report_html_facts(c, s->topology, out);
+	for (size_t i = 0; i < c->nr_facts; i++)
+		if (!strcmp(c->facts[i].topology, s->topology)) {
+			compare_report_html_facts(c, s->topology, out);
+			break;
+		}
 	buf_addf(out, "<h3>Not judged (%zu metrics)</h3>\n<p>%zu with fewer than two samples a side; %zu "
 		 "times, rates or scores under TCG (they time the emulator, not the kernel).</p>\n<table>",
 		 s->not_judged, s->few_samples, s->not_judged - s->few_samples);
