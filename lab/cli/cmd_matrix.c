@@ -36,14 +36,6 @@ static int shard_option(void *value, const char *arg, struct error *err)
 	return matrix_shard_parse(arg, &o->shard, &o->nr_shards, err);
 }
 
-/* The report on stdout, in order with the progress lines the sink puts there. */
-static void show_on_stdout(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	fwrite(text, 1, len, stdout);
-	fflush(stdout);
-}
-
 static void default_out(const char *matrix_path, char *out, size_t cap)
 {
 	const char *base = strrchr(matrix_path, '/');
@@ -59,7 +51,7 @@ static void default_out(const char *matrix_path, char *out, size_t cap)
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_run_opts o = { .mode = MATRIX_RUN, .shard = 0, .nr_shards = 1,
-				     .show = { show_on_stdout, NULL } };
+				     .show = { command_show_on_stdout, NULL } };
 	static struct command_sink sink = { NULL, "numalab matrix: " };
 	char path[4096], out_buf[4200];
 	enum matrix_verdict v;

@@ -55,13 +55,6 @@ static int shard_option(void *value, const char *arg, struct error *err)
 	return matrix_shard_parse(arg, &o->shard, &o->nr_shards, err);
 }
 
-static void show_on_stdout(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	fwrite(text, 1, len, stdout);
-	fflush(stdout);
-}
-
 static void default_out(char *out, size_t cap)
 {
 	char stamp[32];
@@ -75,7 +68,7 @@ static void default_out(char *out, size_t cap)
 int cmd_try(int argc, char **argv)
 {
 	struct try_opts o = { .base = "stock", .topos = "2node,4node", .suites = "topology,mempolicy,khugepaged",
-			      .nr_shards = 1, .show = { show_on_stdout, NULL } };
+			      .nr_shards = 1, .show = { command_show_on_stdout, NULL } };
 	static struct command_sink sink = { NULL, "numalab try: " };
 	struct claims claims = { .nr = 0 };
 	char out_buf[256];

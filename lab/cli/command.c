@@ -58,6 +58,13 @@ int command_exit_matrix(enum matrix_verdict v)
 	return v == MATRIX_PASSED ? EXIT_PASS : v == MATRIX_FAILED ? EXIT_FAIL : EXIT_HARNESS;
 }
 
+void command_show_on_stdout(void *ctx, const char *text, size_t len)
+{
+	(void)ctx;
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+}
+
 int command_exit_try(enum try_verdict v)
 {
 	return v == TRY_NO_REGRESSION ? EXIT_PASS : v == TRY_REGRESSION ? EXIT_FAIL : EXIT_HARNESS;

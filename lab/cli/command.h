@@ -80,6 +80,9 @@ struct command_sink {
 };
 void command_set_sink(struct command_sink *sink);
 
+/* A matrix_show text function (matrix_run.h) writing to stdout, flushed: in order with the steps there. */
+void command_show_on_stdout(void *ctx, const char *text, size_t len);
+
 /*
  * A cell on this terminal (run_opts.view): TAP lines on stdout when
  * echo_tap, phases on stderr when progress: redrawn in place with their

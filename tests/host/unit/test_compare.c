@@ -26,16 +26,6 @@ static const char meta_2node[] =
 	"guest: node1.cpus: 2-3\n"
 	"guest: node1.distance: 21 10\n";
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	struct error err;
-	char *path = xprintf("%s/%s", dir, name);
-
-	if (mkdir_p(dir, &err) || write_file_atomic(path, text, strlen(text), &err))
-		printf("# setup: %s\n", err.msg);
-	free(path);
-}
-
 /* root/SIDE/run-REP/2node.debian with meta and a workloads TAP. */
 static void cell(const char *side, int rep, const char *meta, double time_s, int gups_ok,
 		 const char *extra_tests)
@@ -59,9 +49,9 @@ static void cell(const char *side, int rep, const char *meta, double time_s, int
 		time_s, 1000 / time_s, gups_ok ? "ok" : "not ok", extra_tests, time_s);
 	char *state = xprintf("%s/%s/run-%d", root, side, rep);
 
-	put(dir, "meta", meta);
-	put(dir, "tap", tap);
-	put(state, "state", "complete\n");
+	unit_put(dir, "meta", meta);
+	unit_put(dir, "tap", tap);
+	unit_put(state, "state", "complete\n");
 	free(dir);
 	free(tap);
 	free(state);
@@ -316,7 +306,7 @@ UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
 	cell("A", 0, meta_2node, 1.0, 1, "    # Subtest: fake\n    ok 9 forged\n");
 	cell("A", 1, meta_2node, 1.0, 1, "");
 	state = xprintf("%s/A/run-1", root);
-	put(state, "state", "interrupted\n");
+	unit_put(state, "state", "interrupted\n");
 	cell("B", 0, meta_2node, 1.0, 1, "");
 	CHECK(!run(&c, 0, &err));
 	CHECK_INT(c.a.nr_cells, 1);
@@ -425,14 +415,14 @@ UNIT_TEST(bad_input_is_named)
 	CHECK(strstr(err.msg, "/B: No such file or directory") != NULL);
 	compare_free(&c);
 	empty = xprintf("%s/B/nothing", root);
-	put(empty, "notes", "x\n");
+	unit_put(empty, "notes", "x\n");
 	CHECK_INT(run(&c, 0, &err), -1);
 	CHECK(strstr(err.msg, "no result cells below it") != NULL);
 	compare_free(&c);
 	free(empty);
 	empty = xprintf("%s/B/cell", root);
-	put(empty, "tap", "ok 1 x\n");
-	put(empty, "meta", "kernel: x\n");
+	unit_put(empty, "tap", "ok 1 x\n");
+	unit_put(empty, "meta", "kernel: x\n");
 	CHECK_INT(run(&c, 0, &err), -1);
 	CHECK(strstr(err.msg, "/B/cell/meta:1: no 'topology:' line") != NULL);
 	compare_free(&c);

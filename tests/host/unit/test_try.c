@@ -24,16 +24,6 @@ static const char meta[] =
 	"guest: node0.cpus: 0-1\n"
 	"guest: node1.cpus: 2-3\n";
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	struct error err;
-	char *path = xprintf("%s/%s", dir, name);
-
-	if (mkdir_p(dir, &err) || write_file_atomic(path, text, strlen(text), &err))
-		printf("# setup: %s\n", err.msg);
-	free(path);
-}
-
 /*
  * OUT/matrix/cells/2node.LABEL.mempolicy.rREP/RUN/2node.stock: the bulk
  * test fails patched, after saying which map went wrong; bulk_calls falls;
@@ -56,9 +46,9 @@ static void cell(const char *label, int rep, int patched, double time_s)
 		patched ? 38 : 31, patched ? 7 : 14, patched ? "not ok" : "ok", patched ? 1 : 2, time_s,
 		patched ? "0-1" : "0-3", patched ? "not ok" : "ok", patched ? " # exit 1" : "");
 
-	put(dir, "meta", meta);
-	put(dir, "tap", tap);
-	put(run, "state", "complete\n");
+	unit_put(dir, "meta", meta);
+	unit_put(dir, "tap", tap);
+	unit_put(run, "state", "complete\n");
 	free(run);
 	free(dir);
 	free(tap);
@@ -112,8 +102,8 @@ static void setup(void)
 	{
 		char *aside = xprintf("%s/matrix/partial/2node.patched.mempolicy.r1.1/run/2node.stock", root);
 
-		put(aside, "meta", meta);
-		put(aside, "tap", "KTAP version 1\n1..1\nnot ok 1 mempolicy\n");
+		unit_put(aside, "meta", meta);
+		unit_put(aside, "tap", "KTAP version 1\n1..1\nnot ok 1 mempolicy\n");
 		free(aside);
 	}
 }
@@ -199,7 +189,7 @@ UNIT_TEST(no_regression_when_only_counters_move)
 		char *run = xprintf("%s/matrix/cells/2node.patched.mempolicy.r%d/run-%d", root, rep, rep);
 		char *dir = xprintf("%s/2node.stock", run);
 
-		put(dir, "tap", "KTAP version 1\n1..1\n    # Subtest: mempolicy\n    KTAP version 1\n    1..2\n"
+		unit_put(dir, "tap", "KTAP version 1\n1..1\n    # Subtest: mempolicy\n    KTAP version 1\n    1..2\n"
 			"    ok 1 interleave 2 nodes\n    ok 2 bulk weighted interleave weights 20,7\n"
 			"    # metric: bulk_calls.map2_45_pages 1\n    # metric: collapse_wait_s 0.9\n"
 			"ok 1 mempolicy\n");

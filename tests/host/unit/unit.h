@@ -72,6 +72,17 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	return text;
 }
 
+/* DIR/NAME holds text (DIR made as needed); a failure is said, and the case's checks then fail. */
+static inline void unit_put(const char *dir, const char *name, const char *text)
+{
+	struct error err;
+	char *path = xprintf("%s/%s", dir, name);
+
+	if (mkdir_p(dir, &err) || write_file_atomic(path, text, strlen(text), &err))
+		printf("# setup: %s\n", err.msg);
+	free(path);
+}
+
 /*
  * Golden files, as libvirt's virTestCompareToFile: got (len bytes of text)
  * must equal the file at golden; the first differing line is printed and
