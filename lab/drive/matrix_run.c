@@ -718,7 +718,8 @@ static int run_matrix(struct mrun *r, const char *matrix_path, int asked_jobs, e
 	rc = write_reports(r, title, &r->o->show, v, err);
 	set_state(r->out, interrupted ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE);
 	if (interrupted)
-		progress("interrupted; run the same command with --out %s to resume", r->out);
+		progress("interrupted; run the same command with --out %s to resume",
+			 r->o->resume_out ? r->o->resume_out : r->out);
 	close(lock);
 	return rc;
 }

@@ -46,6 +46,7 @@ struct matrix_run_opts {
 	int jobs;             /* cells at once; 0: as cores and memory allow */
 	int shard, nr_shards; /* run cells k with k % nr_shards == shard */
 	int quiet;            /* no cell logs, only a line per cell */
+	const char *resume_out;   /* the --out that resumes, in the interrupted line (NULL: out) */
 	struct matrix_show show;
 };
 

@@ -304,7 +304,8 @@ static int run_cells(struct try_state *t, enum matrix_verdict *mv, struct error 
 {
 	char file[4096], out[4200];
 	struct matrix_run_opts mo = { .mode = MATRIX_RUN, .jobs = t->o->jobs, .shard = t->o->shard,
-				      .nr_shards = t->o->nr_shards, .quiet = 1, .show = t->o->show };
+				      .nr_shards = t->o->nr_shards, .quiet = 1, .resume_out = t->o->out,
+				      .show = t->o->show };
 
 	out_path(t, TRY_MATRIX_FILE, file, sizeof(file));
 	if (t->o->nr_shards > 1)
@@ -418,7 +419,7 @@ int try_run(const struct try_opts *o, enum try_verdict *v, struct error *err)
 	if (!o->report_only && (build_kernels(&t, err) || write_matrix(&t, err) || run_cells(&t, &mv, err)))
 		goto done;
 	if (interrupt_caught()) {
-		progress("interrupted: no verdict; run the same command with --out %s to resume", o->out);
+		progress("interrupted: no verdict written");
 		rc = 0;
 		goto done;
 	}

@@ -68,7 +68,8 @@ wait $pid
 rc=$?
 cat "$SCRATCH/r1.log"
 [ $rc = 3 ] || fail "interrupted try: exit $rc, want 3"
-expect_grep 'interrupted: no verdict; run the same command' "$SCRATCH/r1.log"
+expect_grep "interrupted; run the same command with --out $out to resume" "$SCRATCH/r1.log"
+expect_grep 'interrupted: no verdict written' "$SCRATCH/r1.log"
 [ ! -e "$out/report.txt" ] || fail "an interrupted try wrote a verdict"
 $NUMALAB try kernels/patches/khugepaged-numa/*.patch --topos 4node --suites khugepaged \
 	--repeat 2 --jobs 1 --out "$out" >"$SCRATCH/r2.log" 2>&1 || fail "resumed try: exit $?"
