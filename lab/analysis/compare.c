@@ -379,11 +379,14 @@ static int load_cell(const char *dir, struct cmp_side *side, struct error *err)
 		free_cell(&cell);
 		return -1;
 	}
-	if (cell.run_state && strcmp(cell.run_state, RUN_STATE_COMPLETE))
-		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
-	if ((cell.run_state && strcmp(cell.run_state, RUN_STATE_COMPLETE)) ||
-	    (side->only_kernel && !kernel_is(cell.kernel, side->only_kernel)) ||
+	/* Filtered out first: a skipped cell noted is one the side would have had. */
+	if ((side->only_kernel && !kernel_is(cell.kernel, side->only_kernel)) ||
 	    (side->only_cells && fnmatch(side->only_cells, dir + strlen(side->root) + 1, 0))) {
+		free_cell(&cell);
+		return 0;
+	}
+	if (cell.run_state && strcmp(cell.run_state, RUN_STATE_COMPLETE)) {
+		strvec_pushf(&side->skipped, "%s (run state '%s')", dir, cell.run_state);
 		free_cell(&cell);
 		return 0;
 	}

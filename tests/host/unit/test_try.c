@@ -104,6 +104,7 @@ static void setup(void)
 
 		unit_put(aside, "meta", meta);
 		unit_put(aside, "tap", "KTAP version 1\n1..1\nnot ok 1 mempolicy\n");
+		unit_put(aside, "../state", "interrupted\n");
 		free(aside);
 	}
 }
@@ -151,6 +152,10 @@ UNIT_TEST(broken_tests_claims_facts_and_not_judged)
 	CHECK_INT(r.overall[2].judged, TRY_CANNOT_JUDGE);
 	CHECK(strstr(r.shapes[0].claims[2].why, "emulated") != NULL);
 	CHECK(r.regression);
+	/* The set-aside attempt is neither a cell nor a note: the filters come first. */
+	CHECK_INT((int)c.a.nr_cells + (int)c.b.nr_cells, 6);
+	for (size_t i = 0; i < c.notes.nr; i++)
+		CHECK(!strstr(c.notes.items[i], "partial"));
 	/* The failure says what was wrong, in its own words. */
 	for (size_t i = 0; i < c.nr_tests; i++)
 		if (!strcmp(c.tests[i].test, "bulk weighted interleave weights 20,7"))
