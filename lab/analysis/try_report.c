@@ -445,7 +445,7 @@ void try_report_tap(const struct try_report *r, struct buf *out)
 				continue;
 			buf_addstr(out, "# broken: ");
 			compare_report_tap_text(out, ct->suite);
-			buf_addstr(out, "/");
+			buf_addstr(out, ct->test[0] ? "/" : " (the suite)");
 			compare_report_tap_text(out, ct->test);
 			buf_addstr(out, "\n");
 		}
