@@ -77,7 +77,7 @@ static int fail_knob(int i, const char *val)
 	return sys_write(path, val);
 }
 
-static int arm_fault_injection(void)
+int bulk_fault_arm(void)
 {
 	char path[128];
 
@@ -91,7 +91,7 @@ static int arm_fault_injection(void)
 	return 0;
 }
 
-static void disarm_fault_injection(void)
+void bulk_fault_disarm(void)
 {
 	sys_write("/proc/self/make-it-fail", "0");
 	for (int i = NR_FAIL_KNOBS - 1; i >= 0; i--)
@@ -143,7 +143,7 @@ static long kprobe_hits(void)
 }
 
 /* A BPF array map of exactly pages pages (header + pages-1 page-size values). */
-static int create_map(unsigned long pages)
+int bulk_map_create(unsigned long pages)
 {
 	struct {
 		uint32_t map_type, key_size, value_size, max_entries, map_flags;
@@ -270,7 +270,7 @@ static int check_map(struct seq_run *s, int k, unsigned long n, struct wi_model 
 	int hidden;
 
 	vmalloc_areas(s->before, sizeof(s->before));
-	s->fds[k] = create_map(n);
+	s->fds[k] = bulk_map_create(n);
 	if (s->fds[k] < 0) {
 		ktap_diag("map %d (%lu pages): bpf(BPF_MAP_CREATE): %s", k + 1, n, strerror(errno));
 		return 0;
@@ -336,7 +336,7 @@ static int run_sequence(const struct nodes *n, const struct sequence *q, char *n
 }
 
 /* Why the bulk path cannot be driven here, or NULL. */
-static const char *unsupported(const struct nodes *n)
+const char *bulk_unsupported(const struct nodes *n)
 {
 	int fd;
 
@@ -347,7 +347,7 @@ static const char *unsupported(const struct nodes *n)
 	if (!sys_exists(FAIL_DIR) || !sys_exists("/proc/self/make-it-fail"))
 		return "the kernel has no fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC + FAULT_INJECTION_DEBUG_FS; "
 		       "the lab's recipe kernels have it) to steer vmalloc onto the bulk path";
-	fd = create_map(16);
+	fd = bulk_map_create(16);
 	if (fd < 0)
 		return "bpf(BPF_MAP_CREATE) is not available";
 	close(fd);
@@ -368,7 +368,7 @@ int bulk_plan(const struct nodes *n)
 static void warm_up(const struct sequence *q)
 {
 	for (int k = 0; k < q->nr; k++) {
-		int fd = create_map(q->pages[k]);
+		int fd = bulk_map_create(q->pages[k]);
 
 		if (fd >= 0)
 			close(fd);
@@ -377,14 +377,14 @@ static void warm_up(const struct sequence *q)
 
 void bulk_run(const struct nodes *n)
 {
-	const char *why = unsupported(n);
+	const char *why = bulk_unsupported(n);
 	struct wi_saved saved;
 	int saved_ok = 0;
 	char name[256];
 
 	if (!why && !(saved_ok = !wi_save(n->mem, n->nr_mem, &saved)))
 		why = "cannot read the node weights";
-	if (!why && arm_fault_injection())
+	if (!why && bulk_fault_arm())
 		why = "cannot configure fail_page_alloc";
 	for (int i = 0; i < NR_SEQUENCES; i++) {
 		const struct sequence *q = &sequences[i];
@@ -415,7 +415,7 @@ void bulk_run(const struct nodes *n)
 			ktap_ok(ok, "%s", name);
 		}
 	}
-	disarm_fault_injection();
+	bulk_fault_disarm();
 	if (saved_ok)
 		wi_restore(&saved);
 }
