@@ -183,9 +183,10 @@ static int sweep_vector(const int *nodes, const unsigned *w, int nr, struct vect
 			ok = 0;
 		}
 		/* Steps beyond the map's own failed high-order attempts: the kernel's, seen. */
-		if (r.steps - steps_before - (long)ilog2_ul(n) > res->hidden_max)
+		if (ok && r.steps - steps_before - (long)ilog2_ul(n) > res->hidden_max)
 			res->hidden_max = r.steps - steps_before - (long)ilog2_ul(n);
-		res->hidden += r.steps - steps_before - (long)ilog2_ul(n);
+		if (ok)
+			res->hidden += r.steps - steps_before - (long)ilog2_ul(n);
 	}
 	sys_set_mempolicy(MPOL_DEFAULT, 0);
 	res->inner = r.inner_steps;
