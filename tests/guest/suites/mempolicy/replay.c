@@ -79,6 +79,8 @@ int replay_event(struct replay *r, const struct step_event *e)
 		if (r->batch_left > 0)
 			return 0;
 		r->in_batch = 0;
+		for (int i = 0; i < WI_MAX_NODES; i++)
+			r->placed[i] += r->want[i];
 		if (!memcmp(r->want, r->got, sizeof(r->want)))
 			return 0;
 		format_counts(r->want, w, sizeof(w));

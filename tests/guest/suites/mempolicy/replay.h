@@ -23,6 +23,7 @@ struct replay {
 	int in_batch;                       /* a batch's runs not all seen yet */
 	long batch_left;
 	unsigned long want[WI_MAX_NODES], got[WI_MAX_NODES];
+	unsigned long placed[WI_MAX_NODES]; /* batches' pages per node (the caller zeroes it) */
 	long steps, inner_steps, batches;
 	int last_node;                      /* node of the last single-page step */
 	char why[256];                      /* the first mismatch */
