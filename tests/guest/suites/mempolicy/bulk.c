@@ -15,8 +15,16 @@
  *   - then n pages, page by page, carried over between the 100-page calls
  *     and into the next map.
  * A wrong count, or a right count followed by a wrong one in the next map
- * (a wrong state left behind), fails the sequence; the kernel's own unseen
- * allocations between maps are allowed for (explain()).  A kprobe on
+ * (a wrong state left behind), fails the sequence.  With the step trace
+ * (steptrace.h) every step and batch of the task is replayed (replay.h):
+ * each single step must be the model's, each batch must ask for the model's
+ * pages and vmallocinfo must show them there, and the kernel's own
+ * allocations between maps are seen, not allowed for.  Without it they are
+ * guessed (explain(), at most MAX_HIDDEN per map).  Counts per map are
+ * weak evidence of the state: with weights 1,1 a map shows the same counts
+ * from most states, and the `delta > weight` -> `>=` mutant passed the
+ * "weights 1,1" sequence under explain() (4node); replayed, its single
+ * steps fail it (2node and 4node).  A kprobe on
  * alloc_pages_bulk_noprof counts the calls into the page allocator's bulk
  * path per map: reported as a metric (seed 000 is about that number).
  */
