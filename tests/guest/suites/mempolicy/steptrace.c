@@ -67,12 +67,16 @@ const char *steptrace_arm(void)
 	for (int i = 0; i < NR_PROBES; i++) {
 		char del[64];
 
+		/* A leftover of a case killed while armed: disabled first, or it cannot go. */
+		event_knob(probes[i].name, "enable", "0");
 		snprintf(del, sizeof(del), "-:%s", probes[i].name);
-		kprobe_events(del);         /* a leftover of a crashed run */
+		kprobe_events(del);
 		if (kprobe_events(probes[i].def) || event_knob(probes[i].name, "filter", filter) ||
 		    event_knob(probes[i].name, "enable", "1")) {
-			snprintf(why, sizeof(why), "cannot place the kprobe \"%s\": %s (inlined?)",
-				 probes[i].def, strerror(errno));
+			int e = errno;
+
+			snprintf(why, sizeof(why), "cannot place the kprobe \"%s\": %s%s", probes[i].def,
+				 strerror(e), e == ENOENT || e == EINVAL ? " (no such symbol: inlined?)" : "");
 			steptrace_disarm();
 			return why;
 		}
