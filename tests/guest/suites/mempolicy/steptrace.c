@@ -35,6 +35,21 @@ static int pipe_fd = -1;
 static char pending[65536];
 static size_t pending_len;
 
+/*
+ * Knobs that make the kernel patch its own text when events go on and off,
+ * turned off while armed: under QEMU's multi-threaded TCG a vCPU can still
+ * run a breakpoint text_poke_bp() has already taken out, and the kernel
+ * dies with "Oops: int3" (seen once in __schedule, whose sched_switch
+ * tracepoint record-cmd switches on with the first enabled event).
+ * record-cmd records comm names for the trace (this reader needs none);
+ * kprobes-optimization turns int3 probes into jumps, by text_poke_bp() too.
+ */
+static const char *const quiet_knobs[] = {
+	TRACING "/options/record-cmd", "/proc/sys/debug/kprobes-optimization",
+};
+#define NR_QUIET (int)(sizeof(quiet_knobs) / sizeof(quiet_knobs[0]))
+static char quiet_saved[NR_QUIET][8];
+
 static int kprobe_events(const char *line)
 {
 	int fd = open(TRACING "/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -64,6 +79,10 @@ const char *steptrace_arm(void)
 		return "no " TRACING "/kprobe_events (CONFIG_KPROBE_EVENTS)";
 	snprintf(filter, sizeof(filter), "common_pid == %d", (int)getpid());
 	pending_len = 0;
+	for (int i = 0; i < NR_QUIET; i++)
+		if (sys_read(quiet_knobs[i], quiet_saved[i], sizeof(quiet_saved[i])) ||
+		    sys_write(quiet_knobs[i], "0"))
+			quiet_saved[i][0] = '\0';
 	for (int i = 0; i < NR_PROBES; i++) {
 		char del[64];
 
@@ -174,5 +193,9 @@ long steptrace_disarm(void)
 		snprintf(del, sizeof(del), "-:%s", probes[i].name);
 		kprobe_events(del);
 	}
+	/* With no event enabled any more, putting these back patches nothing. */
+	for (int i = 0; i < NR_QUIET; i++)
+		if (quiet_saved[i][0])
+			sys_write(quiet_knobs[i], quiet_saved[i]);
 	return missed;
 }
