@@ -50,8 +50,10 @@ INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
-# model, the case harness and its KTAP counts).
-UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c
+# model and the mempolicy suite's replay of a step trace against it, the
+# case harness and its KTAP counts).
+UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c \
+	   tests/guest/suites/mempolicy/replay.c
 # Objects of their own, so a unit test's -MMD list names only headers.
 UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(B)/host/%.o)
 UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(B)/san/%.o)
@@ -205,7 +207,8 @@ image: numalab
 # Tests link objects, never sources: a dependency list (-MMD) then names a
 # source only as its own object's, so moving a source leaves a stale list
 # behind for an object nothing asks for, not for a binary make must build.
-$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib
+$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy
+$(B)/host/tests/guest/suites/%.o $(B)/san/tests/guest/suites/%.o: LAB_CFLAGS += -Itests/guest/lib
 
 $(B)/unit/%: $(B)/host/tests/host/unit/%.o $(UNIT_LIB_OBJ) $(LAB_OBJ)
 	@mkdir -p $(dir $@)

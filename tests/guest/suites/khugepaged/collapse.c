@@ -24,7 +24,6 @@
 #include "ktap.h"
 
 #define MPOL_BIND 2
-#define COLLAPSE_WAIT_S 120        /* TCG on a loaded host: khugepaged is slow to come round */
 
 struct counters {
 	long pages_collapsed, full_scans, alloc, alloc_failed;
@@ -60,7 +59,7 @@ static void read_counters(struct counters *c)
 	c->alloc_failed = vmstat("thp_collapse_alloc_failed");
 }
 
-static int khugepaged_pid(void)
+int khugepaged_thread_pid(void)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -80,20 +79,29 @@ static int khugepaged_pid(void)
 	return pid;
 }
 
-static void read_view(int pid, struct khugepaged_view *v)
+int khugepaged_cpus(int pid, char *buf, size_t size)
 {
-	char path[64], line[256], stat[1024], *p;
+	char path[64], line[256], fmt[40];
+	int found = 0;
 	FILE *f;
 
-	snprintf(v->allowed, sizeof(v->allowed), "?");
-	v->last_cpu = -1;
+	snprintf(buf, size, "?");
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	snprintf(fmt, sizeof(fmt), "Cpus_allowed_list: %%%zus", size - 1);
 	if ((f = fopen(path, "re"))) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Cpus_allowed_list: %63s", v->allowed) == 1)
-				break;
+		while (!found && fgets(line, sizeof(line), f))
+			found = sscanf(line, fmt, buf) == 1;
 		fclose(f);
 	}
+	return found ? 0 : -1;
+}
+
+static void read_view(int pid, struct khugepaged_view *v)
+{
+	char path[64], stat[1024], *p;
+
+	v->last_cpu = -1;
+	khugepaged_cpus(pid, v->allowed, sizeof(v->allowed));
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (sys_read(path, stat, sizeof(stat)) || !(p = strrchr(stat, ')')))
 		return;
@@ -105,7 +113,7 @@ static void read_view(int pid, struct khugepaged_view *v)
 	}
 }
 
-static double now(void)
+double now(void)
 {
 	struct timespec ts;
 
@@ -221,7 +229,7 @@ static void skip_all(const struct topology *t, const char *why)
 void collapse_run(const struct topology *t)
 {
 	long pmd = pmd_size();
-	int pid = khugepaged_pid();
+	int pid = khugepaged_thread_pid();
 
 	if (pmd <= 0 || pid < 0) {
 		skip_all(t, pmd <= 0 ? "the kernel has no THP" : "no khugepaged thread");

@@ -6,6 +6,10 @@
  *               stays on N; khugepaged's counters before/after and the CPUs
  *               it may run on / ran on are reported as metrics ("# metric:"),
  *               measured, not assumed (seed 001 changes them)
+ *   target.c    a PMD range with its pages spread over two nodes is collapsed
+ *               onto the node holding most of them (the lower node on a
+ *               tie), and khugepaged's allowed CPUs either never follow the
+ *               collapse node or always do (seed 001)
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -15,6 +19,8 @@
  */
 #ifndef NUMALAB_TEST_KHUGEPAGED_H
 #define NUMALAB_TEST_KHUGEPAGED_H
+
+#include <stddef.h>
 
 #include "model/topology.h"
 
@@ -29,8 +35,18 @@
 /* The selftest case's timeout (harness.h) only catches a hang outside those bounded runs. */
 #define SELFTEST_CASE_TIMEOUT_S (SELFTEST_TIMEOUT_S * SELFTEST_GROUPS * (1 + MAX_RERUNS) + 60)
 
+#define COLLAPSE_WAIT_S 120        /* TCG on a loaded host: khugepaged is slow to come round */
+
+/* khugepaged's pid (-1: no thread); its Cpus_allowed_list into buf (-1: unreadable). */
+int khugepaged_thread_pid(void);
+int khugepaged_cpus(int pid, char *buf, size_t size);
+/* CLOCK_MONOTONIC in seconds. */
+double now(void);
+
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);
+int target_plan(const struct topology *t);
+void target_run(const struct topology *t);
 int selftest_plan(void);
 void selftest_run(void);
 

@@ -57,6 +57,16 @@ GUEST_CASE(collapse, collapse_plan(&topo))
 	restore(&saved);
 }
 
+/* The collapse-node rule and khugepaged's CPUs, tuned as above. */
+GUEST_CASE(collapse_target, target_plan(&topo))
+{
+	struct saved saved;
+
+	tune(&saved);
+	target_run(&topo);
+	restore(&saved);
+}
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 

@@ -93,6 +93,8 @@ GUEST_CASE(placement, placement_plan(&n)) { placement_run(&n); }
 GUEST_CASE(migrate, migrate_plan(&n)) { migrate_run(&n); }
 GUEST_CASE(weights, weights_plan(&n)) { weights_run(&n); }
 GUEST_CASE(bulk, bulk_plan(&n)) { bulk_run(&n); }
+GUEST_CASE(bulk_sweep, sweep_plan(&n)) { sweep_run(&n); }
+GUEST_CASE(pagecache, pagecache_plan(&n)) { pagecache_run(&n); }
 GUEST_CASE(numactl, numactl_plan(&n)) { numactl_run(&n); }
 
 int main(int argc, char **argv)

@@ -12,6 +12,11 @@
  *                by HMAT bandwidth
  *   bulk.c       weighted interleave through the bulk allocator, page counts
  *                and carried state checked against the reference model
+ *   sweep.c      the same systematically: every small weight vector, every
+ *                position in the round x every remainder, each step replayed
+ *                from a kernel trace (steptrace.h, replay.h)
+ *   pagecache.c  page-cache pages written under set_mempolicy (no VMA: the
+ *                task's interleave state), page by page
  *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
  *
  * Raw syscalls, no libnuma: the binary is static and cross-compiled.
@@ -75,6 +80,17 @@ int weights_plan(const struct nodes *n);
 void weights_run(const struct nodes *n);
 int bulk_plan(const struct nodes *n);
 void bulk_run(const struct nodes *n);
+/* bulk.c's means for the other bulk tests: why the path cannot be driven (or NULL), */
+const char *bulk_unsupported(const struct nodes *n);
+/* fail_page_alloc set to fail this task's high-order pages (0), and put back, */
+int bulk_fault_arm(void);
+void bulk_fault_disarm(void);
+/* a BPF array map of exactly pages vmalloc'ed pages (its fd, -1 with errno). */
+int bulk_map_create(unsigned long pages);
+int sweep_plan(const struct nodes *n);
+void sweep_run(const struct nodes *n);
+int pagecache_plan(const struct nodes *n);
+void pagecache_run(const struct nodes *n);
 int numactl_plan(const struct nodes *n);
 void numactl_run(const struct nodes *n);
 /* The child numactl runs: fault count pages, print "N<node>=<pages>" lines. */
