@@ -748,6 +748,16 @@ static void function_mutants(struct gen *g, const struct fn_extent *e)
 			depth++;
 			continue;
 		}
+		if (t->kind == TOK_IDENT && k + 1 < e->body_close && is(g->s, &g->v->t[k + 1], "(")) {
+			char *name = tok_text(g, k);
+			int close = is_check_call(name) ? match_forward(g->s, g->v, k + 1) : -1;
+
+			free(name);
+			if (close > k) {   /* an assertion's condition is no code to mutate */
+				k = close;
+				continue;
+			}
+		}
 		if (is(g->s, t, "}")) {
 			depth--;
 			while (sv->nr && sv->v[sv->nr - 1].depth > depth)
@@ -940,7 +950,7 @@ int mutant_equivalents_parse(const char *path, const char *text, size_t len,
 			continue;
 		for (id = 0; q + id < p && isxdigit((unsigned char)q[id]) && !isupper((unsigned char)q[id]); id++)
 			;
-		if (id != MUTANT_ID_LEN || (q[id] != ' ' && q[id] != '\t')) {
+		if (id != MUTANT_ID_LEN || (q + id < p && !strchr(" \t\n", q[id]))) {
 			mutant_equivalents_free(eq);
 			return error_input(err, "%s:%d: \"%.*s\": a line is a mutant id (%d lowercase hex "
 					   "digits, as `numalab mutate` lists it) and why it is equivalent",
