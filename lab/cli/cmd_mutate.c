@@ -3,6 +3,7 @@
 #include "cli/options.h"
 #include "base/interrupt.h"
 #include "drive/mutate.h"
+#include "model/mutant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,23 @@ static void show_on_stdout(void *ctx, const char *text, size_t len)
 	fflush(stdout);
 }
 
+/* "ID,ID,...": each a mutant id as the reports print it. */
+static int id_list(void *value, const char *arg, struct error *err)
+{
+	struct strvec *ids = value;
+
+	for (const char *p = arg; *p; p += *p == ',') {
+		size_t n = strcspn(p, ",");
+
+		if (n != MUTANT_ID_LEN || strspn(p, "0123456789abcdef") < n)
+			return error_input(err, "\"%.*s\" is no mutant id: give %d lowercase hex digits "
+					   "each, comma-separated", (int)n, p, MUTANT_ID_LEN);
+		strvec_pushf(ids, "%.*s", (int)n, p);
+		p += n;
+	}
+	return ids->nr ? 0 : error_input(err, "give at least one mutant id");
+}
+
 /* results/mutate-FILE-TOPO: the same for a parent and its children. */
 static void default_out(const struct mutate_opts *o, char *out, size_t cap)
 {
@@ -53,7 +71,7 @@ int cmd_mutate(int argc, char **argv)
 {
 	struct mutate_opts o = { .accel = "auto", .jobs = 1, .slot = 0, .show = { show_on_stdout, NULL } };
 	struct strvec patches = STRVEC_INIT, files = STRVEC_INIT, functions = STRVEC_INIT;
-	struct strvec self = STRVEC_INIT;
+	struct strvec self = STRVEC_INIT, ids = STRVEC_INIT;
 	static struct command_sink sink = { NULL, "numalab mutate: " };
 	char out_buf[4200];
 	enum mutate_verdict v;
@@ -73,6 +91,8 @@ int cmd_mutate(int argc, char **argv)
 		OPT_STRING("tests", &o.tests, "LIST", "comma-separated guest suites (required)"),
 		OPT_INT("jobs", &o.jobs, "N", 1, 16, "mutants at once, each in its own work tree (default 1)"),
 		OPT_INT("limit", &o.limit, "N", 0, 1000000, "only the first N mutants in id order (0: all)"),
+		OPT_CALLBACK("ids", &ids, "ID,...", id_list, "only these mutants (a fixed sample)"),
+		OPT_FLAG("dry-run", &o.dry_run, "list the mutants, build and run nothing"),
 		OPT_INT("timeout", &o.timeout_s, "S", 0, 86400,
 			"a mutant's run timeout (default: twice the unmutated run + 60 s)"),
 		OPT_STRING("out", &o.out, "DIR", "output directory (default: results/mutate-FILE-TOPO)"),
@@ -106,6 +126,8 @@ int cmd_mutate(int argc, char **argv)
 	o.functions = strvec_argv(&functions);
 	o.nr_functions = (int)functions.nr;
 	o.self_argv = strvec_argv(&self);
+	o.ids = strvec_argv(&ids);
+	o.nr_ids = (int)ids.nr;
 	if (!o.out)
 		default_out(&o, out_buf, sizeof(out_buf));
 	o.out = o.out ? o.out : out_buf;
@@ -123,5 +145,6 @@ out:
 	strvec_clear(&files);
 	strvec_clear(&functions);
 	strvec_clear(&self);
+	strvec_clear(&ids);
 	return rc;
 }

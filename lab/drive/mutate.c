@@ -11,6 +11,7 @@
 #include "model/patch.h"
 #include "model/topology.h"
 #include "results/mutant_result.h"
+#include "results/tap.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -194,7 +195,7 @@ static char *slot_image(const struct mrun *r, int slot)
  * sources/texts/objects as kbuild_kernel_scratch().
  */
 static int build(const struct mrun *r, const char *extra, int slot, const char *const *sources,
-		 int nr_sources, struct buf *texts, char (*objects)[65], struct kernel *k,
+		 int nr_sources, struct buf *texts, char (*objects)[65], int source_only, struct kernel *k,
 		 int *make_failed, struct error *err)
 {
 	const char **patches = xcalloc((size_t)r->o->nr_patches + 2, sizeof(*patches));
@@ -202,7 +203,8 @@ static int build(const struct mrun *r, const char *extra, int slot, const char *
 	char *image = slot_image(r, slot);
 	struct kernel_request req = { .spec = r->tree ? NULL : r->o->kernel, .patches = patches };
 	struct kbuild_scratch s = { .slot = slot_name, .image = image, .sources = sources,
-				    .nr_sources = nr_sources, .texts = texts, .object_sha256 = objects };
+				    .nr_sources = nr_sources, .texts = texts, .object_sha256 = objects,
+				    .source_only = source_only };
 	int rc;
 
 	for (int i = 0; i < r->o->nr_patches; i++)
@@ -219,42 +221,107 @@ static int build(const struct mrun *r, const char *extra, int slot, const char *
 
 /* ---- one run of the tests ---- */
 
-/* Why a run that failed failed: its failed tests and subtests from the TAP, or the guest's end. */
-static void why_failed(const struct run_outcome *res, char *why, size_t cap)
+/* The leaves of a run's TAP (tap.h's walk) that passed and that failed, as "SUITE/.../NAME". */
+struct leaves {
+	struct strvec ok, failed;
+};
+
+static void on_leaf(void *ctx, const struct tap_node *n)
 {
-	char *path = xprintf("%s/tap", res->cell_dir);
-	struct buf tap = BUF_INIT, w = BUF_INIT;
+	struct leaves *l = ctx;
+	struct buf key = BUF_INIT;
+
+	for (int d = 0; d < n->depth; d++)
+		buf_addf(&key, "%s/", n->suites[d]);
+	buf_addstr(&key, n->t->name);
+	if (n->t->status == TAP_OK)
+		strvec_push(&l->ok, buf_str(&key));
+	else if (tap_status_failing(n->t->status))
+		strvec_push(&l->failed, buf_str(&key));
+	buf_free(&key);
+}
+
+static void run_leaves(const char *cell_dir, struct leaves *l)
+{
+	char *path = xprintf("%s/tap", cell_dir);
+	struct tap_walk_ops ops = { .on_leaf = on_leaf };
+	struct buf tap = BUF_INIT;
 	struct error ignored;
-	int subs = 0;
 
-	if (res->vm.end != VM_POWEROFF)
-		buf_addf(&w, "guest %s; ", vm_end_name(res->vm.end));
-	if (!read_file(path, &tap, &ignored)) {
-		for (const char *p = buf_str(&tap); *p; p = next_line(p)) {
-			size_t n = strcspn(p, "\n");
-			const char *q = p;
-
-			while (*q == ' ')
-				q++;
-			if (strncmp(q, "not ok ", 7))
-				continue;
-			q += 7;
-			q += strspn(q, "0123456789");
-			q += *q == ' ';
-			if (q == p + 7 + strspn(p + 7, "0123456789") + 1 && p[0] != ' ')
-				buf_addf(&w, "%s%.*s", w.len ? ", " : "", (int)(n - (size_t)(q - p)), q);
-			else if (subs++ < 3)
-				buf_addf(&w, "%s\"%.*s\"", w.len ? ", " : "", (int)(n - (size_t)(q - p)), q);
-		}
-	}
-	snprintf(why, cap, "%s", w.len ? buf_str(&w) : "the run failed");
-	buf_free(&w);
+	if (!read_file(path, &tap, &ignored))
+		tap_walk(buf_str(&tap), tap.len, &ops, l);
 	buf_free(&tap);
 	free(path);
 }
 
+static void leaves_free(struct leaves *l)
+{
+	strvec_clear(&l->ok);
+	strvec_clear(&l->failed);
+}
+
+static int has(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		if (!strcmp(v->items[i], s))
+			return 1;
+	return 0;
+}
+
+/* "a, b, c (and N more)" of v's items not in but (NULL: all). */
+static void name_list(const struct strvec *v, const struct strvec *but, char *out, size_t cap)
+{
+	struct buf b = BUF_INIT;
+	int n = 0;
+
+	for (size_t i = 0; i < v->nr; i++) {
+		if (but && has(but, v->items[i]))
+			continue;
+		if (n++ < 3)
+			buf_addf(&b, "%s\"%s\"", b.len ? ", " : "", v->items[i]);
+	}
+	if (n > 3)
+		buf_addf(&b, " and %d more", n - 3);
+	snprintf(out, cap, "%s", buf_str(&b));
+	buf_free(&b);
+}
+
+/*
+ * Judge a run against the unmutated kernel's passing tests (base_ok; NULL:
+ * the base run itself): killed when the guest did not power off (crash,
+ * timeout) or a test the base passed did not pass (failed or missing).
+ */
+static void judge(const struct run_outcome *o, const struct strvec *base_ok, struct mutant_result *res,
+		  struct leaves *l)
+{
+	struct leaves lost = { STRVEC_INIT, STRVEC_INIT };
+
+	run_leaves(o->cell_dir, l);
+	if (o->verdict == RUN_PASSED) {
+		res->status = MUTANT_SURVIVED;
+		return;
+	}
+	if (o->vm.end != VM_POWEROFF) {
+		res->status = MUTANT_KILLED;
+		snprintf(res->why, sizeof(res->why), "guest %s", vm_end_name(o->vm.end));
+		return;
+	}
+	for (size_t i = 0; base_ok && i < base_ok->nr; i++)
+		if (!has(&l->ok, base_ok->items[i]))
+			strvec_push(&lost.ok, base_ok->items[i]);
+	if (base_ok && !lost.ok.nr) {
+		res->status = MUTANT_SURVIVED;
+		snprintf(res->why, sizeof(res->why), "fails only what the unmutated kernel fails");
+	} else {
+		res->status = MUTANT_KILLED;
+		name_list(base_ok ? &lost.ok : &l->failed, NULL, res->why, sizeof(res->why));
+	}
+	leaves_free(&lost);
+}
+
 static int run_tests(const struct mrun *r, const struct kernel *k, const char *out, int timeout_s,
-		     struct mutant_result *res, struct error *err)
+		     const struct strvec *base_ok, struct mutant_result *res, struct leaves *l,
+		     struct error *err)
 {
 	struct run_opts ro = { .topo = r->o->topo, .kernel_built = k, .tests = r->o->tests,
 			       .timeout_s = timeout_s, .out = out, .accel = r->o->accel };
@@ -267,12 +334,7 @@ static int run_tests(const struct mrun *r, const struct kernel *k, const char *o
 		rc = error_set(err, "interrupted");
 	if (!rc) {
 		snprintf(res->run_dir, sizeof(res->run_dir), "%s", o->cell_dir);
-		if (o->verdict == RUN_PASSED) {
-			res->status = MUTANT_SURVIVED;
-		} else {
-			res->status = MUTANT_KILLED;
-			why_failed(o, res->why, sizeof(res->why));
-		}
+		judge(o, base_ok, res, l);
 	}
 	free(o);
 	return rc;
@@ -316,6 +378,20 @@ static void base_object(const struct mutate_opts *o, const char *file, char sha[
 	free(path);
 }
 
+/* OUT/rel's lines into v. */
+static void read_lines(const struct mutate_opts *o, const char *rel, struct strvec *v)
+{
+	char *path = out_path(o, "%s", rel);
+	struct buf text = BUF_INIT;
+	struct error ignored;
+
+	if (!read_file(path, &text, &ignored))
+		for (const char *p = buf_str(&text); *p; p = next_line(p))
+			strvec_pushf(v, "%.*s", (int)strcspn(p, "\n"), p);
+	buf_free(&text);
+	free(path);
+}
+
 static int mutate_one(struct mrun *r, struct error *err)
 {
 	const struct mutate_opts *o = r->o;
@@ -335,7 +411,7 @@ static int mutate_one(struct mrun *r, struct error *err)
 	if (!rc) {
 		base_object(o, file, base_sha);
 		progress("mutant %s: building in work tree %d", o->mutant, o->slot);
-		rc = build(r, diff, o->slot, sources, 1, NULL, objects, &k, &make_failed, err);
+		rc = build(r, diff, o->slot, sources, 1, NULL, objects, 0, &k, &make_failed, err);
 		res.build_s = now_s() - t0;
 		if (rc && make_failed) {
 			res.status = MUTANT_UNCOMPILABLE;
@@ -346,8 +422,14 @@ static int mutate_one(struct mrun *r, struct error *err)
 			snprintf(res.why, sizeof(res.why), "%.*s.o is the original's, byte for byte",
 				 (int)(strlen(file) - 2), file);
 		} else if (!rc) {
+			struct leaves l = { STRVEC_INIT, STRVEC_INIT };
+			struct strvec base_ok = STRVEC_INIT;
+
+			read_lines(o, "base/passed", &base_ok);
 			remove_tree(run);
-			rc = run_tests(r, &k, run, mutant_timeout(o, &base), &res, err);
+			rc = run_tests(r, &k, run, mutant_timeout(o, &base), &base_ok, &res, &l, err);
+			leaves_free(&l);
+			strvec_clear(&base_ok);
 		}
 	}
 	if (!rc)
@@ -376,7 +458,7 @@ static void request_text(const struct mrun *r, const struct kernel *base, struct
 		buf_addf(out, "file %s\n", r->files.items[i]);
 	for (int i = 0; i < o->nr_functions; i++)
 		buf_addf(out, "function %s\n", o->functions[i]);
-	buf_addf(out, "patch-lines %d\nlimit %d\n", o->patch_lines, o->limit);
+	buf_addf(out, "patch-lines %d\n", o->patch_lines);
 }
 
 static int check_out(const struct mrun *r, const struct kernel *base, struct error *err)
@@ -400,6 +482,41 @@ static int check_out(const struct mrun *r, const struct kernel *base, struct err
 	return rc;
 }
 
+/* Keep only the mutants --ids names; an id not among them is the user's error. */
+static int pick_ids(struct mrun *r, struct error *err)
+{
+	int kept = 0;
+
+	for (int k = 0; k < r->o->nr_ids; k++) {
+		int found = 0;
+
+		for (int i = 0; i < r->list.nr; i++)
+			found |= !strcmp(r->list.items[i].id, r->o->ids[k]);
+		if (!found)
+			return error_input(err, "--ids: no mutant %s among the %d of this request (the source "
+					   "or the operators changed?); list them with --limit 0 --dry-run",
+					   r->o->ids[k], r->list.nr);
+	}
+	for (int i = 0; i < r->list.nr; i++) {
+		int wanted = 0;
+
+		for (int k = 0; k < r->o->nr_ids; k++)
+			wanted |= !strcmp(r->list.items[i].id, r->o->ids[k]);
+		if (wanted) {
+			struct mutant m = r->list.items[i];
+
+			r->list.items[i] = r->list.items[kept];
+			r->list.items[kept++] = m;
+		}
+	}
+	for (int i = kept; i < r->list.nr; i++) {
+		free(r->list.items[i].orig);
+		free(r->list.items[i].repl);
+	}
+	r->list.nr = kept;
+	return 0;
+}
+
 static int generate(struct mrun *r, int **lines, int *nr_lines, struct error *err)
 {
 	for (size_t i = 0; i < r->files.nr; i++) {
@@ -413,6 +530,8 @@ static int generate(struct mrun *r, int **lines, int *nr_lines, struct error *er
 			return -1;
 	}
 	mutant_sort_by_id(&r->list);
+	if (r->o->nr_ids && pick_ids(r, err))
+		return -1;
 	if (r->o->limit && r->list.nr > r->o->limit) {
 		struct mutant_list all = r->list;
 
@@ -461,36 +580,58 @@ static int write_mutants(struct mrun *r, struct error *err)
 	return rc;
 }
 
+/*
+ * The unmutated kernel's run, once per OUT: its passing tests (base/passed)
+ * are what a mutant must keep passing; tests it fails already are named
+ * and left out.  A base that crashes, times out or passes nothing cannot
+ * judge mutants.
+ */
 static int base_run(struct mrun *r, const struct kernel *k, struct mutant_result *base, struct error *err)
 {
 	char *path = out_path(r->o, "base/result"), *run = out_path(r->o, "base/run");
+	char *passed = out_path(r->o, "base/passed");
 	int rc = mutant_result_read(path, base, err);
 
 	if (rc == 1) {
+		struct leaves l = { STRVEC_INIT, STRVEC_INIT };
+		struct buf text = BUF_INIT;
+
 		progress("running %s on the unmutated kernel", r->o->tests ? r->o->tests : "the tests");
 		remove_tree(run);
 		memset(base, 0, sizeof(*base));
-		rc = run_tests(r, k, run, r->o->timeout_s, base, err);
+		rc = run_tests(r, k, run, r->o->timeout_s, NULL, base, &l, err);
 		base->build_s = k->build_s;
-		if (!rc && base->status == MUTANT_KILLED)
-			rc = error_input(err, "the tests fail on the unmutated kernel (%s; see %s): mutants "
-					 "cannot be judged; fix the tests or the kernel first", base->why,
-					 base->run_dir);
+		if (!rc && (!l.ok.nr || !strncmp(base->why, "guest ", 6)))
+			rc = error_input(err, "the unmutated kernel %s (see %s): mutants cannot be judged; "
+					 "fix the tests or the kernel first", l.ok.nr ? base->why :
+					 "passes no test", base->run_dir);
+		if (!rc && l.failed.nr) {
+			char names[400];
+
+			name_list(&l.failed, NULL, names, sizeof(names));
+			warning("the unmutated kernel fails %zu tests already (%s): mutants are judged by "
+				"the %zu it passes", l.failed.nr, names, l.ok.nr);
+		}
+		for (size_t i = 0; i < l.ok.nr; i++)
+			buf_addf(&text, "%s\n", l.ok.items[i]);
+		if (!rc)
+			rc = write_text(passed, buf_str(&text), err);
 		if (!rc)
 			rc = mutant_result_write(path, base, err);
+		buf_free(&text);
+		leaves_free(&l);
 	}
 	free(path);
 	free(run);
+	free(passed);
 	return rc;
 }
 
 static void numalab_argv(const struct mrun *r, const char *id, int slot, struct strvec *argv)
 {
+	strvec_pushf(argv, "%s/numalab", lab_root());
 	for (int i = 0; r->o->self_argv[i]; i++)
-		if (i)
-			strvec_push(argv, r->o->self_argv[i]);
-		else
-			strvec_pushf(argv, "%s/numalab", lab_root());
+		strvec_push(argv, r->o->self_argv[i]);
 	strvec_push(argv, "--mutant");
 	strvec_push(argv, id);
 	strvec_pushf(argv, "--slot=%d", slot);
@@ -628,9 +769,27 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		goto out;
 	r->texts = xcalloc(r->files.nr, sizeof(*r->texts));
 	r->objects = xcalloc(r->files.nr, sizeof(*r->objects));
-	progress("building the unmutated kernel in work tree 0");
-	rc = build(r, NULL, 0, (const char *const *)r->files.items, (int)r->files.nr, r->texts, r->objects, &k,
-		   &make_failed, err);
+	/* The sources first, so that a function they lack is said before a build. */
+	rc = build(r, NULL, 0, (const char *const *)r->files.items, (int)r->files.nr, r->texts, r->objects, 1,
+		   &k, &make_failed, err);
+	if (!rc)
+		rc = generate(r, lines, nr_lines, err);
+	if (!rc && o->dry_run) {
+		for (int i = 0; i < r->list.nr; i++) {
+			const struct mutant *m = &r->list.items[i];
+
+			show(o, "%s %s:%d %s %s (%s)\n    %s\n", m->id, m->file, m->line, m->function,
+			     mutant_op_name(m->op), m->what, m->repl);
+		}
+		show(o, "%d mutants\n", r->list.nr);
+		*v = MUTATE_ALL_KILLED;
+		goto out;
+	}
+	if (!rc)
+		progress("building the unmutated kernel in work tree 0");
+	if (!rc)
+		rc = build(r, NULL, 0, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
+			   &k, &make_failed, err);
 	if (rc && make_failed)
 		err->kind = ERROR_INPUT;
 	if (!rc)
@@ -645,8 +804,6 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		buf_free(&objs);
 		free(path);
 	}
-	if (!rc)
-		rc = generate(r, lines, nr_lines, err);
 	if (!rc)
 		rc = write_mutants(r, err);
 	if (!rc)

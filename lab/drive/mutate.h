@@ -48,11 +48,14 @@ struct mutate_opts {
 	const char *topo, *tests;
 	const char *accel;                 /* "auto" | "tcg" | "kvm" */
 	int jobs;                          /* work trees at once, >= 1 */
+	const char *const *ids;            /* --ids: only these mutants */
+	int nr_ids;
 	int limit;                         /* the first N mutants by id; 0: all */
+	int dry_run;                       /* list the mutants (show), build and run nothing */
 	int timeout_s;                     /* per mutant's run; 0: 2 x the base run + 60 s */
 	const char *out;
 	const char *equivalents;           /* the equivalents file; NULL: the lab's (if present) */
-	const char *const *self_argv;      /* this command line (NULL-terminated): a child's is it + --mutant ID --slot K */
+	const char *const *self_argv;      /* "mutate" and its options (NULL-terminated): a child runs numalab + them + --mutant ID --slot K */
 	struct mutate_show show;
 	/* A child: run only this mutant in work tree slot. */
 	const char *mutant;

@@ -1204,11 +1204,11 @@ static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error
 	rc = ensure_source(b, err);
 	if (!rc)
 		rc = apply_series(b, err);
-	if (!rc)
+	if (!rc && !s->source_only)
 		rc = configure(b, err);
-	if (!rc && make_image(b, err))
+	if (!rc && !s->source_only && make_image(b, err))
 		rc = -1, s->make_failed = !interrupt_caught();
-	if (!rc)
+	if (!rc && !s->source_only)
 		rc = copy_file(image, s->image, err);
 	for (int i = 0; !rc && i < s->nr_sources; i++) {
 		char *src = xprintf("%s/%s", b->src, s->sources[i]);
@@ -1248,7 +1248,7 @@ int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, co
 		snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
 		rc = build_scratch(b, s, err);
 	}
-	if (!rc) {
+	if (!rc && !s->source_only) {
 		memset(out, 0, sizeof(*out));
 		snprintf(out->name, sizeof(out->name), "%s", b->name);
 		snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);

@@ -90,6 +90,8 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
  *    s->texts[i] (when texts is not NULL), and the sha256 of its object
  *    (mm/mempolicy.o) into s->object_sha256[i] ("" none), both taken under
  *    the work tree's lock.
+ * s->source_only: stop once the series is applied (the texts read, no
+ * make, no image; out is not filled).
  * s->make_failed is set when make itself failed (the source does not
  * compile; err names the last error lines and the log), as opposed to a
  * patch that does not apply (ERROR_INPUT) or a tool that broke.
@@ -101,6 +103,7 @@ struct kbuild_scratch {
 	int nr_sources;
 	struct buf *texts;             /* [nr_sources] or NULL */
 	char (*object_sha256)[65];     /* [nr_sources] */
+	int source_only;
 	int make_failed;
 };
 
