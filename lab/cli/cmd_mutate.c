@@ -100,7 +100,9 @@ int cmd_mutate(int argc, char **argv)
 			   "the equivalent mutants (default: " MUTATE_EQUIVALENTS ")"),
 		OPT_CHOICE("accel", &o.accel, "auto|tcg|kvm", "auto|tcg|kvm", "accelerator (default auto)"),
 		OPT_STRING("mutant", &o.mutant, "ID", "internal: run only this mutant (the children)"),
-		OPT_INT("slot", &o.slot, "K", 0, 15, "internal: in work tree K (with --mutant)"),
+		OPT_INT("slot", &o.slot, "K", 0, 15,
+			"the first work tree to use (default 0: mutate0 .. mutate<N-1>);\n"
+			"with --mutant, the one to use"),
 		OPT_END,
 	};
 	const struct opt_spec spec = { .name = "mutate", .usage = usage, .opts = opts, .tail = tail };

@@ -652,7 +652,7 @@ static int next_mutant(void *ctx, struct parallel_task *task)
 	if (slot < 0)
 		return PARALLEL_WAIT;
 	r->busy[slot] = 1;
-	numalab_argv(r, r->list.items[r->next].id, slot, &task->argv);
+	numalab_argv(r, r->list.items[r->next].id, r->o->slot + slot, &task->argv);
 	snprintf(task->log, sizeof(task->log), "%s/mutants/%s/log", r->o->out, r->list.items[r->next].id);
 	task->data = (void *)(long)(r->next * MAX_JOBS + slot);
 	r->next++;
@@ -770,7 +770,7 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	r->texts = xcalloc(r->files.nr, sizeof(*r->texts));
 	r->objects = xcalloc(r->files.nr, sizeof(*r->objects));
 	/* The sources first, so that a function they lack is said before a build. */
-	rc = build(r, NULL, 0, (const char *const *)r->files.items, (int)r->files.nr, r->texts, r->objects, 1,
+	rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, r->texts, r->objects, 1,
 		   &k, &make_failed, err);
 	if (!rc)
 		rc = generate(r, lines, nr_lines, err);
@@ -786,9 +786,9 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		goto out;
 	}
 	if (!rc)
-		progress("building the unmutated kernel in work tree 0");
+		progress("building the unmutated kernel in work tree %d", o->slot);
 	if (!rc)
-		rc = build(r, NULL, 0, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
+		rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
 			   &k, &make_failed, err);
 	if (rc && make_failed)
 		err->kind = ERROR_INPUT;

@@ -14,8 +14,8 @@
  *   report.{txt,tap,json,html}
  *
  * Builds: the kernel's own work tree is left alone; work tree K
- * (kbuild_kernel_scratch(), slot "mutateK") is used by one mutant at a
- * time, the mutant a patch on top of the kernel's series (the tree
+ * (kbuild_kernel_scratch(), slot "mutateK", K from o->slot on) is used by
+ * one mutant at a time, the mutant a patch on top of the kernel's series (the tree
  * reverses the last one and applies the next: only the mutated file and
  * the link are redone).  No finished kernel goes into the kernel cache.
  *
@@ -57,7 +57,7 @@ struct mutate_opts {
 	const char *equivalents;           /* the equivalents file; NULL: the lab's (if present) */
 	const char *const *self_argv;      /* "mutate" and its options (NULL-terminated): a child runs numalab + them + --mutant ID --slot K */
 	struct mutate_show show;
-	/* A child: run only this mutant in work tree slot. */
+	/* The first work tree (slots slot .. slot + jobs - 1); a child: run only mutant in slot. */
 	const char *mutant;
 	int slot;
 };
