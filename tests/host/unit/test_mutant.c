@@ -9,6 +9,8 @@
 #include "analysis/mutate_report.h"
 #include "model/mutant.h"
 
+#include <unistd.h>
+
 #define SAMPLE "tests/host/unit/mutate/sample.c"
 #define GOLDEN "tests/host/unit/golden/mutate/"
 
@@ -226,6 +228,31 @@ UNIT_TEST(equivalents_file)
 	CHECK_INT(mutant_equivalents_parse("eq", "0123456789AB upper\n", 19, &eq, &err), -1);
 }
 
+/* A result file read back is what was written; a file without a status is refused. */
+UNIT_TEST(result_file)
+{
+	char dir[] = "/tmp/test_mutant.XXXXXX", path[64];
+	struct mutant_result w = { .status = MUTANT_KILLED, .build_s = 21.5, .run_s = 8.25,
+				   .why = "\"mempolicy/a case\"\nand more", .run_dir = "/r/x" }, r;
+	struct error err;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/result", dir);
+	CHECK_INT(mutant_result_read(path, &r, &err), 1);
+	CHECK_INT(r.status, MUTANT_NOT_RUN);
+	CHECK_INT(mutant_result_write(path, &w, &err), 0);
+	CHECK_INT(mutant_result_read(path, &r, &err), 0);
+	CHECK_INT(r.status, MUTANT_KILLED);
+	CHECK_STR(r.why, "\"mempolicy/a case\" and more");
+	CHECK_STR(r.run_dir, "/r/x");
+	CHECK(r.build_s > 21.4 && r.build_s < 21.6 && r.run_s > 8.1 && r.run_s < 8.4);
+	CHECK_INT(write_file_atomic(path, "why x\n", 6, &err), 0);
+	CHECK_INT(mutant_result_read(path, &r, &err), -1);
+	CHECK(strstr(err.msg, "no status line") != NULL);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The reports on fixed results: one of each status, a listed survivor, a wrongly listed kill. */
 UNIT_TEST(reports_golden)
 {
@@ -304,4 +331,5 @@ UNIT_MAIN(UNIT_CASE(functions_found),
 	  UNIT_CASE(diff_of_a_mutant),
 	  UNIT_CASE(added_lines),
 	  UNIT_CASE(equivalents_file),
+	  UNIT_CASE(result_file),
 	  UNIT_CASE(reports_golden))
