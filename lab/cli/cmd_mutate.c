@@ -81,9 +81,9 @@ int cmd_mutate(int argc, char **argv)
 		OPT_STRING("kernel", &o.kernel, "RECIPE|DIR",
 			   "the kernel to mutate: a recipe (stock) or a kernel source tree"),
 		OPT_LIST("patch", &patches, "FILE", "a patch on top of it (repeatable; patch.h's formats)"),
-		OPT_LIST("file", &files, "mm/F.c", "the C file to mutate, relative to the tree's top"),
+		OPT_LIST("file", &files, "mm/F.c", "a C file to mutate, relative to the tree's top (repeatable)"),
 		OPT_LIST("function", &functions, "NAME",
-			 "a function of --file to mutate (repeatable; default: all)"),
+			 "a function of the files to mutate (repeatable; default: all)"),
 		OPT_FLAG("patch-lines", &o.patch_lines,
 			 "mutate only the lines the --patch files add (in their .c\n"
 			 "files, or in --file): would the suites notice if they were wrong?"),

@@ -124,8 +124,6 @@ static int check_request(struct mrun *r, struct error *err)
 		    o->files[i][0] == '/' || strstr(o->files[i], ".."))
 			return error_input(err, "--file %s: give a C file of the kernel tree, relative to "
 					   "its top (mm/mempolicy.c)", o->files[i]);
-	if (o->nr_functions && o->nr_files != 1)
-		return error_input(err, "--function names functions of one --file");
 	return 0;
 }
 
@@ -517,18 +515,53 @@ static int pick_ids(struct mrun *r, struct error *err)
 	return 0;
 }
 
+/* Of o->functions, those text defines, into fns; each found one marked in found[]. */
+static int functions_of(const struct mutate_opts *o, const struct buf *text, const char **fns, int *found)
+{
+	struct c_function *f;
+	int nr, n = 0;
+
+	c_functions(text->data ? text->data : "", text->len, &f, &nr);
+	for (int k = 0; k < o->nr_functions; k++)
+		for (int i = 0; i < nr; i++)
+			if (!strcmp(f[i].name, o->functions[k])) {
+				fns[n++] = o->functions[k];
+				found[k] = 1;
+				break;
+			}
+	free(f);
+	return n;
+}
+
 static int generate(struct mrun *r, int **lines, int *nr_lines, struct error *err)
 {
-	for (size_t i = 0; i < r->files.nr; i++) {
-		struct mutant_scope sc = { .functions = r->o->functions, .nr_functions = r->o->nr_functions,
-					   .lines = lines[i], .nr_lines = nr_lines[i] };
+	const char **fns = xcalloc((size_t)r->o->nr_functions + 1, sizeof(*fns));
+	int *found = xcalloc((size_t)r->o->nr_functions + 1, sizeof(*found)), rc = 0;
 
-		if (r->o->patch_lines && !nr_lines[i])
+	for (size_t i = 0; !rc && i < r->files.nr; i++) {
+		int n = functions_of(r->o, &r->texts[i], fns, found);
+		struct mutant_scope sc = { .functions = fns, .nr_functions = n, .lines = lines[i],
+					   .nr_lines = nr_lines[i] };
+
+		if ((r->o->patch_lines && !nr_lines[i]) || (r->o->nr_functions && !n))
 			continue;
-		if (mutant_generate(r->files.items[i], buf_str(&r->texts[i]), r->texts[i].len, &sc, &r->list,
-				    err))
-			return -1;
+		rc = mutant_generate(r->files.items[i], buf_str(&r->texts[i]), r->texts[i].len, &sc, &r->list,
+				     err);
 	}
+	for (int k = 0; !rc && k < r->o->nr_functions; k++)
+		if (!found[k]) {
+			struct buf names = BUF_INIT;
+
+			for (size_t i = 0; i < r->files.nr; i++)
+				buf_addf(&names, "%s%s", i ? ", " : "", r->files.items[i]);
+			rc = error_input(err, "--function %s: not defined in %s; give a function of the "
+					 "--file(s)", r->o->functions[k], buf_str(&names));
+			buf_free(&names);
+		}
+	free(fns);
+	free(found);
+	if (rc)
+		return -1;
 	mutant_sort_by_id(&r->list);
 	if (r->o->nr_ids && pick_ids(r, err))
 		return -1;
