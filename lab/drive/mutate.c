@@ -819,14 +819,31 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		goto out;
 	}
 	if (!rc)
-		progress("building the unmutated kernel in work tree %d", o->slot);
+		rc = check_out(r, &k, err);
 	if (!rc)
-		rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
-			   &k, &make_failed, err);
+		rc = write_mutants(r, err);
+	if (rc)
+		goto out;
+	r->results = xcalloc((size_t)r->list.nr + 1, sizeof(*r->results));
+	for (int i = 0; i < r->list.nr; i++) {
+		char *path = out_path(o, "mutants/%s/result", r->list.items[i].id);
+		struct error ignored;
+
+		if (mutant_result_read(path, &r->results[i], &ignored))
+			r->results[i].status = MUTANT_NOT_RUN;
+		kept += r->results[i].status != MUTANT_NOT_RUN;
+		free(path);
+	}
+	if (kept == r->list.nr) {   /* all judged: nothing to build or boot */
+		progress("%d mutants (%d already judged)", r->list.nr, kept);
+		rc = report(r, v, err);
+		goto out;
+	}
+	progress("building the unmutated kernel in work tree %d", o->slot);
+	rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
+		   &k, &make_failed, err);
 	if (rc && make_failed)
 		err->kind = ERROR_INPUT;
-	if (!rc)
-		rc = check_out(r, &k, err);
 	if (!rc) {
 		struct buf objs = BUF_INIT;
 		char *path = out_path(o, "base/objects");
@@ -838,22 +855,10 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		free(path);
 	}
 	if (!rc)
-		rc = write_mutants(r, err);
-	if (!rc)
 		rc = base_run(r, &k, &base, err);
 	if (rc)
 		goto out;
 	r->timeout_s = mutant_timeout(o, &base);
-	r->results = xcalloc((size_t)r->list.nr + 1, sizeof(*r->results));
-	for (int i = 0; i < r->list.nr; i++) {
-		char *path = out_path(o, "mutants/%s/result", r->list.items[i].id);
-		struct error ignored;
-
-		if (mutant_result_read(path, &r->results[i], &ignored))
-			r->results[i].status = MUTANT_NOT_RUN;
-		kept += r->results[i].status != MUTANT_NOT_RUN;
-		free(path);
-	}
 	progress("%d mutants (%d already judged); base: build %.0f s, tests %.0f s; per-mutant timeout %d s",
 		 r->list.nr, kept, base.build_s, base.run_s, r->timeout_s);
 	r->done = kept;

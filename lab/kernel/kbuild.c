@@ -1248,7 +1248,7 @@ int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, co
 		snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
 		rc = build_scratch(b, s, err);
 	}
-	if (!rc && !s->source_only) {
+	if (!rc) {
 		memset(out, 0, sizeof(*out));
 		snprintf(out->name, sizeof(out->name), "%s", b->name);
 		snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);

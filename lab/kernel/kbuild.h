@@ -91,7 +91,7 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
  *    (mm/mempolicy.o) into s->object_sha256[i] ("" none), both taken under
  *    the work tree's lock.
  * s->source_only: stop once the series is applied (the texts read, no
- * make, no image; out is not filled).
+ * make, no image: out names the image that is not there).
  * s->make_failed is set when make itself failed (the source does not
  * compile; err names the last error lines and the log), as opposed to a
  * patch that does not apply (ERROR_INPUT) or a tool that broke.
