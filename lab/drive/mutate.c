@@ -36,11 +36,9 @@ struct mrun {
 	struct mutant_result *results;
 	struct mutant_equivalents eq;
 	char eq_path[4200];
-	int timeout_s;
 	/* parallel */
 	int next, done, busy[MAX_JOBS];
 	double t0;
-	int failed_to_run;
 };
 
 static void show(const struct mutate_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -709,7 +707,6 @@ static void finished_mutant(void *ctx, struct parallel_task *task, const struct 
 
 		file_last_line(task->log, last, sizeof(last));
 		res->status = MUTANT_NOT_RUN;
-		r->failed_to_run++;
 		show(r->o, "[%d/%d] %s %s:%d %s: no result (%s%s): %s\n", r->done, r->list.nr, m->id,
 		     m->function, m->line, mutant_op_name(m->op), end->interrupted ? "interrupted, " : "",
 		     end->code < 0 && end->err ? end->err->msg : "see its log", last);
@@ -858,9 +855,8 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		rc = base_run(r, &k, &base, err);
 	if (rc)
 		goto out;
-	r->timeout_s = mutant_timeout(o, &base);
 	progress("%d mutants (%d already judged); base: build %.0f s, tests %.0f s; per-mutant timeout %d s",
-		 r->list.nr, kept, base.build_s, base.run_s, r->timeout_s);
+		 r->list.nr, kept, base.build_s, base.run_s, mutant_timeout(o, &base));
 	r->done = kept;
 	r->t0 = now_s();
 	struct parallel pp = { .jobs = o->jobs, .grace_s = 10, .next = next_mutant, .finished = finished_mutant,

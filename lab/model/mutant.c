@@ -389,10 +389,8 @@ static void read_params(const char *s, const struct toks *v, const struct fn_ext
 
 struct gen {
 	const char *file, *s;
-	size_t len;
 	const struct toks *v;
-	const char **line_start;   /* [line] -> its first byte; [nr_lines + 1] -> end */
-	int nr_lines;
+	const char **line_start;   /* [line] -> its first byte; [last line + 1] -> the end */
 	const char *function;
 	const unsigned char *wanted;   /* [line] */
 	struct mutant_list *list;
@@ -522,7 +520,7 @@ static void constant(struct gen *g, int k)
 	}
 }
 
-/* `return E;` / `X = E;` on one line, k the first token: E's range in *a..*b. */
+/* `return E;` (assign < 0) or `X = E;` (assign: its `=`) on one line, k the first token, semi its `;`. */
 static void expression(struct gen *g, int k, int semi, int assign)
 {
 	int a = assign >= 0 ? assign + 1 : k + 1, b = semi - 1;
@@ -800,7 +798,7 @@ int mutant_generate(const char *file, const char *text, size_t len, const struct
 	int nr_fx, nr_lines = 1, rc = 0;
 	const char **starts;
 	unsigned char *wanted;
-	struct gen g = { .file = file, .s = text, .len = len, .v = &v, .list = list };
+	struct gen g = { .file = file, .s = text, .v = &v, .list = list };
 
 	for (size_t i = 0; i < len; i++)
 		nr_lines += text[i] == '\n';
@@ -812,7 +810,6 @@ int mutant_generate(const char *file, const char *text, size_t len, const struct
 			starts[++l] = text + i + 1;
 	starts[nr_lines + 1] = text + len;
 	g.line_start = starts;
-	g.nr_lines = nr_lines;
 	g.wanted = wanted;
 	tokenize(text, len, &v);
 	find_functions(text, &v, &fx, &nr_fx);
