@@ -719,6 +719,14 @@ static void finished_mutant(void *ctx, struct parallel_task *task, const struct 
 	free(path);
 }
 
+/* path as the user knows it: relative to the project when inside it. */
+static const char *display_path(const char *path)
+{
+	size_t n = strlen(lab_root());
+
+	return !strncmp(path, lab_root(), n) && path[n] == '/' ? path + n + 1 : path;
+}
+
 static int write_reports(struct mrun *r, const struct mutate_report *rep, struct error *err)
 {
 	static const struct {
@@ -768,7 +776,7 @@ static int report(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	buf_addf(&title, "; topology %s; tests %s", r->o->topo, r->o->tests ? r->o->tests : "(the topology's)");
 	struct mutate_report rep = { .title = buf_str(&title), .mutants = r->list.items, .results = r->results,
 				     .diffs = diffs, .nr = r->list.nr, .eq = &r->eq,
-				     .equivalents_path = r->eq_path[0] ? r->eq_path : NULL };
+				     .equivalents_path = r->eq_path[0] ? display_path(r->eq_path) : NULL };
 
 	rc = write_reports(r, &rep, err);
 	mutate_score_of(&rep, NULL, &s);
