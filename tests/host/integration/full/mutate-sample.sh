@@ -7,17 +7,18 @@
 # --ids then says which one is gone.
 . "$(dirname "$0")/../lib.bash"
 make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
-# collapse_find_target_node: == to != in the tie mask, if (...) to if (0) on the max
-# load, the loop index off by one; alloc_charge_folio: the allocation's
-# result off by one, the charge failure forced, the folio not handed back.
-IDS=0078f37d3bec,867a293cbefa,98d9351c470d,64c39db21270,7970ae7bb65d,6ef893045c7b
-# mempolicy.c: interleave and weighted interleave (fault, task and bulk paths).
-IDS=$IDS,@MEMPOLICY_IDS@
+# khugepaged.c: collapse_find_target_node's tie mask == to !=, its max-load test
+# if (0); alloc_charge_folio's charge failure forced, the folio not handed back.
+IDS=0078f37d3bec,867a293cbefa,7970ae7bb65d,6ef893045c7b
+# mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
+# path's weight refill forced, the bulk paths (weighted: a remainder off by
+# one; plain: the per-node split off by one).
+IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318084026
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio
-      --function interleave_nodes --function weighted_interleave_nodes --function interleave_nid
-      --function weighted_interleave_nid --function alloc_pages_bulk_interleave
-      --function alloc_pages_bulk_weighted_interleave
+      --function node_show --function node_store --function get_il_weight
+      --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
+      --function alloc_pages_bulk_interleave
       --topo 4node --tests topology,mempolicy,khugepaged --ids "$IDS" --out "$SCRATCH/m")
 
 expect_rc 0 $NUMALAB mutate "${ARGS[@]}"
