@@ -93,19 +93,23 @@ TRY_FLAGS      = report
 KERNEL_OPTIONS = arch
 KERNEL_LISTS   = patch
 IMAGE_OPTIONS  = out accel
+MUTATE_OPTIONS = kernel topo tests jobs limit ids timeout out equivalents accel
+MUTATE_LISTS   = patch file function
+MUTATE_FLAGS   = patch-lines dry-run
 
 RUN_ARGS    = $(call options,$(RUN_OPTIONS),$(RUN_LISTS),$(RUN_FLAGS))
 SHELL_ARGS  = $(call options,$(SHELL_OPTIONS),$(RUN_LISTS),$(SHELL_FLAGS))
 BISECT_ARGS = $(call options,$(BISECT_OPTIONS))
 MATRIX_ARGS = $(MATRIX) $(call options,$(MATRIX_OPTIONS),,$(MATRIX_FLAGS))
 TRY_ARGS    = $(PATCH) $(call options,$(TRY_OPTIONS),,$(TRY_FLAGS))
+MUTATE_ARGS = $(call options,$(MUTATE_OPTIONS),$(MUTATE_LISTS),$(MUTATE_FLAGS))
 # A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
 CMD ?=
 
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/host/libvirtd).
 LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/host/libvirtd with /run/numalab-libvirt))
 
-.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare lab-try kernel image check check-full recheck bench fuzz clean
+.PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare lab-try kernel image mutate check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
 # Objects are shared by many targets: never delete them as intermediates.
 .SECONDARY:
@@ -165,6 +169,14 @@ lab-bisect: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s numalab guest GUEST_ARCH=$(GUEST_ARCH)
 	./numalab bisect $(BISECT_ARGS)
+
+# Single-line mutants of kernel functions, each built, booted and tested (docs/mutate.md):
+# `make mutate KERNEL=stock FILE=mm/mempolicy.c FUNCTION='interleave_nodes interleave_nid'
+#  TOPO=4node TESTS=topology,mempolicy JOBS=2 LIMIT=50`.
+mutate: numalab
+	@./numalab setup --quiet --arch $(GUEST_ARCH)
+	@$(MAKE) -s numalab guest GUEST_ARCH=$(GUEST_ARCH)
+	./numalab mutate $(MUTATE_ARGS)
 
 # Compare two result trees (run or matrix directories): `make lab-compare A=DIR B=DIR`.
 lab-compare: numalab

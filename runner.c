@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "compare", "compare two result directories: functional changes, metrics, significance", cmd_compare },
 	{ "matrix", "run a test matrix (topologies x kernels x suites) in parallel, resumably", cmd_matrix },
 	{ "try", "a patch to a verdict: base vs patched kernels on NUMA shapes, compared", cmd_try },
+	{ "mutate", "mutate kernel functions one line at a time: do the suites notice?", cmd_mutate },
 	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
 	{ "tap", "flatten nested KTAP into TAP 13 for tap-driver.sh, prove, CI plugins", cmd_tap },
 	/* Internal: runs a command inside the LoongArch toolchain root. */

@@ -111,6 +111,7 @@ int cmd_try(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
+int cmd_mutate(int argc, char **argv);
 
 /* toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, or -1 with err (ERROR_INPUT). */
 int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);

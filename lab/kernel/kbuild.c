@@ -1266,6 +1266,93 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
 	return build_kernel(root, tree ? "stock" : req->spec, arch, NULL, NULL, tree, req, out, err);
 }
 
+/* The build into the slot's work tree, locked; the image to s->image. */
+static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error *err)
+{
+	char *lockpath = xprintf("%s.lock", b->work), *image = xprintf("%s/%s", b->obj, b->a->image);
+	int fd, rc;
+
+	s->make_failed = 0;
+	if (mkdir_p(b->work, err) || (fd = lock_file(lockpath, "kernel build", err)) < 0) {
+		free(lockpath);
+		free(image);
+		return -1;
+	}
+	unlink(b->log);
+	rc = ensure_source(b, err);
+	if (!rc)
+		rc = apply_series(b, err);
+	if (!rc && !s->source_only)
+		rc = configure(b, err);
+	if (!rc && !s->source_only && make_image(b, err))
+		rc = -1, s->make_failed = !interrupt_caught();
+	if (!rc && !s->source_only)
+		rc = copy_file(image, s->image, err);
+	for (int i = 0; !rc && i < s->nr_sources; i++) {
+		char *src = xprintf("%s/%s", b->src, s->sources[i]);
+		char *obj = xprintf("%s/%.*s.o", b->obj, (int)(strrchr(s->sources[i], '.') ? strrchr(s->sources[i], '.') - s->sources[i] : (long)strlen(s->sources[i])), s->sources[i]);
+		struct error ignored;
+
+		s->object_sha256[i][0] = '\0';
+		if (s->texts) {
+			s->texts[i].len = 0;
+			rc = read_file(src, &s->texts[i], err);
+		}
+		if (!rc && file_exists(obj) && sha256_file(obj, s->object_sha256[i], &ignored))
+			s->object_sha256[i][0] = '\0';
+		free(src);
+		free(obj);
+	}
+	close(fd);
+	free(lockpath);
+	free(image);
+	return rc;
+}
+
+int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, const char *tree,
+			  const char *arch, struct kbuild_scratch *s, struct kernel *out,
+			  struct error *err)
+{
+	struct build *b = xmalloc(sizeof(*b));
+	double t0 = now_s();
+	int rc = prepare(b, root, tree ? "stock" : req->spec, arch, NULL, NULL, tree, req, err);
+
+	if (!rc) {
+		size_t used = strlen(b->work);
+
+		snprintf(b->work + used, sizeof(b->work) - used, "-%s", s->slot);
+		snprintf(b->src, sizeof(b->src), "%s/src", b->work);
+		snprintf(b->obj, sizeof(b->obj), "%s/obj", b->work);
+		snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
+		rc = build_scratch(b, s, err);
+	}
+	if (!rc) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->name, sizeof(out->name), "%s", b->name);
+		snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
+		snprintf(out->path, sizeof(out->path), "%s", s->image);
+		snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
+		snprintf(out->source, sizeof(out->source), "%s", b->source_id);
+		snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
+		for (int i = 0; i < b->r.nr_patches; i++) {
+			size_t used = strlen(out->patches), sub = strlen(out->patch_subjects);
+
+			snprintf(out->patches + used, sizeof(out->patches) - used, "%s%s sha256:%s",
+				 used ? ", " : "", b->r.patches[i].name[0] ? b->r.patches[i].name :
+				 strrchr(b->r.patches[i].path, '/') + 1, b->r.patches[i].sha256);
+			snprintf(out->patch_subjects + sub, sizeof(out->patch_subjects) - sub, "%s\n",
+				 b->r.patches[i].subject[0] ? b->r.patches[i].subject : "(none)");
+		}
+		if (b->r.source == RECIPE_SOURCE_TREE)
+			snprintf(out->tree, sizeof(out->tree), "%s", b->r.source_ref);
+		out->build_s = now_s() - t0;
+		out->built = 1;
+	}
+	build_free(b);
+	free(b);
+	return rc;
+}
+
 int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
 		     const char *rev, struct kernel *out, struct error *err)
 {

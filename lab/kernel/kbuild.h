@@ -79,6 +79,39 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
 			  const char *arch, struct kernel *out, struct error *err);
 
 /*
+ * A kernel built in a work tree of its own and not kept (numalab mutate:
+ * one build per mutant).  As kbuild_kernel_request(), but
+ *  - in CACHE/kbuild/ARCH-CONFIGKEY-SLOT/, a work tree only builds naming
+ *    this slot use: its first build is a whole one (ccache hits), the later
+ *    ones reverse the old series, apply the new and rebuild what changed;
+ *  - without the selftests, and nothing under CACHE/kernels/: the image is
+ *    copied to s->image (replaced), which out->path names;
+ *  - s->sources ("mm/mempolicy.c", ...): each file's text as built into
+ *    s->texts[i] (when texts is not NULL), and the sha256 of its object
+ *    (mm/mempolicy.o) into s->object_sha256[i] ("" none), both taken under
+ *    the work tree's lock.
+ * s->source_only: stop once the series is applied (the texts read, no
+ * make, no image: out names the image that is not there).
+ * s->make_failed is set when make itself failed (the source does not
+ * compile; err names the last error lines and the log), as opposed to a
+ * patch that does not apply (ERROR_INPUT) or a tool that broke.
+ */
+struct kbuild_scratch {
+	const char *slot;              /* a file name part: "mutate0" */
+	const char *image;             /* where the image is copied */
+	const char *const *sources;    /* paths under src/ of .c files */
+	int nr_sources;
+	struct buf *texts;             /* [nr_sources] or NULL */
+	char (*object_sha256)[65];     /* [nr_sources] */
+	int source_only;
+	int make_failed;
+};
+
+int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, const char *tree,
+			  const char *arch, struct kbuild_scratch *s, struct kernel *out,
+			  struct error *err);
+
+/*
  * The kernel build's make command line for arch (x86_64 | loongarch64),
  * appended to argv; the LoongArch one runs inside the toolroot:
  *   make -CSRC O=OBJ ARCH=KARCH [CROSS_COMPILE=PREFIX] CC=ccache PREFIXgcc EXTRA...

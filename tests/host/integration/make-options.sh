@@ -8,7 +8,7 @@ var() { make -s --no-print-directory --eval="print-var: ; @echo \$($1)" print-va
 has_option() { $NUMALAB "$1" --help | grep -qE -- "^  --$2( |\$)"; }
 options_of() { $NUMALAB "$1" --help | sed -nE 's/^  --([a-z-]+).*/\1/p'; }
 
-for t in RUN SHELL BISECT MATRIX TRY KERNEL IMAGE; do
+for t in RUN SHELL BISECT MATRIX TRY KERNEL IMAGE MUTATE; do
 	cmd=$(echo "$t" | tr A-Z a-z)
 	names="$(var ${t}_OPTIONS) $(var ${t}_LISTS) $(var ${t}_FLAGS)"
 	[ "$t" = SHELL ] && names="$names $(var RUN_LISTS)"

@@ -1,0 +1,1004 @@
+#include "model/mutant.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[] = {
+	[MUTANT_RELATIONAL] = "relational", [MUTANT_LOGICAL] = "logical",
+	[MUTANT_CONSTANT] = "constant",     [MUTANT_EXPRESSION] = "expression",
+	[MUTANT_CONDITION] = "condition",   [MUTANT_REMOVE] = "remove",
+	[MUTANT_ARGUMENT] = "argument",
+};
+
+const char *mutant_op_name(enum mutant_op op)
+{
+	return op_names[op];
+}
+
+/* ---- tokens ---- */
+
+enum tok_kind { TOK_IDENT, TOK_NUMBER, TOK_STRING, TOK_PUNCT };
+
+struct tok {
+	enum tok_kind kind;
+	size_t off, len;
+	int line;
+};
+
+struct toks {
+	struct tok *t;
+	int nr, cap;
+};
+
+static void tok_push(struct toks *v, enum tok_kind kind, size_t off, size_t len, int line)
+{
+	if (v->nr == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 1024;
+		v->t = realloc(v->t, (size_t)v->cap * sizeof(*v->t));
+		if (!v->t)
+			abort();
+	}
+	v->t[v->nr++] = (struct tok){ kind, off, len, line };
+}
+
+/* Longest first: the punctuators whose text a mutant reads or writes, and their prefixes. */
+static const char *const puncts[] = {
+	"<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##",
+};
+
+static void tokenize(const char *s, size_t len, struct toks *v)
+{
+	size_t i = 0;
+	int line = 1, line_start = 1;
+
+	while (i < len) {
+		char c = s[i];
+
+		if (c == '\n') {
+			line++;
+			line_start = 1;
+			i++;
+			continue;
+		}
+		if (isspace((unsigned char)c)) {
+			i++;
+			continue;
+		}
+		if (c == '#' && line_start) {   /* a preprocessor line, continuations included */
+			while (i < len && s[i] != '\n') {
+				if (s[i] == '\\' && i + 1 < len && s[i + 1] == '\n') {
+					line++;
+					i++;
+				}
+				i++;
+			}
+			continue;
+		}
+		line_start = 0;
+		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
+				line += s[i] == '\n';
+			i += 2;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+			while (i < len && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			size_t start = i++;
+
+			while (i < len && s[i] != c && s[i] != '\n')
+				i += s[i] == '\\' ? 2 : 1;
+			i++;
+			tok_push(v, TOK_STRING, start, (i > len ? len : i) - start, line);
+			continue;
+		}
+		if (isalpha((unsigned char)c) || c == '_') {
+			size_t start = i;
+
+			while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+				i++;
+			tok_push(v, TOK_IDENT, start, i - start, line);
+			continue;
+		}
+		if (isdigit((unsigned char)c) || (c == '.' && i + 1 < len && isdigit((unsigned char)s[i + 1]))) {
+			size_t start = i;
+
+			while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' ||
+			       ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
+				i++;
+			tok_push(v, TOK_NUMBER, start, i - start, line);
+			continue;
+		}
+		size_t n = 1;
+
+		for (size_t k = 0; k < sizeof(puncts) / sizeof(puncts[0]); k++) {
+			size_t pl = strlen(puncts[k]);
+
+			if (pl <= len - i && !strncmp(s + i, puncts[k], pl)) {
+				n = pl;
+				break;
+			}
+		}
+		tok_push(v, TOK_PUNCT, i, n, line);
+		i += n;
+	}
+}
+
+static int is(const char *s, const struct tok *t, const char *text)
+{
+	return t->len == strlen(text) && !strncmp(s + t->off, text, t->len);
+}
+
+/* The token closing the bracket at i (forward), or -1. */
+static int match_forward(const char *s, const struct toks *v, int i)
+{
+	char open = s[v->t[i].off], close = open == '(' ? ')' : open == '[' ? ']' : '}';
+	int depth = 0;
+
+	for (int k = i; k < v->nr; k++) {
+		if (v->t[k].kind != TOK_PUNCT || v->t[k].len != 1)
+			continue;
+		if (s[v->t[k].off] == open)
+			depth++;
+		else if (s[v->t[k].off] == close && --depth == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* The token opening the bracket closed at i (backward), or -1. */
+static int match_backward(const char *s, const struct toks *v, int i)
+{
+	char close = s[v->t[i].off], open = close == ')' ? '(' : close == ']' ? '[' : '{';
+	int depth = 0;
+
+	for (int k = i; k >= 0; k--) {
+		if (v->t[k].kind != TOK_PUNCT || v->t[k].len != 1)
+			continue;
+		if (s[v->t[k].off] == close)
+			depth++;
+		else if (s[v->t[k].off] == open && --depth == 0)
+			return k;
+	}
+	return -1;
+}
+
+/* ---- function extents ---- */
+
+struct fn_extent {
+	struct c_function f;
+	int params_open, params_close, body_open, body_close;   /* token indexes */
+};
+
+static void find_functions(const char *s, const struct toks *v, struct fn_extent **out, int *nr)
+{
+	int cap = 0;
+
+	*out = NULL;
+	*nr = 0;
+	for (int i = 0; i < v->nr; i++) {
+		int close, open, name;
+
+		if (!is(s, &v->t[i], "{"))
+			continue;
+		close = match_forward(s, v, i);
+		if (close < 0)
+			break;
+		/* Back over attribute macros (__releases(x)) to the parameters' ')'. */
+		for (name = -1, open = i - 1; open >= 0 && is(s, &v->t[open], ")");) {
+			int p = match_backward(s, v, open);
+
+			if (p < 1 || v->t[p - 1].kind != TOK_IDENT)
+				break;
+			name = p - 1;
+			if (name >= 1 && is(s, &v->t[name - 1], ")") && !strncmp(s + v->t[name].off, "__", 2)) {
+				open = name - 1;
+				continue;
+			}
+			open = p;
+			break;
+		}
+		if (name >= 0 && open >= 0 && is(s, &v->t[open], "(")) {
+			struct fn_extent *e;
+
+			if (*nr == cap) {
+				cap = cap ? cap * 2 : 64;
+				*out = realloc(*out, (size_t)cap * sizeof(**out));
+				if (!*out)
+					abort();
+			}
+			e = &(*out)[(*nr)++];
+			memset(e, 0, sizeof(*e));
+			snprintf(e->f.name, sizeof(e->f.name), "%.*s", (int)v->t[name].len, s + v->t[name].off);
+			e->f.name_line = v->t[name].line;
+			e->f.open_line = v->t[i].line;
+			e->f.close_line = v->t[close].line;
+			e->params_open = open;
+			e->params_close = match_forward(s, v, open);
+			e->body_open = i;
+			e->body_close = close;
+		}
+		i = close;   /* file scope again after the block, whatever it was */
+	}
+}
+
+void c_functions(const char *text, size_t len, struct c_function **out, int *nr)
+{
+	struct toks v = { 0 };
+	struct fn_extent *fx;
+
+	tokenize(text, len, &v);
+	find_functions(text, &v, &fx, nr);
+	*out = *nr ? malloc((size_t)*nr * sizeof(**out)) : NULL;
+	for (int i = 0; i < *nr; i++)
+		(*out)[i] = fx[i].f;
+	free(fx);
+	free(v.t);
+}
+
+/* ---- variables in scope ---- */
+
+struct var {
+	char name[MUTANT_NAME_MAX];
+	char type[128];
+	int depth;
+};
+
+struct scope_vars {
+	struct var v[256];
+	int nr;
+};
+
+static int is_keyword_type(const char *s, const struct tok *t)
+{
+	static const char *const words[] = {
+		"int", "unsigned", "signed", "long", "short", "char", "bool", "_Bool", "const",
+		"volatile", "static", "struct", "union", "enum", "register", "u8", "u16", "u32",
+		"u64", "s8", "s16", "s32", "s64", "size_t", "ssize_t", "gfp_t", "nodemask_t",
+		"pgoff_t", "void",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (is(s, t, words[i]))
+			return 1;
+	return 0;
+}
+
+static void add_var(struct scope_vars *sv, const char *s, const struct tok *name, const char *base,
+		    int stars, int depth)
+{
+	struct var *x;
+
+	if (sv->nr == (int)(sizeof(sv->v) / sizeof(sv->v[0])) || !base[0])
+		return;
+	x = &sv->v[sv->nr++];
+	snprintf(x->name, sizeof(x->name), "%.*s", (int)name->len, s + name->off);
+	snprintf(x->type, sizeof(x->type), "%s%s%.*s", base, stars ? " " : "", stars, "********");
+	x->depth = depth;
+}
+
+/* The type words of tokens [a, b) ("static" dropped) into base. */
+static void type_text(const char *s, const struct toks *v, int a, int b, char *base, size_t cap)
+{
+	size_t n = 0;
+
+	base[0] = '\0';
+	for (int k = a; k < b && n < cap; k++) {
+		if (is(s, &v->t[k], "static") || is(s, &v->t[k], "register"))
+			continue;
+		n += (size_t)snprintf(base + n, cap - n, "%s%.*s", n ? " " : "", (int)v->t[k].len,
+				      s + v->t[k].off);
+	}
+}
+
+/*
+ * One declarator list, tokens [a, b) (b: its ';' or the parameter's end):
+ * every "stars NAME" that ends at '=', ',', '[' (arrays are left out) or b.
+ * params: one declarator only, and no initializers.
+ */
+static void read_declaration(const char *s, const struct toks *v, int a, int b, int depth,
+			     struct scope_vars *sv)
+{
+	char base[128];
+	int k, name = -1, stars = 0, start;
+
+	/* The first declarator's name: the last identifier before '=', ',', '[' or the end. */
+	for (k = a; k < b; k++) {
+		if (is(s, &v->t[k], "(") || is(s, &v->t[k], "["))
+			return;   /* function pointers, arrays: not understood */
+		if (is(s, &v->t[k], "=") || is(s, &v->t[k], ","))
+			break;
+		if (v->t[k].kind == TOK_IDENT)
+			name = k;
+	}
+	if (name <= a)
+		return;
+	for (start = name; start > a && is(s, &v->t[start - 1], "*"); start--)
+		stars++;
+	if (start == a)
+		return;
+	type_text(s, v, a, start, base, sizeof(base));
+	add_var(sv, s, &v->t[name], base, stars, depth);
+	/* Further declarators: ", stars NAME [= init]". */
+	for (int depth_paren = 0; k < b; k++) {
+		if (is(s, &v->t[k], "(") || is(s, &v->t[k], "{"))
+			depth_paren++;
+		else if (is(s, &v->t[k], ")") || is(s, &v->t[k], "}"))
+			depth_paren--;
+		else if (!depth_paren && is(s, &v->t[k], ",")) {
+			int n = k + 1;
+
+			for (stars = 0; n < b && is(s, &v->t[n], "*"); n++)
+				stars++;
+			if (n < b && v->t[n].kind == TOK_IDENT &&
+			    (n + 1 == b || is(s, &v->t[n + 1], "=") || is(s, &v->t[n + 1], ",")))
+				add_var(sv, s, &v->t[n], base, stars, depth);
+		}
+	}
+}
+
+/* Tokens [a, b) (a statement, b its ';') look like a declaration. */
+static int looks_like_declaration(const char *s, const struct toks *v, int a, int b)
+{
+	if (b - a < 2)
+		return 0;
+	if (is_keyword_type(s, &v->t[a]))
+		return 1;
+	if (v->t[a].kind != TOK_IDENT)
+		return 0;
+	if (v->t[a + 1].kind == TOK_IDENT)
+		return 1;
+	/* "type *name": a product is never a statement of its own. */
+	for (int k = a + 1; k < b; k++) {
+		if (v->t[k].kind == TOK_IDENT)
+			return k > a + 1 && (k + 1 == b || is(s, &v->t[k + 1], "=") || is(s, &v->t[k + 1], ",") ||
+					     is(s, &v->t[k + 1], ";"));
+		if (!is(s, &v->t[k], "*"))
+			return 0;
+	}
+	return 0;
+}
+
+static void read_params(const char *s, const struct toks *v, const struct fn_extent *e,
+			struct scope_vars *sv)
+{
+	int a = e->params_open + 1, depth = 0;
+
+	for (int k = a; k <= e->params_close; k++) {
+		if (k < e->params_close && is(s, &v->t[k], "("))
+			depth++;
+		else if (k < e->params_close && is(s, &v->t[k], ")"))
+			depth--;
+		else if (k == e->params_close || (!depth && is(s, &v->t[k], ","))) {
+			if (k - a >= 2)
+				read_declaration(s, v, a, k, 1, sv);
+			a = k + 1;
+		}
+	}
+}
+
+/* ---- generation ---- */
+
+struct gen {
+	const char *file, *s;
+	const struct toks *v;
+	const char **line_start;   /* [line] -> its first byte; [last line + 1] -> the end */
+	const char *function;
+	const unsigned char *wanted;   /* [line] */
+	struct mutant_list *list;
+};
+
+static size_t line_len(const struct gen *g, int line)
+{
+	const char *a = g->line_start[line], *end = g->line_start[line + 1];
+
+	while (end > a && (end[-1] == '\n'))
+		end--;
+	return (size_t)(end - a);
+}
+
+static void id_of(struct mutant *m)
+{
+	struct sha256 h;
+	unsigned char d[32];
+	char hex[65];
+	char *key = xprintf("%s\n%d\n%s\n%s", m->file, m->line, mutant_op_name(m->op), m->repl);
+
+	sha256_init(&h);
+	sha256_update(&h, key, strlen(key));
+	sha256_final(&h, d);
+	sha256_hex(d, hex);
+	snprintf(m->id, sizeof(m->id), "%.*s", MUTANT_ID_LEN, hex);
+	free(key);
+}
+
+/* The line of token range [a, b] with its bytes replaced by with. */
+static void emit(struct gen *g, enum mutant_op op, int a, int b, const char *with, const char *what)
+{
+	int line = g->v->t[a].line;
+	const char *ls = g->line_start[line];
+	size_t n = line_len(g, line);
+	size_t from = g->v->t[a].off - (size_t)(ls - g->s), to = g->v->t[b].off + g->v->t[b].len - (size_t)(ls - g->s);
+	struct mutant *m;
+	char *repl;
+
+	if (g->v->t[b].line != line || !g->wanted[line] || to > n)
+		return;
+	repl = xprintf("%.*s%s%.*s", (int)from, ls, with, (int)(n - to), ls + to);
+	if (strlen(repl) == n && !memcmp(repl, ls, n)) {
+		free(repl);
+		return;
+	}
+	for (int i = 0; i < g->list->nr; i++)
+		if (g->list->items[i].line == line && !strcmp(g->list->items[i].file, g->file) &&
+		    !strcmp(g->list->items[i].repl, repl)) {
+			free(repl);
+			return;
+		}
+	if (g->list->nr == g->list->cap) {
+		g->list->cap = g->list->cap ? g->list->cap * 2 : 256;
+		g->list->items = realloc(g->list->items, (size_t)g->list->cap * sizeof(*g->list->items));
+		if (!g->list->items)
+			abort();
+	}
+	m = &g->list->items[g->list->nr++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->file, sizeof(m->file), "%s", g->file);
+	snprintf(m->function, sizeof(m->function), "%s", g->function);
+	m->line = line;
+	m->op = op;
+	snprintf(m->what, sizeof(m->what), "%s", what);
+	m->orig = xprintf("%.*s", (int)n, ls);
+	m->repl = repl;
+	id_of(m);
+}
+
+static char *tok_text(const struct gen *g, int k)
+{
+	return xprintf("%.*s", (int)g->v->t[k].len, g->s + g->v->t[k].off);
+}
+
+static char *range_text(const struct gen *g, int a, int b)
+{
+	return xprintf("%.*s", (int)(g->v->t[b].off + g->v->t[b].len - g->v->t[a].off), g->s + g->v->t[a].off);
+}
+
+static void relational_logical(struct gen *g, int k)
+{
+	static const char *const pairs[][2] = {
+		{ "<", "<=" }, { "<=", "<" }, { ">", ">=" }, { ">=", ">" }, { "==", "!=" }, { "!=", "==" },
+		{ "&&", "||" }, { "||", "&&" },
+	};
+
+	if (g->v->t[k].kind != TOK_PUNCT)
+		return;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (is(g->s, &g->v->t[k], pairs[i][0])) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "%s to %s", pairs[i][0], pairs[i][1]);
+			emit(g, i < 6 ? MUTANT_RELATIONAL : MUTANT_LOGICAL, k, k, pairs[i][1], what);
+		}
+}
+
+static void constant(struct gen *g, int k)
+{
+	char digits[64], suffix[16], with[96], what[160];
+	const char *t = g->s + g->v->t[k].off;
+	size_t n = g->v->t[k].len, d;
+	int hex = n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+	uint64_t val;
+	char *end;
+
+	if (g->v->t[k].kind != TOK_NUMBER || n >= sizeof(digits))
+		return;
+	for (d = hex ? 2 : 0; d < n && (hex ? isxdigit((unsigned char)t[d]) : isdigit((unsigned char)t[d])); d++)
+		;
+	if (n - d >= sizeof(suffix) || strspn(t + d, "uUlL") < n - d || (!hex && t[0] == '0' && n > 1))
+		return;   /* floats, octal: not integers this reads */
+	snprintf(digits, sizeof(digits), "%.*s", (int)d, t);
+	snprintf(suffix, sizeof(suffix), "%.*s", (int)(n - d), t + d);
+	errno = 0;
+	val = strtoull(digits, &end, hex ? 16 : 10);
+	if (errno || *end)
+		return;
+	for (int delta = 1; delta >= -1; delta -= 2) {
+		if (delta < 0 && val == 0)
+			continue;
+		snprintf(with, sizeof(with), hex ? "0x%" PRIx64 "%s" : "%" PRIu64 "%s", val + (uint64_t)(int64_t)delta,
+			 suffix);
+		snprintf(what, sizeof(what), "%s to %s", digits, with);
+		emit(g, MUTANT_CONSTANT, k, k, with, what);
+	}
+}
+
+/* `return E;` (assign < 0) or `X = E;` (assign: its `=`) on one line, k the first token, semi its `;`. */
+static void expression(struct gen *g, int k, int semi, int assign)
+{
+	int a = assign >= 0 ? assign + 1 : k + 1, b = semi - 1;
+	char *e, *with;
+
+	if (b < a || g->v->t[a].line != g->v->t[semi].line)
+		return;
+	e = range_text(g, a, b);
+	if (a == b && (g->v->t[a].kind == TOK_NUMBER || !strcmp(e, "NULL") || !strcmp(e, "true") ||
+		       !strcmp(e, "false"))) {
+		free(e);
+		return;   /* a literal: the constant operator's; a bool or NULL plus one is no integer slip */
+	}
+	for (int delta = 1; delta >= -1; delta -= 2) {
+		char what[160];
+
+		with = xprintf("(%s) %c 1", e, delta > 0 ? '+' : '-');
+		snprintf(what, sizeof(what), "%.60s to (%.60s) %c 1", e, e, delta > 0 ? '+' : '-');
+		emit(g, MUTANT_EXPRESSION, a, b, with, what);
+		free(with);
+	}
+	free(e);
+}
+
+static void condition(struct gen *g, int k)
+{
+	int open = k + 1, close, is_if = is(g->s, &g->v->t[k], "if");
+
+	if (!(is_if || is(g->s, &g->v->t[k], "while")) || open >= g->v->nr || !is(g->s, &g->v->t[open], "("))
+		return;
+	close = match_forward(g->s, g->v, open);
+	if (close < 0 || close == open + 1 || g->v->t[close].line != g->v->t[k].line)
+		return;
+	if (is_if)
+		emit(g, MUTANT_CONDITION, open + 1, close - 1, "1", "if (...) to if (1)");
+	emit(g, MUTANT_CONDITION, open + 1, close - 1, "0", is_if ? "if (...) to if (0)" : "while (...) to while (0)");
+}
+
+/* Calls whose removal no test can notice, or that only check. */
+static int is_check_call(const char *name)
+{
+	static const char *const prefixes[] = {
+		"BUG", "WARN", "VM_BUG", "VM_WARN", "BUILD_BUG", "lockdep_", "trace_", "pr_", "printk",
+		"might_sleep", "dump_stack", "count_vm", "__count_vm", "mod_node_page_state",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static int is_assign_op(const char *s, const struct tok *t)
+{
+	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (is(s, t, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* An lvalue this reads: '*'s, NAME, then ->NAME, .NAME, [..]; its end (the token after), or -1. */
+static int lvalue_end(const struct gen *g, int k, int limit)
+{
+	while (k < limit && is(g->s, &g->v->t[k], "*"))
+		k++;
+	if (k >= limit || g->v->t[k].kind != TOK_IDENT)
+		return -1;
+	for (k++; k < limit;) {
+		if ((is(g->s, &g->v->t[k], "->") || is(g->s, &g->v->t[k], ".")) && k + 1 < limit &&
+		    g->v->t[k + 1].kind == TOK_IDENT)
+			k += 2;
+		else if (is(g->s, &g->v->t[k], "[") && match_forward(g->s, g->v, k) > 0)
+			k = match_forward(g->s, g->v, k) + 1;
+		else
+			break;
+	}
+	return k;
+}
+
+/* while, if, for, switch, do, sizeof: keywords that look like calls. */
+static int is_control(const struct gen *g, int k)
+{
+	static const char *const words[] = { "if", "while", "for", "switch", "do", "sizeof", "return" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (is(g->s, &g->v->t[k], words[i]))
+			return 1;
+	return 0;
+}
+
+/* A statement from k (its first token) to semi: removal, expression mutants. */
+static void statement(struct gen *g, int k, int semi)
+{
+	int end;
+
+	if (g->v->t[semi].line != g->v->t[k].line)
+		return;
+	if (is(g->s, &g->v->t[k], "return")) {
+		expression(g, k, semi, -1);
+		return;
+	}
+	if (is_control(g, k))
+		return;
+	if (g->v->t[k].kind == TOK_IDENT && is(g->s, &g->v->t[k + 1], "(") &&
+	    match_forward(g->s, g->v, k + 1) == semi - 1) {
+		char *name = tok_text(g, k);
+
+		if (!is_check_call(name))
+			emit(g, MUTANT_REMOVE, k, semi, ";", "call statement removed");
+		free(name);
+		return;
+	}
+	end = lvalue_end(g, k, semi);
+	if (end < 0)
+		return;
+	if (end + 1 == semi && (is(g->s, &g->v->t[end], "++") || is(g->s, &g->v->t[end], "--"))) {
+		emit(g, MUTANT_REMOVE, k, semi, ";", "increment removed");
+		return;
+	}
+	if (end < semi && is_assign_op(g->s, &g->v->t[end])) {
+		emit(g, MUTANT_REMOVE, k, semi, ";", "assignment removed");
+		if (is(g->s, &g->v->t[end], "="))
+			expression(g, k, semi, end);
+	}
+}
+
+static const struct var *find_var(const struct scope_vars *sv, const char *name)
+{
+	for (int i = sv->nr - 1; i >= 0; i--)
+		if (!strcmp(sv->v[i].name, name))
+			return &sv->v[i];
+	return NULL;
+}
+
+/* A call's '(' at open: each plain-variable argument swapped for up to two others of its type. */
+static void arguments(struct gen *g, int open, const struct scope_vars *sv)
+{
+	int close = match_forward(g->s, g->v, open), a = open + 1;
+
+	if (close < 0 || g->v->t[close].line != g->v->t[open].line || open < 1 ||
+	    g->v->t[open - 1].kind != TOK_IDENT || is_check_call(g->s + g->v->t[open - 1].off) ||
+	    is(g->s, &g->v->t[open - 1], "if") || is(g->s, &g->v->t[open - 1], "while") ||
+	    is(g->s, &g->v->t[open - 1], "for") || is(g->s, &g->v->t[open - 1], "switch") ||
+	    is(g->s, &g->v->t[open - 1], "return") || is(g->s, &g->v->t[open - 1], "sizeof"))
+		return;
+	for (int k = a, depth = 0; k <= close; k++) {
+		if (k < close && (is(g->s, &g->v->t[k], "(") || is(g->s, &g->v->t[k], "[")))
+			depth++;
+		else if (k < close && (is(g->s, &g->v->t[k], ")") || is(g->s, &g->v->t[k], "]")))
+			depth--;
+		else if (k == close || (!depth && is(g->s, &g->v->t[k], ","))) {
+			if (k == a + 1 && g->v->t[a].kind == TOK_IDENT) {
+				char *name = tok_text(g, a);
+				const struct var *x = find_var(sv, name);
+				int made = 0;
+
+				for (int i = sv->nr - 1; x && i >= 0 && made < 2; i--) {
+					char what[160];
+
+					if (strcmp(sv->v[i].type, x->type) || !strcmp(sv->v[i].name, name) ||
+					    find_var(sv, sv->v[i].name) != &sv->v[i])
+						continue;
+					snprintf(what, sizeof(what), "argument %s to %s (%s)", name, sv->v[i].name,
+						 x->type);
+					emit(g, MUTANT_ARGUMENT, a, a, sv->v[i].name, what);
+					made++;
+				}
+				free(name);
+			}
+			a = k + 1;
+		}
+	}
+}
+
+/* The statement starting at k ends at its ';' (parentheses balanced), or -1 at a brace first. */
+static int statement_end(const struct gen *g, int k, int limit)
+{
+	for (int depth = 0; k < limit; k++) {
+		if (is(g->s, &g->v->t[k], "(") || is(g->s, &g->v->t[k], "["))
+			depth++;
+		else if (is(g->s, &g->v->t[k], ")") || is(g->s, &g->v->t[k], "]"))
+			depth--;
+		else if (is(g->s, &g->v->t[k], "{") || is(g->s, &g->v->t[k], "}"))
+			return -1;
+		else if (!depth && is(g->s, &g->v->t[k], ";"))
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * A token where a statement may start: after ; { } else, a label's ':' or
+ * a loop macro's ')' ending their line (for_each_node_mask(...)), or a
+ * control statement's ')'.
+ */
+static int starts_statement(const struct gen *g, int k)
+{
+	const struct tok *p = &g->v->t[k - 1];
+	int open, line_end = p->line != g->v->t[k].line;
+
+	if (is(g->s, p, ";") || is(g->s, p, "{") || is(g->s, p, "}") || is(g->s, p, "else") ||
+	    (line_end && (is(g->s, p, ":") || is(g->s, p, ")"))))
+		return 1;
+	if (!is(g->s, p, ")") || (open = match_backward(g->s, g->v, k - 1)) < 1)
+		return 0;
+	return is(g->s, &g->v->t[open - 1], "if") || is(g->s, &g->v->t[open - 1], "while") ||
+	       is(g->s, &g->v->t[open - 1], "for");
+}
+
+static void function_mutants(struct gen *g, const struct fn_extent *e)
+{
+	struct scope_vars *sv = xcalloc(1, sizeof(*sv));
+	int depth = 1;
+
+	g->function = e->f.name;
+	read_params(g->s, g->v, e, sv);
+	for (int k = e->body_open + 1; k < e->body_close; k++) {
+		const struct tok *t = &g->v->t[k];
+
+		if (is(g->s, t, "{")) {
+			depth++;
+			continue;
+		}
+		if (t->kind == TOK_IDENT && k + 1 < e->body_close && is(g->s, &g->v->t[k + 1], "(")) {
+			char *name = tok_text(g, k);
+			int close = is_check_call(name) ? match_forward(g->s, g->v, k + 1) : -1;
+
+			free(name);
+			if (close > k) {   /* an assertion's condition is no code to mutate */
+				k = close;
+				continue;
+			}
+		}
+		if (is(g->s, t, "}")) {
+			depth--;
+			while (sv->nr && sv->v[sv->nr - 1].depth > depth)
+				sv->nr--;
+			continue;
+		}
+		if (starts_statement(g, k)) {
+			int semi = statement_end(g, k, e->body_close);
+
+			if (semi > k && looks_like_declaration(g->s, g->v, k, semi) &&
+			    !is(g->s, t, "return")) {
+				/* Its initializers are mutated like expressions, then its names join the scope. */
+				for (int i = k; i < semi; i++) {
+					relational_logical(g, i);
+					constant(g, i);
+					if (is(g->s, &g->v->t[i], "(") && i > k)
+						arguments(g, i, sv);
+				}
+				read_declaration(g->s, g->v, k, semi, depth, sv);
+				k = semi;
+				continue;
+			}
+			if (semi > k)
+				statement(g, k, semi);
+		}
+		condition(g, k);
+		relational_logical(g, k);
+		constant(g, k);
+		if (is(g->s, t, "("))
+			arguments(g, k, sv);
+	}
+	free(sv);
+}
+
+int mutant_generate(const char *file, const char *text, size_t len, const struct mutant_scope *scope,
+		    struct mutant_list *list, struct error *err)
+{
+	struct toks v = { 0 };
+	struct fn_extent *fx;
+	int nr_fx, nr_lines = 1, rc = 0;
+	const char **starts;
+	unsigned char *wanted;
+	struct gen g = { .file = file, .s = text, .v = &v, .list = list };
+
+	for (size_t i = 0; i < len; i++)
+		nr_lines += text[i] == '\n';
+	starts = xcalloc((size_t)nr_lines + 2, sizeof(*starts));
+	wanted = xcalloc((size_t)nr_lines + 2, 1);
+	starts[1] = text;
+	for (size_t i = 0, l = 1; i < len; i++)
+		if (text[i] == '\n')
+			starts[++l] = text + i + 1;
+	starts[nr_lines + 1] = text + len;
+	g.line_start = starts;
+	g.wanted = wanted;
+	tokenize(text, len, &v);
+	find_functions(text, &v, &fx, &nr_fx);
+	for (int f = 0; f < scope->nr_functions && !rc; f++) {
+		int found = 0;
+
+		for (int i = 0; i < nr_fx; i++)
+			found |= !strcmp(fx[i].f.name, scope->functions[f]);
+		if (!found)
+			rc = error_input(err, "%s: no function %s is defined in it; give the name of a "
+					 "function of the file (--function)", file, scope->functions[f]);
+	}
+	for (int i = 0; i < nr_fx && !rc; i++) {
+		int named = !scope->nr_functions;
+
+		for (int f = 0; f < scope->nr_functions; f++)
+			named |= !strcmp(fx[i].f.name, scope->functions[f]);
+		if (!named)
+			continue;
+		memset(wanted, 0, (size_t)nr_lines + 2);
+		for (int l = fx[i].f.open_line; l <= fx[i].f.close_line; l++)
+			wanted[l] = !scope->nr_lines;
+		for (int l = 0; l < scope->nr_lines; l++)
+			if (scope->lines[l] >= fx[i].f.open_line && scope->lines[l] <= fx[i].f.close_line)
+				wanted[scope->lines[l]] = 1;
+		function_mutants(&g, &fx[i]);
+	}
+	free(fx);
+	free(v.t);
+	free(starts);
+	free(wanted);
+	return rc;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const struct mutant *)a)->id, ((const struct mutant *)b)->id);
+}
+
+void mutant_sort_by_id(struct mutant_list *list)
+{
+	if (list->nr)
+		qsort(list->items, (size_t)list->nr, sizeof(*list->items), by_id);
+}
+
+void mutant_list_free(struct mutant_list *list)
+{
+	for (int i = 0; i < list->nr; i++) {
+		free(list->items[i].orig);
+		free(list->items[i].repl);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+/* ---- diffs ---- */
+
+void mutant_diff(const struct mutant *m, const char *text, size_t len, struct buf *out)
+{
+	int nr_lines = 0, first, last;
+	const char *p = text, *end = text + len;
+
+	for (const char *q = text; q < end; q++)
+		nr_lines += *q == '\n';
+	if (len && text[len - 1] != '\n')
+		nr_lines++;
+	first = m->line > 3 ? m->line - 3 : 1;
+	last = m->line + 3 < nr_lines ? m->line + 3 : nr_lines;
+	buf_addf(out, "--- a/%s\n+++ b/%s\n@@ -%d,%d +%d,%d @@\n", m->file, m->file, first,
+		 last - first + 1, first, last - first + 1);
+	for (int l = 1; l <= last && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l == m->line)
+			buf_addf(out, "-%.*s\n+%s\n", (int)n, p, m->repl);
+		else if (l >= first)
+			buf_addf(out, " %.*s\n", (int)n, p);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+void mutant_added_lines(const char *diff, const char *file, int **lines, int *nr)
+{
+	int in_file = 0, line = 0, cap = *nr;
+
+	for (const char *p = diff; *p; p = next_line(p)) {
+		size_t n = strcspn(p, "\n");
+
+		if (!strncmp(p, "+++ ", 4)) {
+			const char *path = p + 4;
+
+			if (!strncmp(path, "b/", 2))
+				path += 2;
+			in_file = strcspn(path, "\t\n") == strlen(file) && !strncmp(path, file, strlen(file));
+			line = 0;
+		} else if (!strncmp(p, "@@ ", 3)) {
+			const char *plus = strchr(p, '+');
+
+			line = plus && plus < p + n ? atoi(plus + 1) : 0;
+		} else if (in_file && line > 0 && (*p == ' ' || *p == '\n')) {
+			line++;
+		} else if (in_file && line > 0 && *p == '+') {
+			if (*nr == cap) {
+				cap = cap ? cap * 2 : 64;
+				*lines = realloc(*lines, (size_t)cap * sizeof(**lines));
+				if (!*lines)
+					abort();
+			}
+			(*lines)[(*nr)++] = line++;
+		}
+	}
+}
+
+/* ---- equivalents ---- */
+
+int mutant_equivalents_parse(const char *path, const char *text, size_t len,
+			     struct mutant_equivalents *eq, struct error *err)
+{
+	const char *p = text, *end = text + len;
+	int lineno = 0, cap = 0;
+
+	memset(eq, 0, sizeof(*eq));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p), id;
+		struct mutant_equivalent *e;
+		const char *q = p;
+
+		lineno++;
+		p = nl ? nl + 1 : end;
+		while (q < p && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q == p || *q == '\n' || *q == '#')
+			continue;
+		for (id = 0; q + id < p && isxdigit((unsigned char)q[id]) && !isupper((unsigned char)q[id]); id++)
+			;
+		if (id != MUTANT_ID_LEN || (q + id < p && !strchr(" \t\n", q[id]))) {
+			mutant_equivalents_free(eq);
+			return error_input(err, "%s:%d: \"%.*s\": a line is a mutant id (%d lowercase hex "
+					   "digits, as `numalab mutate` lists it) and why it is equivalent",
+					   path, lineno, (int)(n > 60 ? 60 : n), q, MUTANT_ID_LEN);
+		}
+		const char *r = q + id;
+
+		while (r < p && (*r == ' ' || *r == '\t'))
+			r++;
+		size_t rn = (size_t)(p - r);
+
+		while (rn && (r[rn - 1] == '\n' || r[rn - 1] == ' ' || r[rn - 1] == '\t'))
+			rn--;
+		if (!rn) {
+			mutant_equivalents_free(eq);
+			return error_input(err, "%s:%d: mutant %.*s has no reason; say after the id why no "
+					   "test can tell it from the original", path, lineno, MUTANT_ID_LEN, q);
+		}
+		for (int i = 0; i < eq->nr; i++)
+			if (!strncmp(eq->items[i].id, q, MUTANT_ID_LEN)) {
+				int first = eq->items[i].line;
+
+				mutant_equivalents_free(eq);
+				return error_input(err, "%s:%d: mutant %.*s is already listed on line %d; "
+						   "keep one entry", path, lineno, MUTANT_ID_LEN, q, first);
+			}
+		if (eq->nr == cap) {
+			cap = cap ? cap * 2 : 32;
+			eq->items = realloc(eq->items, (size_t)cap * sizeof(*eq->items));
+			if (!eq->items)
+				abort();
+		}
+		e = &eq->items[eq->nr++];
+		snprintf(e->id, sizeof(e->id), "%.*s", MUTANT_ID_LEN, q);
+		snprintf(e->reason, sizeof(e->reason), "%.*s", (int)rn, r);
+		e->line = lineno;
+	}
+	return 0;
+}
+
+const struct mutant_equivalent *mutant_equivalent_find(const struct mutant_equivalents *eq,
+						       const char *id)
+{
+	for (int i = 0; i < eq->nr; i++)
+		if (!strcmp(eq->items[i].id, id))
+			return &eq->items[i];
+	return NULL;
+}
+
+void mutant_equivalents_free(struct mutant_equivalents *eq)
+{
+	free(eq->items);
+	memset(eq, 0, sizeof(*eq));
+}

@@ -1,0 +1,144 @@
+/*
+ * mutant: single-line mutants of a C source file, the function extents
+ * they are drawn from, their diffs and ids, and the file of equivalent
+ * mutants (docs/mutate.md).  Pure: text in, text out.
+ *
+ * The generator reads C as tokens (comments, strings, character literals
+ * and preprocessor lines skipped; no preprocessing, no types beyond the
+ * declarations it can read), and makes one mutant per change of one line:
+ *
+ *   relational  <  <=  >  >=  ==  !=  each to its neighbour (< to <=, ...)
+ *   logical     && to ||, || to &&
+ *   constant    an integer literal N to N+1 and N-1 (N-1 only when N > 0)
+ *   expression  `return E;` and `X = E;` to `(E) + 1` and `(E) - 1`
+ *   condition   `if (C)` to `if (1)` and `if (0)`; `while (C)` to `while (0)`
+ *   remove      a call statement `f(...);` or an assignment `X op= E;`,
+ *               `X++;` replaced by `;` (assertion, warning, tracing and
+ *               printing macros are left alone: removing them is equivalent)
+ *   argument    a call's argument that is a plain variable, swapped for
+ *               another variable in scope of the same declared type
+ *               (parameters and locals the reader understood, up to two)
+ *
+ * Only what lies on one line is changed (a condition spanning lines is not
+ * forced); a mutant that does not compile is the build's to find.  Lines in
+ * #if branches are read like any other.
+ *
+ * Each mutant's id is the first 12 hex digits of the sha256 of
+ * "FILE\nLINE\nOPERATOR\nMUTATED LINE": the same source gives the same ids
+ * on every machine, and mutant_sort_by_id() gives the run order (spread
+ * over the file, so --limit samples every function).
+ */
+#ifndef LAB_MUTANT_H
+#define LAB_MUTANT_H
+
+#include <stddef.h>
+#include "base/util.h"
+
+#define MUTANT_ID_LEN 12
+#define MUTANT_NAME_MAX 64
+
+enum mutant_op {
+	MUTANT_RELATIONAL,
+	MUTANT_LOGICAL,
+	MUTANT_CONSTANT,
+	MUTANT_EXPRESSION,
+	MUTANT_CONDITION,
+	MUTANT_REMOVE,
+	MUTANT_ARGUMENT,
+};
+
+/* "relational", "logical", ... as in the table above. */
+const char *mutant_op_name(enum mutant_op op);
+
+/* A function definition of the file: its name's line, its body's braces' lines (1-based). */
+struct c_function {
+	char name[MUTANT_NAME_MAX];
+	int name_line, open_line, close_line;
+};
+
+/*
+ * The function definitions of text (len bytes), in file order, into *out
+ * (free() it), their number in *nr.  A definition is a name and its
+ * parameters in parentheses followed by a brace at file scope (attribute
+ * macros such as __releases(x) between them are skipped).
+ */
+void c_functions(const char *text, size_t len, struct c_function **out, int *nr);
+
+struct mutant {
+	char id[MUTANT_ID_LEN + 1];
+	char file[256];                 /* as given: "mm/mempolicy.c" */
+	char function[MUTANT_NAME_MAX];
+	int line;                       /* 1-based */
+	enum mutant_op op;
+	char what[160];                 /* "< to <=", "if (...) to if (0)", ... */
+	char *orig, *repl;              /* the line before and after, no newline */
+};
+
+struct mutant_list {
+	struct mutant *items;
+	int nr, cap;
+};
+
+/*
+ * Which lines to mutate: the bodies of the functions named in functions
+ * (nr_functions 0: of every function), and of those only the lines listed
+ * in lines when nr_lines > 0 (--patch-lines).
+ */
+struct mutant_scope {
+	const char *const *functions;
+	int nr_functions;
+	const int *lines;
+	int nr_lines;
+};
+
+/*
+ * The mutants of text (the file's content, named file) in scope, appended
+ * to list in line order, duplicates (the same line mutated to the same
+ * text) dropped.  Returns 0, or -1 with err (ERROR_INPUT) when a function
+ * of scope is not defined in text.
+ */
+int mutant_generate(const char *file, const char *text, size_t len, const struct mutant_scope *scope,
+		    struct mutant_list *list, struct error *err);
+
+/* Run order: by id. */
+void mutant_sort_by_id(struct mutant_list *list);
+void mutant_list_free(struct mutant_list *list);
+
+/* The mutant as a unified diff of its file (3 lines of context) against text, appended to out. */
+void mutant_diff(const struct mutant *m, const char *text, size_t len, struct buf *out);
+
+/*
+ * The new-file line numbers of the lines diff (a unified diff, patch.h's
+ * patch.diff) adds to file, appended to *lines (realloc'ed), *nr counting.
+ */
+void mutant_added_lines(const char *diff, const char *file, int **lines, int *nr);
+
+/*
+ * The equivalent-mutants file: one "ID REASON" per line, '#' comments and
+ * blank lines ignored; REASON (the rest of the line) is required and says
+ * why no test can tell the mutant from the original.
+ */
+struct mutant_equivalent {
+	char id[MUTANT_ID_LEN + 1];
+	char reason[512];
+	int line;
+};
+
+struct mutant_equivalents {
+	struct mutant_equivalent *items;
+	int nr;
+};
+
+/*
+ * Parse text (len bytes, from path, named in messages).  Returns 0, or -1
+ * with err (ERROR_INPUT) "PATH:LINE: what is wrong; the fix" (a bad id, no
+ * reason, an id listed twice).
+ */
+int mutant_equivalents_parse(const char *path, const char *text, size_t len,
+			     struct mutant_equivalents *eq, struct error *err);
+/* The entry for id, or NULL. */
+const struct mutant_equivalent *mutant_equivalent_find(const struct mutant_equivalents *eq,
+						       const char *id);
+void mutant_equivalents_free(struct mutant_equivalents *eq);
+
+#endif
