@@ -47,8 +47,16 @@ cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null
 [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/sources.list"
 # / of a machine is a mount point (the toolroot's namespace makes it private).
 mount --bind "$root" "$root"
-for d in dev dev/pts proc sys; do
-	mkdir -p "$root/$d"
+# Its own /dev: copies of the host's device nodes on a tmpfs (a package's
+# postinst may chgrp /dev/kvm: qemu-system's once gave the host's /dev/kvm
+# the root's kvm gid), its own devpts and shm.
+mkdir -p "$root/dev" "$root/proc" "$root/sys"
+mount -t tmpfs -o mode=755 tmpfs "$root/dev"
+cp -ax /dev/. "$root/dev/"
+mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+ln -sf pts/ptmx "$root/dev/ptmx"
+mount -t tmpfs tmpfs "$root/dev/shm"
+for d in proc sys; do
 	mount --bind "/$d" "$root/$d"
 done
 mkdir -p "$root/run" "$root/tmp"
@@ -82,15 +90,16 @@ show_failed_checks() {
 	done
 	tail -n 5 "$SCRATCH/check.log" >&2
 }
-# Nothing inside may change the host: its /dev/kvm must be the same device after.
-kvm_dev=$(stat -c %t:%T /dev/kvm 2>/dev/null)
+# Nothing inside may change the host: its /dev/kvm must be the same device,
+# owner and mode after.
+kvm_dev=$(stat -c '%t:%T %U:%G %a' /dev/kvm 2>/dev/null)
 host_intact() {
-	[ "$(stat -c %t:%T /dev/kvm 2>/dev/null)" = "$kvm_dev" ] ||
-		fail "the run inside changed the host's /dev/kvm (was ${kvm_dev:-absent})"
+	[ "$(stat -c '%t:%T %U:%G %a' /dev/kvm 2>/dev/null)" = "$kvm_dev" ] ||
+		fail "the run inside changed the host's /dev/kvm (was ${kvm_dev:-absent}, now $(stat -c '%t:%T %U:%G %a' /dev/kvm 2>&1))"
 }
 t1=$SECONDS
 inside 'make lab-run TOPO=2node' >"$SCRATCH/lab-run.log" 2>&1 ||
-	{ tail -n 60 "$SCRATCH/lab-run.log" >&2; fail "make lab-run TOPO=2node failed on a fresh machine"; }
+	{ tail -n 60 "$SCRATCH/lab-run.log" >&2; host_intact; fail "make lab-run TOPO=2node failed on a fresh machine"; }
 host_intact
 echo "# make lab-run TOPO=2node: $((SECONDS - t1)) s"
 expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
@@ -98,7 +107,7 @@ expect_grep '^ok [0-9]+ ' "$SCRATCH/lab-run.log"
 expect_grep '^numalab run: 2node: [1-9][0-9]* passed, 0 failed' "$SCRATCH/lab-run.log"
 t2=$SECONDS
 inside 'make check' >"$SCRATCH/check.log" 2>&1 ||
-	{ show_failed_checks; fail "make check failed on a fresh machine"; }
+	{ show_failed_checks; host_intact; fail "make check failed on a fresh machine"; }
 host_intact
 echo "# make check: $((SECONDS - t2)) s"
 expect_grep '^[0-9]+ passed, 0 failed' "$SCRATCH/check.log"
