@@ -126,26 +126,31 @@ static char *tmpfs_pages(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* One result: after reclaim, every page placed on node is on a target. */
-static int report(const char *what, char *base, int node, unsigned long targets, int before_ok,
-		  int *status)
+/*
+ * One result: after reclaim, the pages placed on node are on a target,
+ * at least min_in of them, and none on a node that is neither (a wrong
+ * demotion target).  Returns how many were demoted, 0 when it failed.
+ */
+static size_t report(const char *what, char *base, int node, unsigned long targets, int before_ok,
+		     size_t min_in, int *status)
 {
 	char tl[64];
 	int stray, ok = 0;
-	size_t in;
+	size_t in = 0, left;
 
 	idlist_format(targets, tl, sizeof(tl));
 	if (!before_ok)
 		ktap_diag("%s: the pages were not all on node%d to begin with", what, node);
 	else if (!pages_where(base, NR_PAGES, status)) {
 		in = pages_in(status, NR_PAGES, targets, &stray);
-		ok = in == NR_PAGES;
-		if (!ok)
-			ktap_diag("%s: %zu of %d pages on node(s) %s, one on node %d", what, in,
-				  NR_PAGES, tl, stray);
+		left = pages_in(status, NR_PAGES, 1UL << node, &stray);
+		ok = in >= min_in && in + left == NR_PAGES;
+		if (in != NR_PAGES)
+			ktap_diag("%s: %zu of %d pages on node(s) %s, %zu left on node %d%s", what, in,
+				  NR_PAGES, tl, left, node, in + left == NR_PAGES ? "" : ", some elsewhere");
 	}
 	ktap_ok(ok, "cold %s pages demoted node%d -> node(s) %s", what, node, tl);
-	return ok;
+	return ok ? in : 0;
 }
 
 static int all_on(char *base, int node, int *status, const char *what)
@@ -180,6 +185,7 @@ static void demote_under_pressure(int node, unsigned long targets,
 	unsigned long mask = 1UL << node;
 	char *cold = anon_pages(len), *filler = MAP_FAILED;
 	int placed = all_on(cold, node, status, "anon (pressure)"), ok = 0;
+	size_t demoted = 0;
 	double t0 = now_s();
 
 	if (cold)
@@ -191,14 +197,23 @@ static void demote_under_pressure(int node, unsigned long targets,
 	    !syscall(SYS_mbind, filler, fill, 2 /* MPOL_BIND */, &mask, sizeof(mask) * CHAR_BIT + 1, 0)) {
 		memset(filler, 1, fill);
 		ktap_diag("filled node%d with %zu MiB in %.1f s", node, fill >> 20, now_s() - t0);
-		ok = report("anon (node filled)", cold, node, targets, placed, status);
+		/*
+		 * Reclaim under pressure stops once the node is above its
+		 * watermark again, so a few cold pages may stay behind (8 of
+		 * 256 here under a loaded host); all must go to a target and
+		 * most must go.  Mutant this catches: demotion off or to a
+		 * wrong node (next_demotion_node() returning NUMA_NO_NODE or
+		 * node + 1).
+		 */
+		ok = (int)(demoted = report("anon (node filled)", cold, node, targets, placed,
+					    NR_PAGES * 9 / 10, status));
 	} else {
 		ktap_diag("filler of %zu bytes bound to node%d: %s", fill, node, strerror(errno));
 		ktap_ok(0, "cold anon (node filled) pages demoted");
 	}
 	after = vmstat("pgdemote_kswapd") + vmstat("pgdemote_direct");
 	ktap_diag("pgdemote_kswapd + pgdemote_direct %lld -> %lld", before, after);
-	ktap_ok(ok && after - before >= NR_PAGES, "pgdemote_kswapd + pgdemote_direct count the demoted pages");
+	ktap_ok(ok && after - before >= (long long)demoted, "pgdemote_kswapd + pgdemote_direct count the demoted pages");
 	if (filler != MAP_FAILED)
 		munmap(filler, fill);
 	if (cold)
@@ -251,8 +266,8 @@ void demote_run(const struct tiering *t)
 		sys_write(MIN_UNMAPPED, unmapped);
 		sys_write(MIN_SLAB, slab);
 	}
-	moved += report("anon", anon, node, targets, anon_ok, status) * NR_PAGES;
-	moved += report("tmpfs", file, node, targets, file_ok, status) * NR_PAGES;
+	moved += (int)report("anon", anon, node, targets, anon_ok, NR_PAGES, status);
+	moved += (int)report("tmpfs", file, node, targets, file_ok, NR_PAGES, status);
 	after = vmstat("pgdemote_proactive");
 	ktap_diag("pgdemote_proactive %lld -> %lld, pages seen moved %d", before, after, moved);
 	ktap_ok(before >= 0 && moved && after - before >= moved,
