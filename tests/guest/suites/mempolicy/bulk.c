@@ -295,16 +295,6 @@ static void predict(struct wi_model *m, unsigned long n, unsigned long count[WI_
 	wi_model_bulk(m, n, count);
 }
 
-static void format_counts(const unsigned long *count, char *buf, size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < WI_MAX_NODES && len < size; i++)
-		if (count[i])
-			len += (size_t)snprintf(buf + len, size - len, "%sN%d=%lu", len ? " " : "", i, count[i]);
-}
-
 struct seq_run {
 	int fds[MAX_SEQ];
 	int traced;                /* steptrace armed: replay instead of explain() */
@@ -380,8 +370,8 @@ static int replay_map(struct seq_run *s, int k, unsigned long n, int nev,
 		  s->r.steps - steps - (long)ilog2_ul(n));
 	if (!memcmp(s->r.placed, got, sizeof(s->r.placed)))
 		return 1;
-	format_counts(s->r.placed, w, sizeof(w));
-	format_counts(got, g, sizeof(g));
+	replay_format_counts(s->r.placed, w, sizeof(w));
+	replay_format_counts(got, g, sizeof(g));
 	ktap_diag("map %d (%lu pages): the kernel asked for %s (as the model), its pages are on %s", k + 1, n,
 		  w, g);
 	return 0;
@@ -419,8 +409,8 @@ static int check_map(struct seq_run *s, int k, unsigned long n, struct wi_model 
 		ktap_diag("metric: hidden_steps.map%d %d", k + 1, hidden);
 		return 1;
 	}
-	format_counts(want, w, sizeof(w));
-	format_counts(got, g, sizeof(g));
+	replay_format_counts(want, w, sizeof(w));
+	replay_format_counts(got, g, sizeof(g));
 	ktap_diag("map %d (%lu pages): model %s, kernel %s (no 0..%d hidden steps explain it)", k + 1,
 		  n, w, g, MAX_HIDDEN);
 	return 0;

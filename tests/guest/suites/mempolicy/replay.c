@@ -24,7 +24,7 @@ unsigned replay_position(const struct wi_model *m)
 	return pos + m->weights[node] - remaining;
 }
 
-static void format_counts(const unsigned long *count, char *buf, size_t size)
+void replay_format_counts(const unsigned long *count, char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -83,8 +83,8 @@ int replay_event(struct replay *r, const struct step_event *e)
 			r->placed[i] += r->want[i];
 		if (!memcmp(r->want, r->got, sizeof(r->want)))
 			return 0;
-		format_counts(r->want, w, sizeof(w));
-		format_counts(r->got, g, sizeof(g));
+		replay_format_counts(r->want, w, sizeof(w));
+		replay_format_counts(r->got, g, sizeof(g));
 		snprintf(r->why, sizeof(r->why), "batch %ld: kernel asked %s, model %s", r->batches, g, w);
 		return -1;
 	case STEP_FILE:

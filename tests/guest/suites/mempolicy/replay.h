@@ -15,6 +15,8 @@
 #ifndef NUMALAB_TEST_REPLAY_H
 #define NUMALAB_TEST_REPLAY_H
 
+#include <stddef.h>
+
 #include "steptrace.h"
 #include "wi_model.h"
 
@@ -31,6 +33,8 @@ struct replay {
 
 /* A fresh policy with these weights (0: not in the mask), as set_mempolicy leaves it. */
 void replay_init(struct replay *r, const unsigned weights[WI_MAX_NODES]);
+/* "N0=3 N2=1": the nodes with pages in count (WI_MAX_NODES of them), into buf. */
+void replay_format_counts(const unsigned long *count, char *buf, size_t size);
 /* Apply one event; -1 on a mismatch (r->why says what). */
 int replay_event(struct replay *r, const struct step_event *e);
 /* The model's place in its round: pages of the round already used (0 .. round-1). */
