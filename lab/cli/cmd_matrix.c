@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char usage[] =
 	"usage: numalab matrix FILE|NAME [options]\n"
@@ -36,16 +35,15 @@ static int shard_option(void *value, const char *arg, struct error *err)
 	return matrix_shard_parse(arg, &o->shard, &o->nr_shards, err);
 }
 
+/* results/matrix-NAME-TIME, NAME the matrix file's without its folder and suffix. */
 static void default_out(const char *matrix_path, char *out, size_t cap)
 {
 	const char *base = strrchr(matrix_path, '/');
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	char name[128];
 
 	base = base ? base + 1 : matrix_path;
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
-	snprintf(out, cap, "results/matrix-%.*s-%s", (int)strcspn(base, "."), base, stamp);
+	snprintf(name, sizeof(name), "matrix-%.*s", (int)strcspn(base, "."), base);
+	command_stamped_out(out, cap, name);
 }
 
 int cmd_matrix(int argc, char **argv)

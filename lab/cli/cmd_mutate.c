@@ -34,13 +34,6 @@ static const char tail[] =
 	"kernel, an unknown function, a bad equivalents file), 3 the lab failed or\n"
 	"some mutants have no result (also when interrupted: resume with --out).\n";
 
-static void show_on_stdout(void *ctx, const char *text, size_t len)
-{
-	(void)ctx;
-	fwrite(text, 1, len, stdout);
-	fflush(stdout);
-}
-
 /* "ID,ID,...": each a mutant id as the reports print it. */
 static int id_list(void *value, const char *arg, struct error *err)
 {
@@ -69,7 +62,7 @@ static void default_out(const struct mutate_opts *o, char *out, size_t cap)
 
 int cmd_mutate(int argc, char **argv)
 {
-	struct mutate_opts o = { .accel = "auto", .jobs = 1, .slot = 0, .show = { show_on_stdout, NULL } };
+	struct mutate_opts o = { .accel = "auto", .jobs = 1, .slot = 0, .show = { command_show_on_stdout, NULL } };
 	struct strvec patches = STRVEC_INIT, files = STRVEC_INIT, functions = STRVEC_INIT;
 	struct strvec self = STRVEC_INIT, ids = STRVEC_INIT;
 	static struct command_sink sink = { NULL, "numalab mutate: " };

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define TRY_MAX_CLAIMS 16
 
@@ -55,16 +54,6 @@ static int shard_option(void *value, const char *arg, struct error *err)
 	return matrix_shard_parse(arg, &o->shard, &o->nr_shards, err);
 }
 
-static void default_out(char *out, size_t cap)
-{
-	char stamp[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
-	snprintf(out, cap, "results/try-%s", stamp);
-}
-
 int cmd_try(int argc, char **argv)
 {
 	struct try_opts o = { .base = "stock", .topos = "2node,4node", .suites = "topology,mempolicy,khugepaged",
@@ -108,7 +97,7 @@ int cmd_try(int argc, char **argv)
 	if (first == argc)
 		return command_usage_error("try", "which patches? e.g. `numalab try kernels/patches/wi-carryover/*.patch`");
 	if (!o.out)
-		default_out(out_buf, sizeof(out_buf));
+		command_stamped_out(out_buf, sizeof(out_buf), "try");
 	o.out = o.out ? o.out : out_buf;
 	o.patches = argv + first;
 	o.nr_patches = argc - first;

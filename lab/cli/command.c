@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,6 +57,16 @@ int command_exit_compare(enum compare_result r)
 int command_exit_matrix(enum matrix_verdict v)
 {
 	return v == MATRIX_PASSED ? EXIT_PASS : v == MATRIX_FAILED ? EXIT_FAIL : EXIT_HARNESS;
+}
+
+void command_stamped_out(char *out, size_t cap, const char *name)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+	snprintf(out, cap, "results/%s-%s", name, stamp);
 }
 
 void command_show_on_stdout(void *ctx, const char *text, size_t len)

@@ -80,6 +80,9 @@ struct command_sink {
 };
 void command_set_sink(struct command_sink *sink);
 
+/* "results/NAME-YYYYmmdd-HHMMSS" (local time): a command's default --out. */
+void command_stamped_out(char *out, size_t cap, const char *name);
+
 /* A matrix_show text function (matrix_run.h) writing to stdout, flushed: in order with the steps there. */
 void command_show_on_stdout(void *ctx, const char *text, size_t len);
 

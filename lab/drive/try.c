@@ -21,6 +21,7 @@
 struct try_state {
 	const struct try_opts *o;
 	struct strvec topos, suites, patch_copies, arches;
+	struct buf *patch_texts;      /* each patch file as read, o->nr_patches of them */
 	int repeat;
 	char base_spec[4096];         /* the recipe name, or the tree's absolute path */
 	struct try_identity id;
@@ -99,78 +100,61 @@ static int check_inputs(struct try_state *t, struct error *err)
 	return 0;
 }
 
-/* path's text, which must hold one or more patches (patch.h): ERROR_INPUT naming it. */
-static int read_patch_file(const char *path, struct buf *text, struct error *err)
-{
-	struct patch_set set;
-
-	if (read_file(path, text, err)) {
-		error_prefix(err, "patch file");
-		return err->kind = ERROR_INPUT, -1;
-	}
-	if (patch_parse(path, buf_str(text), text->len, &set, err))
-		return err->kind = ERROR_INPUT, -1;
-	patch_set_free(&set);
-	return 0;
-}
-
-/* Before anything is written: every patch file parses. */
-static int check_patches(const struct try_state *t, struct error *err)
+/*
+ * Before anything is written: every patch file parses (patch.h).  Their
+ * texts are kept for the copies, and OUT/inputs's lines (their sha256)
+ * go to inputs; a file that is no patch is ERROR_INPUT naming it.
+ */
+static int read_patches(struct try_state *t, struct buf *inputs, struct error *err)
 {
 	if (!t->o->nr_patches)
 		return error_input(err, "which patches? give one or more files (format-patch, an mbox series, a mail)");
+	t->patch_texts = xcalloc((size_t)t->o->nr_patches, sizeof(*t->patch_texts));
 	for (int i = 0; i < t->o->nr_patches; i++) {
-		struct buf text = BUF_INIT;
-		int rc = read_patch_file(t->o->patches[i], &text, err);
+		const char *file = t->o->patches[i];
+		struct buf *text = &t->patch_texts[i];
+		struct patch_set set;
+		struct sha256 s;
+		unsigned char d[32];
+		char hex[65];
 
-		buf_free(&text);
-		if (rc)
-			return -1;
+		if (read_file(file, text, err)) {
+			error_prefix(err, "patch file");
+			return err->kind = ERROR_INPUT, -1;
+		}
+		if (patch_parse(file, buf_str(text), text->len, &set, err))
+			return err->kind = ERROR_INPUT, -1;
+		patch_set_free(&set);
+		sha256_init(&s);
+		sha256_update(&s, buf_str(text), text->len);
+		sha256_final(&s, d);
+		sha256_hex(d, hex);
+		buf_addf(inputs, "patch: %s sha256:%s\n", file, hex);
 	}
 	return 0;
 }
 
-/*
- * What OUT/inputs says of the patches (write 0), or their copies under
- * OUT/patches/ (write 1).
- */
-static int copy_patches(struct try_state *t, int write, struct buf *inputs, struct error *err)
+/* The patches' copies under OUT/patches/, NN-BASENAME, in order. */
+static int copy_patches(struct try_state *t, struct error *err)
 {
 	char dir[4096], path[4200];
 
-	if (out_path(t, "patches", dir, sizeof(dir)) || (write && mkdir_p(dir, err)))
+	if (out_path(t, "patches", dir, sizeof(dir)) || mkdir_p(dir, err))
 		return -1;
 	for (int i = 0; i < t->o->nr_patches; i++) {
 		const char *file = t->o->patches[i], *base = strrchr(file, '/');
-		struct buf text = BUF_INIT;
-		char hex[65];
-		struct sha256 s;
-		unsigned char d[32];
 
-		if (read_patch_file(file, &text, err)) {
-			buf_free(&text);
+		base = base ? base + 1 : file;
+		snprintf(path, sizeof(path), "%s/%02d-%s", dir, i + 1, base);
+		if (write_file_atomic(path, buf_str(&t->patch_texts[i]), t->patch_texts[i].len, err))
 			return -1;
-		}
-		sha256_init(&s);
-		sha256_update(&s, text.data ? text.data : "", text.len);
-		sha256_final(&s, d);
-		sha256_hex(d, hex);
-		snprintf(path, sizeof(path), "%s/%02d-%s", dir, i + 1, base ? base + 1 : file);
-		if (!write) {
-			buf_addf(inputs, "patch: %s sha256:%s\n", file, hex);
-		} else if (write_file_atomic(path, buf_str(&text), text.len, err)) {
-			buf_free(&text);
-			return -1;
-		} else {
-			strvec_pushf(&t->patch_copies, "patches/%02d-%s", i + 1, base ? base + 1 : file);
-		}
-		buf_free(&text);
+		strvec_pushf(&t->patch_copies, "patches/%02d-%s", i + 1, base);
 	}
 	return 0;
 }
 
 /* OUT/inputs: new, or the same as this command's (a resume). */
-static int claim_out(struct try_state *t, struct error *err)
+static int claim_out(struct try_state *t, const struct buf *patch_lines, struct error *err)
 {
 	struct buf inputs = BUF_INIT, old = BUF_INIT;
 	char path[4096];
@@ -186,7 +170,8 @@ static int claim_out(struct try_state *t, struct error *err)
 	for (size_t i = 0; i < t->suites.nr; i++)
 		buf_addf(&inputs, " %s", t->suites.items[i]);
 	buf_addf(&inputs, "\nrepeat: %d\naccel: %s\n", t->repeat, t->o->accel ? t->o->accel : "auto");
-	if (copy_patches(t, 0, &inputs, err) || out_path(t, TRY_INPUTS_FILE, path, sizeof(path)))
+	buf_add(&inputs, buf_str((struct buf *)patch_lines), patch_lines->len);
+	if (out_path(t, TRY_INPUTS_FILE, path, sizeof(path)))
 		goto done;
 	if (!read_file(path, &old, &ignored) && strcmp(buf_str(&old), buf_str(&inputs))) {
 		for (size_t i = 0; i < old.len; i++)
@@ -195,7 +180,7 @@ static int claim_out(struct try_state *t, struct error *err)
 			    "or the same arguments to resume it", t->o->out, path, buf_str(&old));
 		goto done;
 	}
-	rc = copy_patches(t, 1, NULL, err) || write_file_atomic(path, buf_str(&inputs), inputs.len, err) ? -1 : 0;
+	rc = copy_patches(t, err) || write_file_atomic(path, buf_str(&inputs), inputs.len, err) ? -1 : 0;
 done:
 	buf_free(&inputs);
 	buf_free(&old);
@@ -397,6 +382,9 @@ static int report(struct try_state *t, int *regression, struct error *err)
 
 static void state_free(struct try_state *t)
 {
+	for (int i = 0; t->patch_texts && i < t->o->nr_patches; i++)
+		buf_free(&t->patch_texts[i]);
+	free(t->patch_texts);
 	strvec_clear(&t->topos);
 	strvec_clear(&t->suites);
 	strvec_clear(&t->patch_copies);
@@ -410,10 +398,11 @@ int try_run(const struct try_opts *o, enum try_verdict *v, struct error *err)
 {
 	struct try_state t = { .o = o };
 	enum matrix_verdict mv = MATRIX_PASSED;
+	struct buf patch_lines = BUF_INIT;
 	int rc = -1, regression = 0;
 
 	*v = TRY_INCOMPLETE;
-	if (check_inputs(&t, err) || check_patches(&t, err) || claim_out(&t, err))
+	if (check_inputs(&t, err) || read_patches(&t, &patch_lines, err) || claim_out(&t, &patch_lines, err))
 		goto done;
 	interrupt_catch();
 	if (!o->report_only && (build_kernels(&t, err) || write_matrix(&t, err) || run_cells(&t, &mv, err)))
@@ -428,6 +417,7 @@ int try_run(const struct try_opts *o, enum try_verdict *v, struct error *err)
 	*v = regression ? TRY_REGRESSION : mv == MATRIX_INCOMPLETE ? TRY_INCOMPLETE : TRY_NO_REGRESSION;
 	rc = 0;
 done:
+	buf_free(&patch_lines);
 	state_free(&t);
 	return rc;
 }
