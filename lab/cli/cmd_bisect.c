@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,10 @@ static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct 
 		proc_init(&p, strvec_argv(argv));
 		p.out = fd;
 		p.err = 2;
+		/* On Ctrl-C or SIGTERM the step (bisect-run, alone or under git in git's
+		 * process group) must stop its own kernel build and QEMU: SIGKILL would
+		 * leave their process groups running. */
+		p.interrupt_signal = SIGTERM;
 		if (!proc_start(&p, err))
 			rc = proc_wait(&p, err);
 		close(fd);
@@ -182,6 +187,8 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 
 		git_line(bo->ksrc, args, subject, sizeof(subject));
 		buf_addf(&sum, "first bad commit: %.12s %s\n", first_bad, subject);
+	} else if (interrupt_caught()) {
+		buf_addf(&sum, "interrupted: no verdict (the tree is reset; run the bisect again)\n");
 	} else {
 		buf_addf(&sum, "no single first bad commit (git bisect run exited %d; see %s)\n", run_rc, out);
 	}

@@ -204,6 +204,9 @@ static int step(const struct step_opts *so, const char *arch)
 	if (kbuild_kernel_at(lab_root(), so->recipe, arch, so->ksrc, s.commit, &k, &err)) {
 		snprintf(why, sizeof(why), "the kernel did not build: %s", err.msg);
 		s.verdict = BISECT_SKIP;
+		/* A build stopped by Ctrl-C says nothing about the commit. */
+		if (interrupt_caught())
+			s.verdict = (snprintf(why, sizeof(why), "interrupted"), BISECT_ABORT);
 	} else {
 		struct command_run_view view;
 		struct run_opts o = { .topo = so->topo, .kernel_built = &k, .tests = so->t.suite,

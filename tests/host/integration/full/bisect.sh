@@ -20,6 +20,26 @@ expect_rc 0 $NUMALAB kernel git-tree "$tree" \
 expect_rc 2 $NUMALAB kernel git-tree "$tree"
 expect_grep 'exists; remove it' "$SCRATCH/err"
 
+# Ctrl-C or SIGTERM during a step's kernel build (or its guest, when the
+# step's kernel is cached) stops that too: they run in process groups of
+# their own, under git's.  Nothing of the bisect's session
+# is left, the tree is reset, and the summary says it was interrupted.
+setsid $NUMALAB bisect --ksrc "$tree" --good base --bad HEAD --topo 2node \
+	--test mempolicy --out "$SCRATCH/interrupted" >"$SCRATCH/int.out" 2>&1 &
+sid=$!
+in_session() { ps -eo sid=,pid=,comm= | awk -v s="$sid" '$1 == s { print $2, $3 }'; }
+busy=' (make|qemu-system-x86)$'
+for _ in $(seq 600); do in_session | grep -q -E "$busy" && break; sleep 0.5; done
+in_session | grep -q -E "$busy" || fail "no kernel build or guest started within 300 s"
+kill -TERM "$sid"
+wait "$sid"
+[ $? = 3 ] || fail "an interrupted bisect should exit 3"
+for _ in $(seq 20); do [ -z "$(in_session)" ] && break; sleep 0.5; done
+[ -z "$(in_session)" ] || { in_session >&2; fail "processes of the interrupted bisect are left"; }
+git -C "$tree" bisect log >/dev/null 2>&1 && fail "the interrupted bisect left the tree bisecting"
+expect_grep '^interrupted: no verdict' "$SCRATCH/int.out"
+expect_grep 'verdict: abort \(interrupted\)' "$(sed -n 's/^log: //p' "$SCRATCH/int.out")"
+
 start=$(date +%s)
 expect_rc 0 $NUMALAB bisect --ksrc "$tree" --good base --bad HEAD --topo 2node \
 	--test "mempolicy:bulk weighted interleave" --out "$SCRATCH/results"
