@@ -219,6 +219,14 @@ static int run_selftest(struct st_run *r, const char *group)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
+	/*
+	 * Hand the selftest as many free huge pages as the guest can: the
+	 * previous context leaves page cache and split THPs behind, and
+	 * collapse_compound_extreme bails out when it cannot fault a THP (on
+	 * the debug kernel's 2node guest, KASAN leaves it just enough memory).
+	 */
+	sys_write("/proc/sys/vm/drop_caches", "3");
+	sys_write("/proc/sys/vm/compact_memory", "1");
 	pin_khugepaged(&pin, SELFTEST_CPU);
 	pid = fork();
 	if (pid == 0) {
