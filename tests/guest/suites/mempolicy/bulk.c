@@ -70,14 +70,6 @@ static const struct sequence sequences[] = {
 	{ "weights 1,1", { 1, 1 }, { 9, 100, 201, 11 }, 4 },
 	{ "weights 5,2,3,1", { 5, 2, 3, 1 }, { 17, 99, 12, 150 }, 4 },
 	{ "weights 0,4,0,9 (a node subset)", { 0, 4, 0, 9 }, { 14, 33, 160 }, 3 },
-	/*
-	 * A batch no larger than the weight carried into it: 105 pages are six
-	 * single steps on node 0 (40 -> 34 left), a batch of 100 leaving node 0
-	 * with 16, and a batch of 5 served from those alone (the early return
-	 * of alloc_pages_bulk_weighted_interleave(); kills 1db5e8caf994, that
-	 * return + 1).  No sequence above gets there.
-	 */
-	{ "weights 40,1 (a batch within the carried weight)", { 40, 1 }, { 105, 140 }, 2 },
 };
 #define NR_SEQUENCES (int)(sizeof(sequences) / sizeof(sequences[0]))
 
