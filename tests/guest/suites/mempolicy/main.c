@@ -88,12 +88,15 @@ const char *mask_str(unsigned long mask)
 static struct topology topo;
 static struct nodes n = { .topo = &topo };
 
+/* First: it sees the weights before any case writes one (defaults.c). */
+GUEST_CASE(defaults, defaults_plan(&n)) { defaults_run(&n); }
 GUEST_CASE(modes, modes_plan(&n)) { modes_run(&n); }
 GUEST_CASE(placement, placement_plan(&n)) { placement_run(&n); }
 GUEST_CASE(migrate, migrate_plan(&n)) { migrate_run(&n); }
 GUEST_CASE(weights, weights_plan(&n)) { weights_run(&n); }
 GUEST_CASE(bulk, bulk_plan(&n)) { bulk_run(&n); }
 GUEST_CASE(bulk_sweep, sweep_plan(&n)) { sweep_run(&n); }
+GUEST_CASE(bulk_interleave, ilbulk_plan(&n)) { ilbulk_run(&n); }
 GUEST_CASE(pagecache, pagecache_plan(&n)) { pagecache_run(&n); }
 GUEST_CASE(numactl, numactl_plan(&n)) { numactl_run(&n); }
 

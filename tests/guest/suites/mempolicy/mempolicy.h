@@ -2,6 +2,7 @@
  * mempolicy: the memory-policy suite.  Each part is one case (harness.h,
  * main.c) printing its *_plan() results, so the harness can sum the plan:
  *
+ *   defaults.c   weighted interleave before any weight is written (runs first)
  *   modes.c      set/get_mempolicy round trips for every mode and flag, and
  *                the EINVAL/EFAULT error paths
  *   placement.c  page-exact placement of faults under BIND, PREFERRED,
@@ -15,6 +16,8 @@
  *   sweep.c      the same systematically: every small weight vector, every
  *                position in the round x every remainder, each step replayed
  *                from a kernel trace (steptrace.h, replay.h)
+ *   ilbulk.c     plain interleave through the bulk allocator, step by step,
+ *                also inside a child cpuset
  *   pagecache.c  page-cache pages written under set_mempolicy (no VMA: the
  *                task's interleave state), page by page
  *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
@@ -70,6 +73,8 @@ int pages_nodes(char *base, size_t n, int *status);
 /* "0-1,3" for a node mask. */
 const char *mask_str(unsigned long mask);
 
+int defaults_plan(const struct nodes *n);
+void defaults_run(const struct nodes *n);
 int modes_plan(const struct nodes *n);
 void modes_run(const struct nodes *n);
 int placement_plan(const struct nodes *n);
@@ -89,6 +94,8 @@ void bulk_fault_disarm(void);
 int bulk_map_create(unsigned long pages);
 int sweep_plan(const struct nodes *n);
 void sweep_run(const struct nodes *n);
+int ilbulk_plan(const struct nodes *n);
+void ilbulk_run(const struct nodes *n);
 int pagecache_plan(const struct nodes *n);
 void pagecache_run(const struct nodes *n);
 int numactl_plan(const struct nodes *n);

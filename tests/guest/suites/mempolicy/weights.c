@@ -102,6 +102,41 @@ static unsigned long long bandwidth(const struct topology *t, int node)
 	return best;
 }
 
+/*
+ * The auto weights exactly as documented for the weighted_interleave sysfs:
+ * each node's bandwidth (MiB/s, as sysfs shows it) scaled to
+ * 32 * bw / sum-of-bw rounded down (1 when that is below 1 or bw is 0), then
+ * all divided by their gcd.  Written for reduce_interleave_weights()'s
+ * mutants (issue 18): on cxl's bandwidths (20G, 20G, 8G, 8G: 11,11,4,4) it
+ * kills a wrong scale or rounding; the gcd is 1 there, so dropping the gcd
+ * division cannot show on that shape.
+ */
+static long gcd(long a, long b)
+{
+	return b ? gcd(b, a % b) : a;
+}
+
+static void check_auto_exact(const struct nodes *n, const long *w)
+{
+	unsigned long long bw[MAX_NODES], sum = 0;
+	long want[MAX_NODES], g = 0;
+	int ok = w != NULL;
+
+	for (int k = 0; k < n->nr_mem; k++)
+		sum += bw[k] = bandwidth(n->topo, n->mem[k]) >> 20;
+	for (int k = 0; k < n->nr_mem; k++) {
+		want[k] = bw[k] && sum < 32 * bw[k] ? (long)(32 * bw[k] / sum) : 1;
+		g = gcd(g, want[k]);
+	}
+	for (int k = 0; ok && k < n->nr_mem; k++)
+		if (w[n->mem[k]] != want[k] / g) {
+			ktap_diag("auto weight node%d = %ld, the reference (32 * bw / sum, / gcd): %ld",
+				  n->mem[k], w[n->mem[k]], want[k] / g);
+			ok = 0;
+		}
+	ktap_ok(ok, "auto weights equal the reference computed from HMAT bandwidth");
+}
+
 static void check_auto(const struct nodes *n)
 {
 	long w[MAX_NODES];
@@ -109,9 +144,11 @@ static void check_auto(const struct nodes *n)
 	int ok = 1;
 
 	if (!topo_has_hmat(n->topo) || sys_exists(WI_AUTO_PATH) == 0) {
-		ktap_skip("auto weights follow HMAT bandwidth", "%s",
-			  sys_exists(WI_AUTO_PATH) ? "the topology declares no HMAT bandwidth"
-						   : "this kernel has no auto mode");
+		for (int i = 0; i < 2; i++)
+			ktap_skip(i ? "auto weights equal the reference computed from HMAT bandwidth"
+				    : "auto weights follow HMAT bandwidth", "%s",
+				  sys_exists(WI_AUTO_PATH) ? "the topology declares no HMAT bandwidth"
+							   : "this kernel has no auto mode");
 		return;
 	}
 	if (sys_write(WI_AUTO_PATH, "true") || sys_read(WI_AUTO_PATH, mode, sizeof(mode))) {
@@ -135,12 +172,13 @@ static void check_auto(const struct nodes *n)
 	for (int k = 0; ok && k < n->nr_mem; k++)
 		ktap_diag("auto weight node%d = %ld", n->mem[k], w[n->mem[k]]);
 	ktap_ok(ok, "auto weights follow HMAT bandwidth");
+	check_auto_exact(n, ok ? w : NULL);
 }
 
 int weights_plan(const struct nodes *n)
 {
 	(void)n;
-	return 3;
+	return 4;
 }
 
 void weights_run(const struct nodes *n)
@@ -148,7 +186,7 @@ void weights_run(const struct nodes *n)
 	struct wi_saved saved;
 
 	if (!sys_exists(WI_DIR) || wi_save(n->mem, n->nr_mem, &saved)) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			ktap_skip("weighted interleave sysfs", "no readable %s in this kernel", WI_DIR);
 		return;
 	}
