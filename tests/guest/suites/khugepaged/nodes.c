@@ -17,8 +17,8 @@
  *            removed) and 28ceb66cfde5 (`>` -> `>=`: the last tied node).
  *   tie      every page, alternately on a and b: the THP is on a.  Same
  *            mutants, with a tie of PMD/2 pages each.
- *   full     every page on a, node a filled with hugetlb pages (no free
- *            PMD-size block left, checked in /proc/buddyinfo): ENOMEM, the
+ *   full     every page on a, node a filled with hugetlb pages (until
+ *            another cannot be had): ENOMEM, the
  *            pages still on a.  Kills 5a92fd6e7fc6 (`if (max_value ==
  *            node_load[nid])` -> if (1): every node allowed, so the THP
  *            lands elsewhere).
@@ -28,6 +28,7 @@
  * guest) or the kernel has no hugetlb pages of the PMD size.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -44,6 +45,8 @@
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
 #define NR_RULES 4
+#define BOOST "/proc/sys/vm/watermark_boost_factor"
+#define FILL_PASSES 5
 
 static long set_policy(int mode, int node)
 {
@@ -103,46 +106,26 @@ static void collapse_onto(const char *what, size_t pmd, size_t nr, int a, int b,
 		munmap(map, 2 * pmd);
 }
 
-/* Free blocks of at least `order` on node (every zone), from /proc/buddyinfo; -1 if unreadable. */
-static long free_blocks(int node, int order)
+/* AnonHugePages of the VMA holding addr (the two ranges here may share one VMA); -1 if none. */
+static long long anon_huge_at(const void *addr)
 {
-	char line[512];
-	long blocks = -1;
-	FILE *f = fopen("/proc/buddyinfo", "re");
+	char line[256];
+	long long kib = -1;
+	int in_vma = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		int n, used, o = 0;
-		char zone[32], *p;
+		uintptr_t lo, hi;
 
-		if (sscanf(line, "Node %d, zone %31s%n", &n, zone, &used) != 2 || n != node)
-			continue;
-		if (blocks < 0)
-			blocks = 0;
-		for (p = line + used;; o++) {
-			char *end;
-			long count = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (o >= order)
-				blocks += count;
-			p = end;
-		}
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
+			in_vma = lo <= (uintptr_t)addr && (uintptr_t)addr < hi;
+		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kib) == 1)
+			break;
 	}
 	if (f)
 		fclose(f);
-	return blocks;
-}
-
-static int log2_of(long v)
-{
-	int n = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		n++;
-	}
-	return n;
+	return kib < 0 ? -1 : kib * 1024;
 }
 
 /* The pair of the header; -1 with fewer than two memory nodes. */
@@ -169,11 +152,11 @@ static int pick_pair(const struct topology *t, int *a, int *b)
 
 static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 {
-	char path[160], was[32], want[32];
+	char path[160], was[32], want[32], boost[32] = "";
+	long wanted, got = -1;
 	size_t nr = pmd / (size_t)page_size();
 	char *map3 = NULL, *map4 = NULL, *r3, *r4;
-	long left = -1;
-	int order = log2_of((long)pmd / page_size()), ok3 = 0, ok4 = 0, node = -1;
+	int ok3 = 0, ok4 = 0, node = -1;
 	const char *why = NULL;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/nr_hugepages", a,
@@ -193,15 +176,28 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 		ktap_diag("cannot set the ranges up: %s", strerror(errno));
 		goto report;
 	}
-	/* As many hugetlb pages on a as it gives; twice, as the first pass may leave a freed block behind. */
-	snprintf(want, sizeof(want), "%llu", (unsigned long long)(t->nodes[a].mem_bytes / pmd + 8));
-	for (int pass = 0; pass < 2 && left != 0; pass++) {
-		sys_write(path, want);
-		left = free_blocks(a, order);
+	/*
+	 * As many hugetlb pages on a as it gives: the node is full when another
+	 * one cannot be had (hugetlb's allocation tries harder than a THP's:
+	 * __GFP_RETRY_MAYFAIL, the same watermarks).  Blocks the min watermark
+	 * holds back (khugepaged raises min_free_kbytes) stay free, for neither.
+	 * Watermark boosting (after a fragmenting fallback) raises every
+	 * watermark for a while: off, so a THP cannot get a block once kswapd
+	 * resets it.  Passes until the count stops growing.
+	 */
+	if (sys_read(BOOST, boost, sizeof(boost)) || sys_write(BOOST, "0"))
+		boost[0] = '\0';
+	wanted = (long)(t->nodes[a].mem_bytes / pmd) + 8;
+	snprintf(want, sizeof(want), "%ld", wanted);
+	for (int pass = 0; pass < FILL_PASSES; pass++) {
+		long before = got;
+
+		if (sys_write(path, want) || sys_read_long(path, &got) || got == before)
+			break;
 	}
-	if (left != 0) {
-		ktap_diag("node %d still has %ld free blocks of order >= %d after filling it", a, left, order);
-		why = "the node keeps a free PMD-size block";
+	ktap_diag("node %d: %ld hugetlb pages (of %ld asked)", a, got, wanted);
+	if (got <= 0 || got >= wanted) {
+		why = "cannot fill the node with hugetlb pages";
 		goto report;
 	}
 	errno = 0;
@@ -209,16 +205,18 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 		ktap_diag("MADV_COLLAPSE onto the full node %d succeeded: THP on node %d", a, page_node(r3));
 	else if (errno != ENOMEM)
 		ktap_diag("MADV_COLLAPSE onto the full node: %s, not ENOMEM", strerror(errno));
-	else
-		ok3 = smaps_anon_huge(r3) == 0 && page_node(r3) == a && page_node(r3 + pmd - page_size()) == a;
+	else if (!(ok3 = anon_huge_at(r3) == 0 && page_node(r3) == a && page_node(r3 + pmd - page_size()) == a))
+		ktap_diag("after ENOMEM: AnonHugePages %lld, first page on node %d", anon_huge_at(r3), page_node(r3));
 	if (madvise(r4, pmd, MADV_COLLAPSE))
 		ktap_diag("MADV_COLLAPSE of the tie with node %d full: %s", a, strerror(errno));
-	else if ((node = page_node(r4)) != b || smaps_anon_huge(r4) != (long long)pmd)
+	else if ((node = page_node(r4)) != b || anon_huge_at(r4) < (long long)pmd)
 		ktap_diag("the tie's THP is on node %d", node);
 	else
 		ok4 = 1;
 report:
 	sys_write(path, was);
+	if (boost[0])
+		sys_write(BOOST, boost);
 	if (why) {
 		ktap_skip("MADV_COLLAPSE onto a full node", "%s", why);
 		ktap_skip("MADV_COLLAPSE of a tie whose first node is full", "%s", why);
