@@ -34,7 +34,7 @@ struct khugepaged_view {
 	int last_cpu;              /* /proc/PID/stat field 39 */
 };
 
-static long vmstat(const char *name)
+long vmstat(const char *name)
 {
 	char line[128];
 	long val = -1;

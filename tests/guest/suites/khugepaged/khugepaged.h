@@ -10,6 +10,11 @@
  *               onto the node holding most of them (the lower node on a
  *               tie), and khugepaged's allowed CPUs either never follow the
  *               collapse node or always do (seed 001)
+ *   alloc.c     the huge page of a collapse allocated, charged and counted
+ *               (alloc_charge_folio()): the PMD and mTHP counters, a failed
+ *               allocation (fail_page_alloc) and a failed memcg charge
+ *   nodes.c     MADV_COLLAPSE's node rule exactly: ties, and a full target
+ *               node (collapse_find_target_node()'s node and node mask)
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -42,6 +47,38 @@ int khugepaged_thread_pid(void);
 int khugepaged_cpus(int pid, char *buf, size_t size);
 /* CLOCK_MONOTONIC in seconds. */
 double now(void);
+/* A /proc/vmstat counter; -1 if absent. */
+long vmstat(const char *name);
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+/*
+ * One PMD-aligned PMD-size range inside a fresh mapping of two PMDs (*map, to
+ * munmap with 2 * pmd); NULL with errno set if mmap failed.  Its pages are
+ * written one by one with pmd_range_fill_page() (page i gets its own value);
+ * pmd_range_intact() is 1 if pages 0..nr_filled-1 hold their values and every
+ * later page reads 0 (to call after a collapse: it faults untouched pages).
+ */
+char *pmd_range_map(size_t pmd, char **map);
+void pmd_range_fill_page(char *huge, size_t i);
+int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled);
+/* The node of the page at addr (move_pages query), -1 if unknown. */
+int page_node(const void *addr);
+
+/* A THP sysfs setting switched for a case and put back ("[word]" files). */
+struct thp_knob {
+	char path[200];
+	char was[16];
+};
+int thp_knob_set(struct thp_knob *k, const char *path, const char *val);
+void thp_knob_restore(const struct thp_knob *k);
+
+int alloc_plan(const struct topology *t);
+void alloc_run(const struct topology *t);
+int nodes_plan(const struct topology *t);
+void nodes_run(const struct topology *t);
 
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);

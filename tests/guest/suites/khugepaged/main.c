@@ -67,6 +67,19 @@ GUEST_CASE(collapse_target, target_plan(&topo))
 	restore(&saved);
 }
 
+/* The collapse's huge page allocated, charged and counted (alloc.c), khugepaged tuned as above. */
+GUEST_CASE_TIMEOUT(collapse_alloc, alloc_plan(&topo), 2 * COLLAPSE_WAIT_S + 60)
+{
+	struct saved saved;
+
+	tune(&saved);
+	alloc_run(&topo);
+	restore(&saved);
+}
+
+/* MADV_COLLAPSE's node rule: ties and a full node (nodes.c). */
+GUEST_CASE(collapse_node_rule, nodes_plan(&topo)) { nodes_run(&topo); }
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 
