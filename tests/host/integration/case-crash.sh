@@ -20,7 +20,7 @@ expect_grep '^not ok 2 mempolicy # exit 1$' "$tap"
 expect_grep '^# numalab: done$' "$tap"
 # Each suite: results 1..N in order, the first case's (its crash, then its
 # results not run) not ok, every later one ok.
-for s in topology:online mempolicy:modes; do
+for s in topology:online mempolicy:defaults; do
 	IFS=: read -r name first <<<"$s"
 	suite_results "$name" >"$SCRATCH/$name"
 	awk -v c="$first" '
