@@ -116,7 +116,8 @@ static void report_before_kernel(const struct run_inputs *in, double *before_ker
 				 double first_tap, int reps)
 {
 	const char *what = in->topo.arch == TOPO_ARCH_LOONGARCH64 ? "QEMU + UEFI firmware"
-								  : "QEMU + SeaBIOS";
+			   : qemu_x86_firmware() ? "QEMU + qboot"
+						 : "QEMU + SeaBIOS";
 	double m = median(before_kernel, reps);
 
 	if (m < 0) {

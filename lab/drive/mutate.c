@@ -183,7 +183,7 @@ static int patch_files_and_lines(struct mrun *r, int **lines, int *nr_lines, str
 
 static char *slot_image(const struct mrun *r, int slot)
 {
-	return out_path(r->o, "slots/%d/%s", slot, strcmp(r->arch, "x86_64") ? "vmlinux.efi" : "bzImage");
+	return out_path(r->o, "slots/%d/%s", slot, strcmp(r->arch, "x86_64") ? "vmlinux.efi" : "vmlinux");
 }
 
 /*

@@ -25,7 +25,12 @@
 static const struct kbuild_arch {
 	const char *arch, *karch, *cross, *target, *image;
 } arches[] = {
-	{ "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage" },
+	/*
+	 * The uncompressed ELF: QEMU boots it through its PVH entry
+	 * (lab-x86_64.config), so no decompressor runs under TCG, and a
+	 * mutant's build skips compressing the image.
+	 */
+	{ "x86_64", "x86_64", "", "vmlinux", "vmlinux" },
 	/* Uncompressed PE: EFI_ZBOOT's vmlinuz.efi needs hexdump, which the toolroot lacks. */
 	{ "loongarch64", "loongarch", "loongarch64-linux-gnu-", "vmlinux.efi",
 	  "arch/loongarch/boot/vmlinux.efi" },
@@ -51,6 +56,14 @@ struct build {
 	int nr_sets;
 	char tree_describe[128], tree_diff[65];   /* RECIPE_SOURCE_TREE: srctree_git() */
 };
+
+/* The image's file name, as the finished kernel's directory holds it. */
+static const char *image_name(const struct kbuild_arch *a)
+{
+	const char *slash = strrchr(a->image, '/');
+
+	return slash ? slash + 1 : a->image;
+}
 
 static const struct kbuild_arch *find_arch(const char *arch)
 {
@@ -1119,7 +1132,7 @@ static int fill_done_dir(struct build *b, const char *tmp, const char *selftest_
 	char config_sha[65] = "";
 	struct buf meta = BUF_INIT;
 	int rc = sha256_file(config, config_sha, err) ||
-		 copy_into(tmp, image, strrchr(image, '/') + 1, err) ||
+		 copy_into(tmp, image, image_name(b->a), err) ||
 		 copy_into(tmp, config, "config", err) || copy_into(tmp, b->log, "build.log", err) ? -1 : 0;
 
 	rc = rc ? rc : copy_selftests(b, kst, config, err);
@@ -1196,7 +1209,7 @@ static void fill_kernel(const struct build *b, struct kernel *out)
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", b->name);
 	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
-	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, strrchr(b->a->image, '/') + 1);
+	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, image_name(b->a));
 	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
 	if (b->r.source == RECIPE_SOURCE_GIT)
 		snprintf(out->source, sizeof(out->source), "git:%s@%s", b->r.source_ref, git_commit(b));

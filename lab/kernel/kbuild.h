@@ -5,7 +5,7 @@
  * only when no finished build has its key:
  *
  *   CACHE/kernels/recipe-SPEC-ARCH-KEY/     finished, renamed into place whole:
- *     IMAGE (bzImage | vmlinuz.efi), config (the final .config), build.log,
+ *     IMAGE (vmlinux, PVH-bootable | vmlinux.efi), config (the final .config), build.log,
  *     build.meta (the key's inputs, patches with hashes, config sha256),
  *     kselftest/mm/BIN (static selftests built from the same tree)
  *   CACHE/kbuild/ARCH-CONFIGKEY/            the work tree, shared by recipes

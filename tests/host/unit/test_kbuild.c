@@ -24,12 +24,12 @@ static char *lines(struct strvec *argv)
 
 UNIT_TEST(make_argv_per_arch)
 {
-	const char *extra[] = { "-j2", "bzImage", NULL }, *la[] = { "-j2", "vmlinux.efi", NULL };
+	const char *extra[] = { "-j2", "vmlinux", NULL }, *la[] = { "-j2", "vmlinux.efi", NULL };
 	struct strvec argv = STRVEC_INIT;
 	char *s;
 
 	CHECK_INT(kbuild_make_argv("x86_64", "/w/src", "/w/obj", extra, &argv), 0);
-	CHECK_STR(s = lines(&argv), "make\n-C/w/src\nO=/w/obj\nARCH=x86_64\nCC=ccache gcc\n-j2\nbzImage\n");
+	CHECK_STR(s = lines(&argv), "make\n-C/w/src\nO=/w/obj\nARCH=x86_64\nCC=ccache gcc\n-j2\nvmlinux\n");
 	free(s);
 	CHECK_INT(kbuild_make_argv("loongarch64", "/w/src", "/w/obj", la, &argv), 0);
 	CHECK_STR(s = lines(&argv), "make\n-C/w/src\nO=/w/obj\nARCH=loongarch\n"
