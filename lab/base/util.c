@@ -162,7 +162,8 @@ void buf_add(struct buf *b, const void *data, size_t len)
 			b->alloc = b->alloc ? b->alloc * 2 : 256;
 		b->data = xrealloc(b->data, b->alloc);
 	}
-	memcpy(b->data + b->len, data, len);
+	if (len)   /* a cpio directory entry passes no data: memcpy(…, NULL, 0) is undefined */
+		memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
 }

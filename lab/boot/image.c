@@ -307,6 +307,41 @@ static int add_kselftests(struct cpio_stream *s, const char *dir, const struct r
 	return rc;
 }
 
+/*
+ * The guest tests the run names, from guest_dir/tests/ as lab/tests/NAME;
+ * every one for a shell, whose user may start any by hand.  The base image
+ * holds none: all of them are 10 MB of a 14 MB initramfs, read by QEMU and
+ * unpacked by the kernel at every boot (0.2-0.3 s of a TCG boot).  A name
+ * that is not built is left out, for /init to report as it runs the plan.
+ */
+static int add_guest_tests(struct cpio_stream *s, const struct run_part *run, struct error *err)
+{
+	char *dir = xprintf("%s/tests", run->guest_dir);
+	DIR *d = run->shell ? opendir(dir) : NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	cpio_add(&s->pending, "lab/tests", 040755, NULL, 0);
+	for (int i = 0; !rc && (d ? (e = readdir(d)) != NULL : run->tests[i] != NULL); i++) {
+		const char *name = d ? e->d_name : run->tests[i];
+		char *path = xprintf("%s/%s", dir, name), *dest = xprintf("lab/tests/%s", name);
+		struct buf bin = BUF_INIT;
+		struct stat st;
+
+		if (name[0] != '.' && !strchr(name, '/') && !stat(path, &st) && S_ISREG(st.st_mode) &&
+		    !(rc = read_file(path, &bin, err)))
+			cpio_add(&s->pending, dest, 0100755, bin.data, bin.len);
+		buf_free(&bin);
+		cpio_flush(s);
+		free(path);
+		free(dest);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
 /* The user's file as /lab/BASENAME. */
 static int add_guest_file(struct cpio_stream *s, const char *path, struct error *err)
 {
@@ -492,6 +527,8 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 		cpio_add(&st.pending, "lab/plan", 0100644, plan.data, plan.len);
 		cpio_flush(&st);
 	}
+	if (!rc)
+		rc = add_guest_tests(&st, run, err);
 	if (!rc && run->kselftest && *run->kselftest)
 		rc = add_kselftests(&st, run->kselftest, run, err);
 	if (!rc && run->guest_file)

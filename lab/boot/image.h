@@ -3,12 +3,13 @@
  * root, no external cpio).
  *
  * A run's initrd is two archives back to back (the kernel unpacks both):
- *  - the base image: /init, busybox, numactl, the test binaries, listed by
+ *  - the base image: /init, busybox, numactl, listed by
  *    images/ARCH.manifest; cached in the lab cache under a hash of every
  *    input (manifest text, each file's destination, mode and content), so it
  *    is rebuilt only when an input changes;
  *  - the run part: /lab/topology (the validated topology file, verbatim),
- *    /lab/plan ("NAME TIMEOUT" lines), for a kernel built from source
+ *    /lab/plan ("NAME TIMEOUT" lines), the binaries of the tests the run
+ *    names as /lab/tests/NAME (all of them for a shell), for a kernel built from source
  *    /lab/kselftest/mm/BIN (the kernel's own selftests from that source), and
  *    the user's --guest-file as /lab/BASENAME (e.g. workloads.conf);
  *    --tests-dir suites as /lab/suites/NAME/ (the executable, its declared
@@ -51,6 +52,7 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 struct run_part {
 	const struct topology *topo;
 	const char *const *tests;  /* NULL-terminated test names */
+	const char *guest_dir;     /* where `make guest` put init and tests/ for the arch */
 	int test_timeout_s;        /* each test's timeout inside the guest */
 	const char *kselftest;     /* the kernel's kselftest/ directory (kbuild.h); NULL: none */
 	const char *guest_file;    /* a file for the tests, as /lab/BASENAME; NULL: none */

@@ -94,6 +94,7 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	if (mkdir_p(dir, err) ||
 	    image_run_initrd(in->base, &(struct run_part){
 				     .topo = &in->topo, .tests = (const char *const *)in->tests.items,
+				     .guest_dir = in->guest_dir,
 				     .test_timeout_s = timeout, .kselftest = in->kernel.selftests,
 				     .guest_file = o->guest_file },
 			     in->initrd, err))

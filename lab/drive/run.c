@@ -729,7 +729,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
 	struct disk_root root;
 	struct run_part part = {
-		.topo = &p->topo, .tests = strvec_argv(&p->tests),
+		.topo = &p->topo, .tests = strvec_argv(&p->tests), .guest_dir = p->guest_dir,
 		.test_timeout_s = timeout_s > GUEST_SLACK_S * 2 ? timeout_s - GUEST_SLACK_S : timeout_s,
 		.kselftest = p->kernel.selftests, .guest_file = o->guest_file,
 		.suites = p->suites.items, .nr_suites = p->suites.nr,
