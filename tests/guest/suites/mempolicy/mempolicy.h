@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "model/topology.h"
+#include "wi_model.h"
 
 /* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
 #define MPOL_DEFAULT 0
@@ -92,6 +93,14 @@ int bulk_fault_arm(void);
 void bulk_fault_disarm(void);
 /* a BPF array map of exactly pages vmalloc'ed pages (its fd, -1 with errno). */
 int bulk_map_create(unsigned long pages);
+/*
+ * sweep.c's replay for other cases: maps of sizes[0..nr-1] pages under
+ * MPOL_WEIGHTED_INTERLEAVE over the nodes with a non-zero weight (weights
+ * as the kernel has them), every step and batch replayed against the model;
+ * 1 if all matched.  The caller pins the task to one CPU, arms
+ * fail_page_alloc (bulk_fault_arm(), make-it-fail on) and the step trace.
+ */
+int sweep_maps(const unsigned weights[WI_MAX_NODES], const unsigned long *sizes, int nr);
 int sweep_plan(const struct nodes *n);
 void sweep_run(const struct nodes *n);
 int ilbulk_plan(const struct nodes *n);
