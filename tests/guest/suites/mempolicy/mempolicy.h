@@ -2,7 +2,8 @@
  * mempolicy: the memory-policy suite.  Each part is one case (harness.h,
  * main.c) printing its *_plan() results, so the harness can sum the plan:
  *
- *   defaults.c   weighted interleave before any weight is written (runs first)
+ *   defaults.c   weighted interleave before any weight is written (runs first):
+ *                sysfs, the fault path and the bulk path on their defaults
  *   modes.c      set/get_mempolicy round trips for every mode and flag, and
  *                the EINVAL/EFAULT error paths
  *   placement.c  page-exact placement of faults under BIND, PREFERRED,
@@ -17,7 +18,7 @@
  *                position in the round x every remainder, each step replayed
  *                from a kernel trace (steptrace.h, replay.h)
  *   ilbulk.c     plain interleave through the bulk allocator, step by step,
- *                also inside a child cpuset
+ *                also inside a child cpuset, and weighted interleave there
  *   pagecache.c  page-cache pages written under set_mempolicy (no VMA: the
  *                task's interleave state), page by page
  *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
