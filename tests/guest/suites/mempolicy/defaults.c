@@ -23,8 +23,10 @@
  *     branch's rcu_read_unlock() removed: the preempt count leaks, "BUG:
  *     scheduling while atomic"), 911ded3e0b2c (`i = 0` -> 1: node 0's
  *     weight is kmalloc's leftover byte), 84d8e8947198 (`weights[i] = 1`
- *     -> 0: a total of 0, divide error) and a61da93019c1 (-> 2: the batch
- *     leaves one page of weight on its last node where the model moves on);
+ *     -> 0: a total of 0, divide error), 962f734bcf0f (that assignment
+ *     removed: kmalloc's leftovers, here a divide error too) and
+ *     a61da93019c1 (-> 2: the batch leaves one page of weight on its last
+ *     node where the model moves on);
  *   - the first write of one node's weight leaves every other node at 1 and
  *     auto false (kills 2611e4650451: node_store's `iw_table[i] = 1` -> 0).
  * With HMAT (cxl) the state exists from boot: the first and last checks then
