@@ -30,7 +30,7 @@
  *           thp_collapse_alloc_failed and hugepages-<PMD>kB collapse_alloc_failed
  *           +1, no collapse_alloc.
  *           Kills: 0ae3422a4e38 (`if (!folio)` -> if (0): a NULL folio is
- *           used), 568e9cab8000 (`*foliop = NULL` removed), c7d406bb27d5
+ *           used), c7d406bb27d5
  *           (`if (is_pmd_order)` -> if (0)), 9e7fa46174cf (the mTHP failure
  *           stat removed), 4246cbd20a8e / bda5cd60a8f8 (SCAN_ALLOC_HUGE_PAGE_FAIL
  *           -1 / +1: EAGAIN / EBUSY instead of ENOMEM).
@@ -39,9 +39,11 @@
  *           intact; LEAK_ROUNDS attempts leave MemFree where it was (within
  *           LEAK_SLACK_PMDS PMDs: the per-CPU lists may keep a freed one).
  *           Kills: 79a5ed2fa264 (folio_put removed: a PMD leaked per attempt),
- *           557a4985a99b (`*foliop = NULL` removed: a freed folio put
- *           again), 5be0060fac06 / b951968b56b5 (SCAN_CGROUP_CHARGE_FAIL -1
- *           / +1: ENOMEM / EINVAL).
+ *           5be0060fac06 / b951968b56b5 (SCAN_CGROUP_CHARGE_FAIL -1 / +1:
+ *           ENOMEM / EINVAL).
+ *   Neither failure part can see `*foliop = NULL` removed (568e9cab8000,
+ *   557a4985a99b): the callers' folio is NULL already on the lab kernel
+ *   (CONFIG_INIT_STACK_ALL_ZERO), tests/guest/mutants.equivalent.
  *
  * fail_page_alloc (debugfs) and the memory controller are optional: parts
  * that need them skip with the reason.

@@ -14,22 +14,42 @@
  *     a plain rotation, page by page (the VMA path, weighted_interleave_nid()
  *     with no table; kills 0f38cf3088ac: `weight = table ? table[nid] : 1`
  *     -> `: 2`, two pages per node from a total that counted one);
+ *   - the bulk allocator under the boot weights (maps vmalloc'ed under the
+ *     task policy, every step and batch replayed against the model with
+ *     sweep_maps()): alloc_pages_bulk_weighted_interleave()'s own no-state
+ *     branch, its table of 1s, which no other case reaches, since every
+ *     bulk case writes weights first.  Kills dda5cee176c5 (`if (state)` ->
+ *     `if (1)`: the NULL state's table copied, an oops), d882d1ca8054 (that
+ *     branch's rcu_read_unlock() removed: the preempt count leaks, "BUG:
+ *     scheduling while atomic"), 911ded3e0b2c (`i = 0` -> 1: node 0's
+ *     weight is kmalloc's leftover byte), 84d8e8947198 (`weights[i] = 1`
+ *     -> 0: a total of 0, divide error), 962f734bcf0f (that assignment
+ *     removed: kmalloc's leftovers, here a divide error too) and
+ *     a61da93019c1 (-> 2: the batch leaves one page of weight on its last
+ *     node where the model moves on);
  *   - the first write of one node's weight leaves every other node at 1 and
  *     auto false (kills 2611e4650451: node_store's `iw_table[i] = 1` -> 0).
  * With HMAT (cxl) the state exists from boot: the first and last checks then
  * skip, the rotation is checked with whatever weights are set only when
- * they are all 1.
+ * they are all 1, the bulk maps with the weights HMAT gave.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "ktap.h"
 #include "mempolicy.h"
+#include "steptrace.h"
 #include "weights.h"
 
 #define ROUNDS 4
+#define BULK_NAME "bulk weighted interleave under the boot weights: each step and batch as the model"
+
+/* Every remainder of up to 4 nodes of weight 1 (maps > 32 KiB), then 100 + 100 + 13 pages. */
+static const unsigned long bulk_sizes[] = { 9, 10, 11, 12, 13, 213 };
+#define NR_BULK_SIZES (int)(sizeof(bulk_sizes) / sizeof(bulk_sizes[0]))
 
 static int read_weights(const struct nodes *n, long *w)
 {
@@ -97,10 +117,50 @@ static int check_rotation(const struct nodes *n)
 	return ok;
 }
 
+/* The bulk path under the weights as the kernel has them now (w[k] for n->mem[k]); reported. */
+static void check_bulk(const struct nodes *n, const long *w)
+{
+	unsigned weights[WI_MAX_NODES] = { 0 };
+	const char *why = bulk_unsupported(n);
+	cpu_set_t one, old;
+	int pinned = 0, armed = 0, failing = 0, ok = 0;
+
+	for (int k = 0; k < n->nr_mem; k++)
+		weights[n->mem[k]] = (unsigned)w[k];
+	/* One CPU: the trace's per-CPU buffers then need no merging to keep the order. */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (!why && (sched_getaffinity(0, sizeof(old), &old) || sched_setaffinity(0, sizeof(one), &one)))
+		why = "cannot pin the task to one CPU";
+	else if (!why)
+		pinned = 1;
+	if (!why && bulk_fault_arm())
+		why = "cannot configure fail_page_alloc";
+	if (!why && !(why = steptrace_arm()))
+		armed = 1;
+	if (!why && sys_write("/proc/self/make-it-fail", "1"))
+		why = "cannot write /proc/self/make-it-fail";
+	else if (!why)
+		failing = 1;
+	if (!why)
+		ok = sweep_maps(weights, bulk_sizes, NR_BULK_SIZES);
+	if (failing)
+		sys_write("/proc/self/make-it-fail", "0");
+	if (armed && steptrace_disarm() > 0)
+		ktap_diag("the trace missed events: a mismatch above may be the probe's");
+	bulk_fault_disarm();
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
+	if (why)
+		ktap_skip(BULK_NAME, "%s", why);
+	else
+		ktap_ok(ok, BULK_NAME);
+}
+
 int defaults_plan(const struct nodes *n)
 {
 	(void)n;
-	return 3;
+	return 4;
 }
 
 void defaults_run(const struct nodes *n)
@@ -111,7 +171,7 @@ void defaults_run(const struct nodes *n)
 	int stateless, ok;
 
 	if (n->nr_mem < 2 || !sys_exists(WI_DIR) || read_weights(n, w)) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			ktap_skip("weighted interleave defaults", "%s",
 				  n->nr_mem < 2 ? "one memory node" : "no readable " WI_DIR);
 		return;
@@ -132,6 +192,8 @@ void defaults_run(const struct nodes *n)
 	else
 		ktap_skip("mbind weighted interleave, weights all 1: a plain rotation",
 			  "the boot weights are not all 1");
+	/* Before the first write below: on a stateless kernel the bulk code's own table of 1s. */
+	check_bulk(n, w);
 	if (!stateless) {
 		ktap_skip("the first weight written: the others 1, auto false",
 			  "the topology declares HMAT bandwidth: weights exist from boot");

@@ -20,6 +20,18 @@
  * compares its cookie: kills 1e26494650f7 (`cpuset_mems_cookie =
  * read_mems_allowed_begin();` removed: the uninitialised cookie never
  * matches, the step loops).
+ *
+ * Weighted interleave in the same cpuset (weights 3,1,2 over its mems, each
+ * step and batch replayed: sweep_maps()): alloc_pages_bulk_weighted_
+ * interleave() reads the policy's nodes in a read_mems_allowed_begin() /
+ * retry() loop, which only compares anything while cpusets are enabled, and
+ * moving the task into a cpuset whose mems differ from its own bumps its
+ * mems_allowed_seq (cpuset_change_task_nodemask()), so a cookie that is
+ * not the one read never matches again and the batch loops for ever.
+ * Kills a728b483c10b and b4f9bd5ee9a7 (the cookie +1 / -1), 40373bc7c01d
+ * (the retry given weight_total, 0, for the cookie) and d94f0fee7f15 (the
+ * cookie's assignment removed).  On shapes with two memory nodes the cpuset
+ * keeps both, the sequence does not move and only the replay is checked.
  */
 #include <errno.h>
 #include <sched.h>
@@ -32,6 +44,7 @@
 #include "ktap.h"
 #include "mempolicy.h"
 #include "steptrace.h"
+#include "weights.h"
 
 #define MAX_EVENTS 4096
 #define CGROUP_ROOT "/sys/fs/cgroup"
@@ -179,14 +192,32 @@ static void cpuset_leave(void)
 int ilbulk_plan(const struct nodes *n)
 {
 	(void)n;
-	return 2;
+	return 3;
+}
+
+/* Weighted interleave over mask's nodes, weights 3,1,2,3,...; run in the child cpuset. */
+static int wi_maps(const struct nodes *n, unsigned long mask)
+{
+	unsigned weights[WI_MAX_NODES] = { 0 }, got;
+	int k = 0;
+
+	for (int i = 0; i < n->nr_mem; i++) {
+		if (!(mask >> n->mem[i] & 1))
+			continue;
+		weights[n->mem[i]] = 1 + (unsigned)(k++ + 2) % 3;
+		if (wi_set(n->mem[i], weights[n->mem[i]], &got) || got != weights[n->mem[i]])
+			return 0;
+	}
+	return sweep_maps(weights, sizes, NR_SIZES);
 }
 
 void ilbulk_run(const struct nodes *n)
 {
-	const char *why = bulk_unsupported(n), *cs_why;
+	const char *why = bulk_unsupported(n), *cs_why = NULL;
+	const char *wi_name = "bulk weighted interleave in a child cpuset: each step and batch as the model";
 	unsigned long all = 0, sub = 0;
-	int armed = 0;
+	struct wi_saved saved;
+	int armed = 0, saved_ok = 0;
 	cpu_set_t one;
 
 	for (int k = 0; k < n->nr_mem; k++) {
@@ -205,22 +236,30 @@ void ilbulk_run(const struct nodes *n)
 		armed = 1;
 	if (!why && sys_write("/proc/self/make-it-fail", "1"))
 		why = "cannot write /proc/self/make-it-fail";
+	if (!why && !(saved_ok = !wi_save(n->mem, n->nr_mem, &saved)))
+		why = "cannot read the node weights";
 	if (why) {
 		ktap_skip("bulk interleave, every remainder", "%s", why);
 		ktap_skip("bulk interleave in a child cpuset", "%s", why);
+		ktap_skip(wi_name, "%s", why);
 	} else {
 		ktap_ok(il_maps(all), "bulk interleave over %s, every remainder: each step and run exact",
 			mask_str(all));
 		cs_why = cpuset_enter(sub);
-		if (cs_why)
+		if (cs_why) {
 			ktap_skip("bulk interleave in a child cpuset", "%s", cs_why);
-		else
+			ktap_skip(wi_name, "%s", cs_why);
+		} else {
 			ktap_ok(il_maps(sub), "bulk interleave in a child cpuset (mems %s): each step and run exact",
 				mask_str(sub));
+			ktap_ok(wi_maps(n, sub), "%s", wi_name);
+		}
 		cpuset_leave();
 	}
 	sys_write("/proc/self/make-it-fail", "0");
 	if (armed && steptrace_disarm())
 		ktap_diag("the trace missed events: a mismatch above may be the probe's");
 	bulk_fault_disarm();
+	if (saved_ok)
+		wi_restore(&saved);
 }

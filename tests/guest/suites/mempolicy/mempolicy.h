@@ -2,7 +2,8 @@
  * mempolicy: the memory-policy suite.  Each part is one case (harness.h,
  * main.c) printing its *_plan() results, so the harness can sum the plan:
  *
- *   defaults.c   weighted interleave before any weight is written (runs first)
+ *   defaults.c   weighted interleave before any weight is written (runs first):
+ *                sysfs, the fault path and the bulk path on their defaults
  *   modes.c      set/get_mempolicy round trips for every mode and flag, and
  *                the EINVAL/EFAULT error paths
  *   placement.c  page-exact placement of faults under BIND, PREFERRED,
@@ -17,7 +18,7 @@
  *                position in the round x every remainder, each step replayed
  *                from a kernel trace (steptrace.h, replay.h)
  *   ilbulk.c     plain interleave through the bulk allocator, step by step,
- *                also inside a child cpuset
+ *                also inside a child cpuset, and weighted interleave there
  *   pagecache.c  page-cache pages written under set_mempolicy (no VMA: the
  *                task's interleave state), page by page
  *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
@@ -31,6 +32,7 @@
 #include <stddef.h>
 
 #include "model/topology.h"
+#include "wi_model.h"
 
 /* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
 #define MPOL_DEFAULT 0
@@ -92,6 +94,14 @@ int bulk_fault_arm(void);
 void bulk_fault_disarm(void);
 /* a BPF array map of exactly pages vmalloc'ed pages (its fd, -1 with errno). */
 int bulk_map_create(unsigned long pages);
+/*
+ * sweep.c's replay for other cases: maps of sizes[0..nr-1] pages under
+ * MPOL_WEIGHTED_INTERLEAVE over the nodes with a non-zero weight (weights
+ * as the kernel has them), every step and batch replayed against the model;
+ * 1 if all matched.  The caller pins the task to one CPU, arms
+ * fail_page_alloc (bulk_fault_arm(), make-it-fail on) and the step trace.
+ */
+int sweep_maps(const unsigned weights[WI_MAX_NODES], const unsigned long *sizes, int nr);
 int sweep_plan(const struct nodes *n);
 void sweep_run(const struct nodes *n);
 int ilbulk_plan(const struct nodes *n);

@@ -10,6 +10,18 @@
  * size; weighted interleave picks the node whose weight interval holds
  * ilx % total weight (weighted_interleave_nid()).  PREFERRED_MANY must stay
  * in its node set; LOCAL and DEFAULT follow the CPU the task runs on.
+ *
+ * Two VMA cases for masks the all-node cases cannot tell apart:
+ *   - MPOL_INTERLEAVE over every memory node but the first (mbind): a node
+ *     walk that starts from a wrong place only shows when the mask does not
+ *     begin at node 0 and has gaps before it.  Kills acc644ec9867
+ *     (interleave_nid's `nid = next_node(nid, nodemask)` -> `next_node(i,
+ *     nodemask)`: i runs 0, 1, ... and names the same nodes as nid only in a
+ *     mask 0..n-1).
+ *   - MPOL_WEIGHTED_INTERLEAVE over one node, faulted from a CPU of another
+ *     node: weighted_interleave_nid() falls back to the local node only for
+ *     an empty mask.  Kills 964e646ff1bb (`nr_nodes = ...` -> `... - 1`:
+ *     a one-node mask counts as empty, every page on the CPU's node).
  */
 #include <errno.h>
 #include <sched.h>
@@ -196,6 +208,44 @@ static void run_interleave_cases(const struct nodes *n, enum via via)
 		run_case(&p, via);
 }
 
+/* Interleave over all memory nodes but the first (one node on two-node shapes). */
+static void run_interleave_tail(const struct nodes *n)
+{
+	struct policy p = { .mode = MPOL_INTERLEAVE, .mode_name = "MPOL_INTERLEAVE", .nr_nodes = n->nr_mem - 1 };
+
+	if (n->nr_mem < 2) {
+		ktap_skip("mbind MPOL_INTERLEAVE on all nodes but the first", "one memory node");
+		return;
+	}
+	memcpy(p.nodes, n->mem + 1, sizeof(int) * (size_t)p.nr_nodes);
+	run_case(&p, VIA_MBIND);
+}
+
+/* p (weights set) over its last node only, faulted on a CPU of a node with CPUs that is not that node. */
+static void run_weighted_one_node(const struct nodes *n, const struct policy *all)
+{
+	struct policy p = *all;
+	int cpu_node = -1;
+	cpu_set_t set, old;
+
+	p.nr_nodes = 1;
+	p.nodes[0] = all->nodes[all->nr_nodes - 1];
+	p.weights[0] = all->weights[all->nr_nodes - 1];
+	for (int k = 0; k < n->nr_cpu && cpu_node < 0; k++)
+		if (n->cpu[k] != p.nodes[0])
+			cpu_node = n->cpu[k];
+	CPU_ZERO(&set);
+	if (cpu_node >= 0)
+		CPU_SET(n->topo->nodes[cpu_node].cpu_first, &set);
+	if (cpu_node < 0 || sched_getaffinity(0, sizeof(old), &old) || sched_setaffinity(0, sizeof(set), &set)) {
+		ktap_skip("mbind MPOL_WEIGHTED_INTERLEAVE on one node from another node's CPU", "%s",
+			  cpu_node < 0 ? "no CPU outside the node" : "cannot pin the task");
+		return;
+	}
+	run_case(&p, VIA_MBIND);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
 static void run_weighted_cases(const struct nodes *n)
 {
 	struct policy p = all_nodes(n, MPOL_WEIGHTED_INTERLEAVE, "MPOL_WEIGHTED_INTERLEAVE");
@@ -211,9 +261,11 @@ static void run_weighted_cases(const struct nodes *n)
 	if (why) {
 		ktap_skip("mbind MPOL_WEIGHTED_INTERLEAVE", "%s", why);
 		ktap_skip("set_mempolicy MPOL_WEIGHTED_INTERLEAVE", "%s", why);
+		ktap_skip("mbind MPOL_WEIGHTED_INTERLEAVE on one node from another node's CPU", "%s", why);
 	} else {
 		run_case(&p, VIA_MBIND);
 		run_case(&p, VIA_TASK);
+		run_weighted_one_node(n, &p);
 	}
 	if (p.nr_nodes >= 2 && sys_exists(WI_DIR))
 		wi_restore(&saved);
@@ -259,8 +311,11 @@ static void run_local_cases(const struct nodes *n, int mode, const char *mode_na
 
 int placement_plan(const struct nodes *n)
 {
-	/* per via: BIND + PREFERRED per node, PREFERRED_MANY, INTERLEAVE; WI twice; LOCAL, DEFAULT */
-	return 2 * (2 * n->nr_mem + 2) + 2 + 2 * n->nr_cpu;
+	/*
+	 * per via: BIND + PREFERRED per node, PREFERRED_MANY, INTERLEAVE; INTERLEAVE on all but the
+	 * first; WI three times; LOCAL, DEFAULT
+	 */
+	return 2 * (2 * n->nr_mem + 2) + 1 + 3 + 2 * n->nr_cpu;
 }
 
 void placement_run(const struct nodes *n)
@@ -270,6 +325,7 @@ void placement_run(const struct nodes *n)
 		run_preferred_many(n, via);
 		run_interleave_cases(n, via);
 	}
+	run_interleave_tail(n);
 	run_weighted_cases(n);
 	run_local_cases(n, MPOL_LOCAL, "MPOL_LOCAL");
 	run_local_cases(n, MPOL_DEFAULT, "MPOL_DEFAULT");

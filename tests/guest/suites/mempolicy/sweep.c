@@ -197,6 +197,56 @@ static int sweep_vector(const int *nodes, const unsigned *w, int nr, struct vect
 	return ok;
 }
 
+/*
+ * Maps of the given sizes under MPOL_WEIGHTED_INTERLEAVE over the nodes
+ * with a weight, each step and batch replayed (mempolicy.h).  Like
+ * sweep_vector() without the coverage: the sizes are the caller's.
+ */
+int sweep_maps(const unsigned weights[WI_MAX_NODES], const unsigned long *sizes, int nr)
+{
+	static struct step_event ev[MAX_EVENTS];
+	unsigned long mask = 0;
+	struct replay r;
+	int ok = 1;
+
+	for (int i = 0; i < WI_MAX_NODES; i++)
+		if (weights[i])
+			mask |= 1UL << i;
+	replay_init(&r, weights);
+	steptrace_take(NULL, 0);
+	if (sys_set_mempolicy(MPOL_WEIGHTED_INTERLEAVE, mask)) {
+		ktap_diag("set_mempolicy(MPOL_WEIGHTED_INTERLEAVE, %s): %s", mask_str(mask), strerror(errno));
+		return 0;
+	}
+	for (int k = 0; ok && k < nr; k++) {
+		int fd = bulk_map_create(sizes[k]), nev;
+		long pages = 0;
+
+		if (fd < 0) {
+			ktap_diag("map of %lu pages: bpf(BPF_MAP_CREATE): %s", sizes[k], strerror(errno));
+			ok = 0;
+			break;
+		}
+		nev = steptrace_take(ev, MAX_EVENTS);
+		close(fd);
+		for (int i = 0; ok && i < nev; i++) {
+			if (ev[i].kind == STEP_BULK && !r.in_batch)
+				pages += ev[i].nr;
+			if (replay_event(&r, &ev[i])) {
+				ktap_diag("map %d (%lu pages) over %s: %s", k + 1, sizes[k], mask_str(mask), r.why);
+				ok = 0;
+			}
+		}
+		if (ok && (nev < 0 || pages != (long)sizes[k] || r.in_batch)) {
+			ktap_diag("map %d (%lu pages): the trace shows %ld pages in batches%s", k + 1, sizes[k],
+				  pages, nev < 0 ? " (unreadable)" : r.in_batch ? ", the last one unfinished" : "");
+			ok = 0;
+		}
+	}
+	sys_set_mempolicy(MPOL_DEFAULT, 0);
+	return ok;
+}
+
 /* Every vector of the family: weights 1..max per node, the first node slowest. */
 static int sweep_family(const struct nodes *n, const struct family *f, int *maps)
 {
