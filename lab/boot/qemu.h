@@ -47,12 +47,6 @@ struct vm_spec {
 	int firmware_on_host;      /* with a toolroot: firmware is a host file, not the root's */
 	const char *extra_cmdline; /* appended to the lab's kernel command line; may be NULL */
 	enum vm_accel accel;
-	/*
-	 * x86 under TCG: the guest's TSC rate in kHz, which is the host's
-	 * (host/tsc.h), told to the guest so it neither calibrates nor doubts
-	 * its TSC; 0: unknown, and the guest finds out itself.  Unused with KVM.
-	 */
-	unsigned tsc_khz;
 	int console_fd;            /* fd QEMU inherits for the serial console */
 	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
 	/* A qcow2 on virtio-blk holding the root (disk.h) at disk_root; NULL: initramfs only. */

@@ -1,5 +1,4 @@
 #include "boot/vm.h"
-#include "host/tsc.h"
 #include "base/interrupt.h"
 #include "base/proc.h"
 #include "host/toolroot.h"
@@ -435,7 +434,6 @@ void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struc
 		spec->toolroot = tools->root;
 	} else {
 		spec->firmware = qemu_x86_firmware();
-		spec->tsc_khz = host_tsc_khz();
 	}
 }
 

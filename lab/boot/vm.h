@@ -92,8 +92,7 @@ void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
 /*
  * The emulator and firmware for a guest of arch: LoongArch's QEMU, edk2 and
  * root from tools (toolroot_tools(); spec points into it, so tools must
- * outlive spec), x86's the host QEMU with qemu_x86_firmware() and the
- * host's TSC rate (host_tsc_khz(), used under TCG).
+ * outlive spec), x86's the host QEMU with qemu_x86_firmware().
  */
 void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools);
 

@@ -277,22 +277,6 @@ UNIT_TEST(cmdline)
 	CHECK(b.len && buf_str(&b)[b.len - 1] != ' ');
 	buf_free(&b);
 
-	/* The TSC rate goes to x86 TCG guests only: KVM guests read a real TSC. */
-	spec.tsc_khz = 2096020;
-	spec.accel = VM_ACCEL_TCG;
-	qemu_cmdline(&spec, &b);
-	CHECK(!strstr(buf_str(&b), "tsc"));
-	buf_free(&b);
-	t.arch = TOPO_ARCH_X86_64;
-	qemu_cmdline(&spec, &b);
-	CHECK(strstr(buf_str(&b), "console=ttyS0 lpj=4000000 tsc_early_khz=2096020 tsc=reliable panic=-1 ") == buf_str(&b));
-	buf_free(&b);
-	spec.accel = VM_ACCEL_KVM;
-	qemu_cmdline(&spec, &b);
-	CHECK(!strstr(buf_str(&b), "tsc"));
-	buf_free(&b);
-	spec.tsc_khz = 0;
-
 	spec.extra_cmdline = "numalab.debug=1 mitigations=off";
 	qemu_cmdline(&spec, &b);
 	CHECK(strstr(buf_str(&b), " panic=-1 ") != NULL);
