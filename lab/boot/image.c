@@ -261,6 +261,20 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	return mkdir_p(dir, err) || write_base(out, manifest, guest_dir, topo_arch_name(arch), err) ? -1 : 0;
 }
 
+/* The regular file at path as the executable dest, streamed; anything else is left out. */
+static int add_executable(struct cpio_stream *s, const char *path, const char *dest, struct error *err)
+{
+	struct buf bin = BUF_INIT;
+	struct stat st;
+	int rc = 0;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && !(rc = read_file(path, &bin, err)))
+		cpio_add(&s->pending, dest, 0100755, bin.data, bin.len);
+	buf_free(&bin);
+	cpio_flush(s);
+	return rc;
+}
+
 /*
  * Does the run need the kernel selftest file name?  All of them for the
  * suite kselftest-mm; else only one a guest test of the same name runs
@@ -290,20 +304,31 @@ static int add_kselftests(struct cpio_stream *s, const char *dir, const struct r
 	cpio_add(&s->pending, "lab/kselftest/mm", 040755, NULL, 0);
 	while (!rc && (e = readdir(d))) {
 		char *path = xprintf("%s/%s", mm, e->d_name), *name = xprintf("lab/kselftest/mm/%s", e->d_name);
-		struct buf bin = BUF_INIT;
-		struct stat st;
 
-		if (e->d_name[0] != '.' && kselftest_wanted(run, e->d_name) && !stat(path, &st) &&
-		    S_ISREG(st.st_mode) && !(rc = read_file(path, &bin, err)))
-			cpio_add(&s->pending, name, 0100755, bin.data, bin.len);
-		buf_free(&bin);
-		cpio_flush(s);
+		if (e->d_name[0] != '.' && kselftest_wanted(run, e->d_name))
+			rc = add_executable(s, path, name, err);
 		free(path);
 		free(name);
 	}
 	if (d)
 		closedir(d);
 	free(mm);
+	return rc;
+}
+
+/* dir/name as lab/tests/name; "." entries and names with a '/' are not tests. */
+static int add_guest_test(struct cpio_stream *s, const char *dir, const char *name, struct error *err)
+{
+	char *path, *dest;
+	int rc;
+
+	if (name[0] == '.' || strchr(name, '/'))
+		return 0;
+	path = xprintf("%s/%s", dir, name);
+	dest = xprintf("lab/tests/%s", name);
+	rc = add_executable(s, path, dest, err);
+	free(path);
+	free(dest);
 	return rc;
 }
 
@@ -322,22 +347,14 @@ static int add_guest_tests(struct cpio_stream *s, const struct run_part *run, st
 	int rc = 0;
 
 	cpio_add(&s->pending, "lab/tests", 040755, NULL, 0);
-	for (int i = 0; !rc && (d ? (e = readdir(d)) != NULL : run->tests[i] != NULL); i++) {
-		const char *name = d ? e->d_name : run->tests[i];
-		char *path = xprintf("%s/%s", dir, name), *dest = xprintf("lab/tests/%s", name);
-		struct buf bin = BUF_INIT;
-		struct stat st;
-
-		if (name[0] != '.' && !strchr(name, '/') && !stat(path, &st) && S_ISREG(st.st_mode) &&
-		    !(rc = read_file(path, &bin, err)))
-			cpio_add(&s->pending, dest, 0100755, bin.data, bin.len);
-		buf_free(&bin);
-		cpio_flush(s);
-		free(path);
-		free(dest);
-	}
-	if (d)
+	if (d) {
+		while (!rc && (e = readdir(d)))
+			rc = add_guest_test(s, dir, e->d_name, err);
 		closedir(d);
+	} else {
+		for (int i = 0; !rc && run->tests[i]; i++)
+			rc = add_guest_test(s, dir, run->tests[i], err);
+	}
 	free(dir);
 	return rc;
 }
