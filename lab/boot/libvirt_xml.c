@@ -167,13 +167,17 @@ static void add_interconnects(const struct topology *t, struct buf *out)
 	buf_addstr(out, "      </interconnects>\n");
 }
 
-static void add_cpu(const struct topology *t, struct buf *out)
+static void add_cpu(const struct vm_spec *spec, struct buf *out)
 {
+	static const char *const off[] = QEMU_X86_TCG_CPU_OFF;
+	const struct topology *t = spec->topo;
 	int sockets = qemu_sockets(t);
 
 	buf_addstr(out, "  <cpu mode='maximum' check='none'>\n");
 	buf_addf(out, "    <topology sockets='%d' dies='1' cores='%d' threads='1'/>\n", sockets,
 		 topo_nr_cpus(t) / sockets);
+	for (size_t i = 0; spec->accel == VM_ACCEL_TCG && i < sizeof(off) / sizeof(off[0]); i++)
+		buf_addf(out, "    <feature policy='disable' name='%s'/>\n", off[i]);
 	buf_addstr(out, "    <numa>\n");
 	for (int i = 0; i < t->nr_nodes; i++)
 		add_cell(t, i, out);
@@ -242,11 +246,19 @@ static void add_devices(const struct libvirt_domain *d, struct buf *out)
 			"  </devices>\n");
 }
 
-/* The HMAT links libvirt refuses, straight to QEMU (after libvirt's -numa node options). */
+/*
+ * Straight to QEMU: the HMAT links libvirt refuses (after libvirt's -numa
+ * node options), and q35's ACPI hotplug switch (qemu.h), which libvirt has
+ * no element for; nor for SATA and SMBus, which stay on here.
+ */
 static void add_qemu_commandline(const struct topology *t, struct buf *out)
 {
 	struct strvec args = STRVEC_INIT;
 
+	if (qemu_q35_slim(t)) {
+		strvec_push(&args, "-global");
+		strvec_push(&args, QEMU_Q35_NO_ACPI_HOTPLUG);
+	}
 	for (int i = 0; i < t->nr_hmat_lb; i++)
 		if (passed_through(t, &t->hmat_lb[i]))
 			qemu_hmat_lb_args(&t->hmat_lb[i], &args);
@@ -278,8 +290,9 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 	if (d->host && d->host->bound)
 		add_host_binding(t, d->host, out);
 	add_os(spec, out);
-	buf_addstr(out, "  <features>\n    <acpi/>\n  </features>\n");
-	add_cpu(t, out);
+	buf_addf(out, "  <features>\n    <acpi/>\n%s  </features>\n",
+		 qemu_q35_slim(t) ? "    <vmport state='off'/>\n" : "");
+	add_cpu(spec, out);
 	buf_addstr(out, "  <on_poweroff>destroy</on_poweroff>\n"
 			"  <on_reboot>destroy</on_reboot>\n"
 			"  <on_crash>destroy</on_crash>\n");

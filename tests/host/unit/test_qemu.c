@@ -265,9 +265,14 @@ UNIT_TEST(cmdline)
 	struct vm_spec spec = { .topo = &t };
 	struct buf b = BUF_INIT;
 
+	spec.accel = VM_ACCEL_KVM;
 	qemu_cmdline(&spec, &b);
 	CHECK_STR(buf_str(&b), "console=ttyS0 lpj=4000000 panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
 			       " numa_balancing=disable loglevel=6");
+	buf_free(&b);
+	spec.accel = VM_ACCEL_TCG;
+	qemu_cmdline(&spec, &b);
+	CHECK(!strncmp(buf_str(&b), "console=ttyS0 lpj=4000000 nolapic_timer panic=-1 ", 49));
 	buf_free(&b);
 
 	t.arch = TOPO_ARCH_LOONGARCH64;
@@ -296,9 +301,10 @@ UNIT_TEST(argv_2node)
 	}
 	CHECK_STR(argv.items[0], "qemu-system-x86_64");
 	CHECK_STR(after(&argv, "-name"), "numalab-2node");
-	CHECK_STR(after(&argv, "-machine"), "q35");
+	CHECK_STR(after(&argv, "-machine"), "q35,sata=off,smbus=off,vmport=off");
+	CHECK_STR(after(&argv, "-global"), QEMU_Q35_NO_ACPI_HOTPLUG);
 	CHECK_STR(after(&argv, "-accel"), "tcg,thread=multi");
-	CHECK_STR(after(&argv, "-cpu"), "max");
+	CHECK_STR(after(&argv, "-cpu"), "max,erms=off,fsrm=off");
 	CHECK_STR(after(&argv, "-m"), "1G");
 	CHECK_STR(after(&argv, "-smp"), "4,sockets=2,cores=2,threads=1");
 	CHECK(has_arg(&argv, "-nodefaults") && has_arg(&argv, "-no-reboot"));
@@ -315,7 +321,7 @@ UNIT_TEST(argv_2node)
 	CHECK_STR(after(&argv, "-kernel"), "KERNEL");
 	CHECK_STR(after(&argv, "-initrd"), "INITRD");
 	CHECK_STR(argv.items[argv.nr - 2], "-append");
-	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 lpj=4000000 panic=-1 ", 35));
+	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 lpj=4000000 nolapic_timer panic=-1 ", 49));
 	CHECK(argv.items[argv.nr] == NULL);
 	strvec_clear(&argv);
 }
@@ -330,7 +336,7 @@ UNIT_TEST(argv_cxl_hmat)
 		CHECK(0);
 		return;
 	}
-	CHECK_STR(after(&argv, "-machine"), "q35,hmat=on");
+	CHECK_STR(after(&argv, "-machine"), "q35,hmat=on,sata=off,smbus=off,vmport=off");
 	CHECK_STR(after(&argv, "-m"), "2G");
 	CHECK_STR(after(&argv, "-smp"), "4,sockets=2,cores=2,threads=1");
 	CHECK(has_arg(&argv, "node,nodeid=0,cpus=0-1,memdev=mem0,initiator=0"));
@@ -389,7 +395,8 @@ UNIT_TEST(argv_shapes)
 	}
 	strvec_clear(&argv);
 	if (!build("tests/host/unit/topo/good/cpuless-no-hmat.topo", &t, &argv)) {
-		CHECK_STR(after(&argv, "-machine"), "pc");
+		CHECK_STR(after(&argv, "-machine"), "pc");   /* q35's switches are q35's only */
+		CHECK(after(&argv, "-global") == NULL);
 		CHECK_STR(after(&argv, "-smp"), "2,sockets=1,cores=2,threads=1");
 		CHECK_STR(after(&argv, "-m"), "768M");
 		CHECK(has_arg(&argv, "node,nodeid=1,memdev=mem1"));
@@ -429,6 +436,9 @@ UNIT_TEST(argv_kvm_files)
 	CHECK(has_arg(&argv, "file,id=tap,path=/tmp/tap.log"));
 	CHECK(!has_arg(&argv, "socket,id=console,fd=3"));
 	CHECK(strstr(after(&argv, "-append"), " foo=bar") != NULL);
+	/* What TCG is spared (qemu.h) a KVM guest keeps: host CPU features, its APIC timer. */
+	CHECK_STR(after(&argv, "-cpu"), "max");
+	CHECK(!strstr(after(&argv, "-append"), "nolapic_timer"));
 	strvec_clear(&argv);
 	CHECK_STR(qemu_binary(TOPO_ARCH_X86_64), "qemu-system-x86_64");
 	CHECK_STR(qemu_binary(TOPO_ARCH_LOONGARCH64), "qemu-system-loongarch64");
