@@ -6,9 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bumped when the build procedure changes what a key means. */
-/* 2: every mm selftest, vmtests.plan; 3: x86 kernels are the PVH vmlinux, not bzImage */
-#define RECIPE_KEY_FORMAT "numalab-kbuild 3"
+/*
+ * Bumped when the build procedure changes what a key means, per arch so a
+ * change to one arch's images leaves the other's built kernels valid.
+ * 2: every mm selftest, vmtests.plan; 3: x86 kernels are the PVH vmlinux,
+ * not bzImage; 4 (x86_64): that vmlinux without its symbol table.
+ */
+static const char *key_format(const char *arch)
+{
+	return strcmp(arch, "x86_64") ? "numalab-kbuild 3" : "numalab-kbuild 4";
+}
 /*
  * The work tree's key (with_patches 0) has its own: a change to what a
  * finished kernel holds (the selftests) leaves src/ and obj/ reusable.
@@ -252,7 +259,7 @@ int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 	int rc = 0;
 
 	buf_addf(out, "format: %s\nsource: %s\narch: %s\ncompiler: %s\nbase: %s\n",
-		 with_patches ? RECIPE_KEY_FORMAT : RECIPE_WORK_FORMAT, source_id, arch, compiler, r->base);
+		 with_patches ? key_format(arch) : RECIPE_WORK_FORMAT, source_id, arch, compiler, r->base);
 	recipe_fragments(r, root, arch, &frags);
 	for (size_t i = 0; i < frags.nr && !rc; i++) {
 		char hex[65];
