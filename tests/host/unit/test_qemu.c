@@ -272,7 +272,7 @@ UNIT_TEST(cmdline)
 	buf_free(&b);
 	spec.accel = VM_ACCEL_TCG;
 	qemu_cmdline(&spec, &b);
-	CHECK(!strncmp(buf_str(&b), "console=ttyS0 lpj=4000000 nolapic_timer panic=-1 ", 49));
+	CHECK(!strncmp(buf_str(&b), "console=ttyS0 lpj=4000000 nolapic_timer no_timer_check panic=-1 ", 64));
 	buf_free(&b);
 
 	t.arch = TOPO_ARCH_LOONGARCH64;
@@ -321,7 +321,7 @@ UNIT_TEST(argv_2node)
 	CHECK_STR(after(&argv, "-kernel"), "KERNEL");
 	CHECK_STR(after(&argv, "-initrd"), "INITRD");
 	CHECK_STR(argv.items[argv.nr - 2], "-append");
-	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 lpj=4000000 nolapic_timer panic=-1 ", 49));
+	CHECK(!strncmp(argv.items[argv.nr - 1], "console=ttyS0 lpj=4000000 nolapic_timer no_timer_check panic=-1 ", 64));
 	CHECK(argv.items[argv.nr] == NULL);
 	strvec_clear(&argv);
 }
