@@ -205,6 +205,50 @@ static const char *image_arch(const unsigned char *h, size_t n)
 	return NULL;
 }
 
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Does the note segment at [off, off + len) of fd hold a Xen note of type 18 (PHYS32_ENTRY)? */
+static int has_pvh_note(int fd, uint64_t off, uint64_t len)
+{
+	unsigned char notes[4096];
+	ssize_t n = len <= sizeof(notes) ? pread(fd, notes, (size_t)len, (off_t)off) : -1;
+
+	for (size_t at = 0; n > 0 && at + 12 <= (size_t)n;) {
+		uint32_t namesz = le32(notes + at), descsz = le32(notes + at + 4), type = le32(notes + at + 8);
+		size_t name = at + 12, next = name + ((namesz + 3) & ~3u) + ((descsz + 3) & ~3u);
+
+		if (namesz == 4 && name + 4 <= (size_t)n && !memcmp(notes + name, "Xen", 4) && type == 18)
+			return 1;
+		if (next <= at)
+			break;
+		at = next;
+	}
+	return 0;
+}
+
+/*
+ * An x86 ELF boots in QEMU only through its PVH entry (the Xen note
+ * PHYS32_ENTRY, CONFIG_PVH): without it QEMU refuses to start.
+ */
+static int elf_has_pvh_entry(int fd, const unsigned char *h, size_t n)
+{
+	uint64_t phoff = n >= 64 ? le64(h + 0x20) : 0;
+	unsigned phentsize = n >= 64 ? le16(h + 0x36) : 0, phnum = n >= 64 ? le16(h + 0x38) : 0;
+
+	for (unsigned i = 0; phentsize >= 56 && i < phnum; i++) {
+		unsigned char ph[56];
+
+		if (pread(fd, ph, sizeof(ph), (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)sizeof(ph))
+			return 0;
+		if (le32(ph) == 4 /* PT_NOTE */ && has_pvh_note(fd, le64(ph + 8), le64(ph + 32)))
+			return 1;
+	}
+	return 0;
+}
+
 /* A kernel for the wrong arch would only hang the VM until its timeout: refuse it here. */
 int kernel_check_image(const char *path, const char *arch, struct error *err)
 {
@@ -212,7 +256,7 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 	struct stat st;
 	ssize_t n;
 	const char *got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), pvh;
 
 	if (fd < 0)
 		return error_set(err, "cannot read kernel image %s: %s", path, strerror(errno));
@@ -222,8 +266,10 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 				 "(bzImage, vmlinuz, vmlinux.efi)", path);
 	}
 	n = read(fd, head, sizeof(head));
-	close(fd);
 	got = image_arch(head, n > 0 ? (size_t)n : 0);
+	pvh = got && !strcmp(got, "x86_64") && !memcmp(head, "\177ELF", 4) &&
+	      elf_has_pvh_entry(fd, head, (size_t)n);
+	close(fd);
 	/* A DOS/EFI stub whose PE part is broken is the firmware's to refuse (it says why). */
 	if (!got && !(n >= 2 && !memcmp(head, "MZ", 2)))
 		return error_set(err, "%s is not a kernel image: it has no bzImage (HdrS), ELF or PE/EFI "
@@ -232,6 +278,10 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 	if (got && strcmp(got, arch))
 		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
 				 path, got, arch, arch);
+	if (!strcmp(arch, "x86_64") && !memcmp(head, "\177ELF", 4) && !pvh)
+		return error_set(err, "%s is an x86 ELF kernel without a PVH entry, which QEMU needs to "
+				 "boot an uncompressed vmlinux; build it with CONFIG_PVH=y or give "
+				 "arch/x86/boot/bzImage", path);
 	return 0;
 }
 

@@ -16,6 +16,9 @@ expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRA
 expect_rc 2 $NUMALAB run --topo 2node --timeout 0
 expect_rc 2 $NUMALAB run --topo 2node --kernel /etc/passwd --out "$SCRATCH/r"
 expect_grep "/etc/passwd is not a kernel image" "$SCRATCH/err"
+# An x86 ELF that is no PVH kernel (a vmlinux built without CONFIG_PVH, here a program).
+expect_rc 2 $NUMALAB run --topo 2node --kernel /bin/true --out "$SCRATCH/r"
+expect_grep "/bin/true is an x86 ELF kernel without a PVH entry" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r"
 expect_grep "unknown kernel .nosuchkernel." "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --guest-file "$SCRATCH/none.conf" --out "$SCRATCH/r"
