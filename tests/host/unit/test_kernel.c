@@ -6,6 +6,7 @@
 #include "kernel/resolve.h"
 #include "unit.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,17 +147,63 @@ UNIT_TEST(lock_bad_lines)
 	}
 }
 
+/* Little-endian n bytes of v at p. */
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * An x86 ELF boots only with a PVH entry: a header, one PT_NOTE program
+ * header and that segment's notes (a GNU note, then Xen's PHYS32_ENTRY, 18,
+ * when pvh).
+ */
+UNIT_TEST(x86_elf_needs_pvh)
+{
+	unsigned char elf[160] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	char *dir = scratch(), *img = xprintf("%s/vmlinux", dir);
+	struct error err;
+
+	put_le(elf + 18, 62, 2);        /* e_machine: x86-64 */
+	put_le(elf + 0x20, 64, 8);      /* e_phoff */
+	put_le(elf + 0x36, 56, 2);      /* e_phentsize */
+	put_le(elf + 0x38, 1, 2);       /* e_phnum */
+	put_le(elf + 64, 4, 4);         /* p_type: PT_NOTE */
+	put_le(elf + 64 + 8, 120, 8);   /* p_offset */
+	put_le(elf + 64 + 32, 40, 8);   /* p_filesz: two notes of 20 bytes */
+	for (int i = 0; i < 2; i++) {
+		unsigned char *note = elf + 120 + 20 * i;
+
+		put_le(note, 4, 4);
+		put_le(note + 4, 4, 4);
+		put_le(note + 8, i ? 18 : 3, 4);
+		memcpy(note + 12, i ? "Xen" : "GNU", 4);
+	}
+	put(img, (const char *)elf, sizeof(elf));
+	CHECK_INT(kernel_check_image(img, "x86_64", &err), 0);
+
+	put_le(elf + 120 + 20 + 8, 17, 4);   /* another Xen note, no entry */
+	put(img, (const char *)elf, sizeof(elf));
+	CHECK_INT(kernel_check_image(img, "x86_64", &err), -1);
+	CHECK(strstr(err.msg, "x86 ELF kernel without a PVH entry") && strstr(err.msg, "CONFIG_PVH=y"));
+
+	remove_tree(dir);
+	free(dir);
+	free(img);
+}
+
 UNIT_TEST(resolve_path)
 {
-	/* An x86_64 ELF header is enough for the arch check. */
-	unsigned char elf[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	/* A bzImage's setup header magic is enough for the arch check. */
+	unsigned char bz[1024] = { 0 };
 	char *dir = scratch(), *img, abs[PATH_MAX], hex[65], *want;
 	struct kernel k;
 	struct error err;
 
-	elf[18] = 62;
+	memcpy(bz + 0x202, "HdrS", 4);
 	img = xprintf("%s/bzImage", dir);
-	put(img, (const char *)elf, sizeof(elf));
+	put(img, (const char *)bz, sizeof(bz));
 	CHECK_INT(kernel_resolve_in(".", img, "x86_64", &k, &err), 0);
 	CHECK(realpath(img, abs) != NULL);
 	CHECK_INT(sha256_file(img, hex, &err), 0);
@@ -311,5 +358,6 @@ UNIT_TEST(apt_conf_is_private)
 
 UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(package_lock_shipped_parses),
 	  UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
-	  UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown), UNIT_CASE(resolve_cached),
+	  UNIT_CASE(x86_elf_needs_pvh), UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown),
+	  UNIT_CASE(resolve_cached),
 	  UNIT_CASE(fetch_commands), UNIT_CASE(apt_conf_is_private))
