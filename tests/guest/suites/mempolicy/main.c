@@ -97,6 +97,7 @@ GUEST_CASE(weights, weights_plan(&n)) { weights_run(&n); }
 GUEST_CASE(bulk, bulk_plan(&n)) { bulk_run(&n); }
 GUEST_CASE(bulk_sweep, sweep_plan(&n)) { sweep_run(&n); }
 GUEST_CASE(bulk_interleave, ilbulk_plan(&n)) { ilbulk_run(&n); }
+GUEST_CASE(bulk_cut, cutbulk_plan(&n)) { cutbulk_run(&n); }
 GUEST_CASE(pagecache, pagecache_plan(&n)) { pagecache_run(&n); }
 GUEST_CASE(numactl, numactl_plan(&n)) { numactl_run(&n); }
 

@@ -19,6 +19,8 @@
  *                from a kernel trace (steptrace.h, replay.h)
  *   ilbulk.c     plain interleave through the bulk allocator, step by step,
  *                also inside a child cpuset, and weighted interleave there
+ *   cutbulk.c    bulk weighted interleave cut short by fault injection: the
+ *                weights kmalloc failing (failslab), a node's run failing
  *   pagecache.c  page-cache pages written under set_mempolicy (no VMA: the
  *                task's interleave state), page by page
  *   numactl.c    the image's numactl: >= 2.0.19, `numactl -w` places by weight
@@ -106,6 +108,8 @@ int sweep_plan(const struct nodes *n);
 void sweep_run(const struct nodes *n);
 int ilbulk_plan(const struct nodes *n);
 void ilbulk_run(const struct nodes *n);
+int cutbulk_plan(const struct nodes *n);
+void cutbulk_run(const struct nodes *n);
 int pagecache_plan(const struct nodes *n);
 void pagecache_run(const struct nodes *n);
 int numactl_plan(const struct nodes *n);
