@@ -256,7 +256,7 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 	struct stat st;
 	ssize_t n;
 	const char *got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), pvh;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), x86_elf, pvh;
 
 	if (fd < 0)
 		return error_set(err, "cannot read kernel image %s: %s", path, strerror(errno));
@@ -267,8 +267,8 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 	}
 	n = read(fd, head, sizeof(head));
 	got = image_arch(head, n > 0 ? (size_t)n : 0);
-	pvh = got && !strcmp(got, "x86_64") && !memcmp(head, "\177ELF", 4) &&
-	      elf_has_pvh_entry(fd, head, (size_t)n);
+	x86_elf = got && !strcmp(got, "x86_64") && !memcmp(head, "\177ELF", 4);
+	pvh = x86_elf && elf_has_pvh_entry(fd, head, (size_t)n);
 	close(fd);
 	/* A DOS/EFI stub whose PE part is broken is the firmware's to refuse (it says why). */
 	if (!got && !(n >= 2 && !memcmp(head, "MZ", 2)))
@@ -278,7 +278,7 @@ int kernel_check_image(const char *path, const char *arch, struct error *err)
 	if (got && strcmp(got, arch))
 		return error_set(err, "kernel image %s is built for %s, not %s; give a %s kernel",
 				 path, got, arch, arch);
-	if (!strcmp(arch, "x86_64") && !memcmp(head, "\177ELF", 4) && !pvh)
+	if (x86_elf && !pvh)
 		return error_set(err, "%s is an x86 ELF kernel without a PVH entry, which QEMU needs to "
 				 "boot an uncompressed vmlinux; build it with CONFIG_PVH=y or give "
 				 "arch/x86/boot/bzImage", path);

@@ -45,6 +45,7 @@
 #include "mempolicy.h"
 #include "replay.h"
 #include "steptrace.h"
+#include "bulkframe.h"
 #include "weights.h"
 #include "wi_model.h"
 
@@ -110,6 +111,37 @@ void bulk_fault_disarm(void)
 	for (int i = NR_FAIL_KNOBS - 1; i >= 0; i--)
 		if (saved_fail[i][0])
 			fail_knob(i, saved_fail[i]);
+}
+
+const char *bulk_frame_begin(const struct nodes *n, struct bulk_frame *f)
+{
+	const char *why;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return "cannot pin the task to one CPU";
+	if (!(f->saved_ok = !wi_save(n->mem, n->nr_mem, &f->saved)))
+		return "cannot read the node weights";
+	if (bulk_fault_arm())
+		return "cannot configure fail_page_alloc";
+	why = steptrace_arm();
+	f->traced = !why;
+	return why;
+}
+
+long bulk_frame_end(struct bulk_frame *f)
+{
+	long missed;
+
+	sys_write("/proc/self/make-it-fail", "0");   /* before the probes go */
+	missed = f->traced ? steptrace_disarm() : 0;
+	bulk_fault_disarm();
+	if (f->saved_ok)
+		wi_restore(&f->saved);
+	f->traced = f->saved_ok = 0;
+	return missed;
 }
 
 /* The kprobe counting bulk calls: 0 when registered and enabled. */

@@ -52,7 +52,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +61,7 @@
 #include "mempolicy.h"
 #include "replay.h"
 #include "steptrace.h"
+#include "bulkframe.h"
 #include "weights.h"
 
 #define FAILSLAB_DIR "/sys/kernel/debug/failslab"
@@ -558,23 +558,13 @@ void cutbulk_run(const struct nodes *n)
 	static struct cut_run c;
 	const char *why = bulk_unsupported(n);
 	unsigned weights[WI_MAX_NODES] = { 0 }, got;
-	struct wi_saved saved;
-	int saved_ok = 0, armed = 0, faults = 0;
-	cpu_set_t one;
+	struct bulk_frame frame = { 0 };
+	int faults = 0;
 
-	/* One CPU: the trace's per-CPU buffers then need no merging to keep the order. */
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	if (!why && sched_setaffinity(0, sizeof(one), &one))
-		why = "cannot pin the task to one CPU";
-	if (!why && !(saved_ok = !wi_save(n->mem, n->nr_mem, &saved)))
-		why = "cannot read the node weights";
-	if (!why && bulk_fault_arm())
-		why = "cannot configure fail_page_alloc";
+	if (!why)
+		why = bulk_frame_begin(n, &frame);
 	if (!why && !(why = faults_arm()))
 		faults = 1;
-	if (!why && !(why = steptrace_arm()))
-		armed = 1;
 	/* Weights 3 and 2 on the first two memory nodes: carried weights 0, 1 and 2 all occur. */
 	for (int k = 0; !why && k < 2; k++) {
 		weights[n->mem[k]] = 3 - (unsigned)k;
@@ -602,12 +592,8 @@ void cutbulk_run(const struct nodes *n)
 		ktap_ok(leak_check(), LEAK_NAME);
 	}
 	sys_set_mempolicy(MPOL_DEFAULT, 0);
-	sys_write("/proc/self/make-it-fail", "0");
-	if (armed && steptrace_disarm() > 0)
-		ktap_diag("the trace missed events: a mismatch above may be the probe's");
 	if (faults)
 		faults_disarm();
-	bulk_fault_disarm();
-	if (saved_ok)
-		wi_restore(&saved);
+	if (bulk_frame_end(&frame) > 0)
+		ktap_diag("the trace missed events: a mismatch above may be the probe's");
 }

@@ -34,7 +34,6 @@
  * keeps both, the sequence does not move and only the replay is checked.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -44,6 +43,7 @@
 #include "ktap.h"
 #include "mempolicy.h"
 #include "steptrace.h"
+#include "bulkframe.h"
 #include "weights.h"
 
 #define MAX_EVENTS 4096
@@ -216,28 +216,17 @@ void ilbulk_run(const struct nodes *n)
 	const char *why = bulk_unsupported(n), *cs_why = NULL;
 	const char *wi_name = "bulk weighted interleave in a child cpuset: each step and batch as the model";
 	unsigned long all = 0, sub = 0;
-	struct wi_saved saved;
-	int armed = 0, saved_ok = 0;
-	cpu_set_t one;
+	struct bulk_frame frame = { 0 };
 
 	for (int k = 0; k < n->nr_mem; k++) {
 		all |= 1UL << n->mem[k];
 		if (k || n->nr_mem < 3)
 			sub |= 1UL << n->mem[k];   /* all but the first node, when two remain */
 	}
-	/* One CPU: the trace's per-CPU buffers then need no merging to keep the order. */
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	if (!why && sched_setaffinity(0, sizeof(one), &one))
-		why = "cannot pin the task to one CPU";
-	if (!why && bulk_fault_arm())
-		why = "cannot configure fail_page_alloc";
-	if (!why && !(why = steptrace_arm()))
-		armed = 1;
+	if (!why)
+		why = bulk_frame_begin(n, &frame);
 	if (!why && sys_write("/proc/self/make-it-fail", "1"))
 		why = "cannot write /proc/self/make-it-fail";
-	if (!why && !(saved_ok = !wi_save(n->mem, n->nr_mem, &saved)))
-		why = "cannot read the node weights";
 	if (why) {
 		ktap_skip("bulk interleave, every remainder", "%s", why);
 		ktap_skip("bulk interleave in a child cpuset", "%s", why);
@@ -256,10 +245,6 @@ void ilbulk_run(const struct nodes *n)
 		}
 		cpuset_leave();
 	}
-	sys_write("/proc/self/make-it-fail", "0");
-	if (armed && steptrace_disarm())
+	if (bulk_frame_end(&frame))
 		ktap_diag("the trace missed events: a mismatch above may be the probe's");
-	bulk_fault_disarm();
-	if (saved_ok)
-		wi_restore(&saved);
 }

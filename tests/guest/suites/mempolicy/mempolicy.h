@@ -13,7 +13,8 @@
  *   weights.c    weighted-interleave sysfs: manual weights, auto mode ordered
  *                by HMAT bandwidth
  *   bulk.c       weighted interleave through the bulk allocator, page counts
- *                and carried state checked against the reference model
+ *                and carried state checked against the reference model; the
+ *                frame the traced bulk cases run in (bulkframe.h)
  *   sweep.c      the same systematically: every small weight vector, every
  *                position in the round x every remainder, each step replayed
  *                from a kernel trace (steptrace.h, replay.h)

@@ -27,7 +27,6 @@
  * at a node resumes from the wrong node: the next map's first step says so).
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +36,7 @@
 #include "mempolicy.h"
 #include "replay.h"
 #include "steptrace.h"
+#include "bulkframe.h"
 #include "weights.h"
 
 #define MAX_ROUND 9
@@ -309,21 +309,11 @@ static double now(void)
 void sweep_run(const struct nodes *n)
 {
 	const char *why = bulk_unsupported(n);
-	struct wi_saved saved;
-	int saved_ok = 0, armed = 0;
-	cpu_set_t one;
+	struct bulk_frame frame = { 0 };
+	long missed;
 
-	/* One CPU: the trace's per-CPU buffers then need no merging to keep the order. */
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	if (!why && sched_setaffinity(0, sizeof(one), &one))
-		why = "cannot pin the task to one CPU";
-	if (!why && !(saved_ok = !wi_save(n->mem, n->nr_mem, &saved)))
-		why = "cannot read the node weights";
-	if (!why && bulk_fault_arm())
-		why = "cannot configure fail_page_alloc";
-	if (!why && !(why = steptrace_arm()))
-		armed = 1;
+	if (!why)
+		why = bulk_frame_begin(n, &frame);
 	if (!why && sys_write("/proc/self/make-it-fail", "1"))
 		why = "cannot write /proc/self/make-it-fail";
 	for (int i = 0; i < NR_FAMILIES; i++) {
@@ -348,14 +338,6 @@ void sweep_run(const struct nodes *n)
 		ktap_diag("metric: sweep.%d%s.maps %d", f->nr, f->idx[0] ? "_subset" : "", maps);
 		ktap_ok(ok, "bulk weighted interleave sweep, %s: every place x remainder matched", f->name);
 	}
-	sys_write("/proc/self/make-it-fail", "0");
-	if (armed) {
-		long missed = steptrace_disarm();
-
-		if (missed)
-			ktap_diag("the trace missed %ld events: a mismatch above may be the probe's", missed);
-	}
-	bulk_fault_disarm();
-	if (saved_ok)
-		wi_restore(&saved);
+	if ((missed = bulk_frame_end(&frame)))
+		ktap_diag("the trace missed %ld events: a mismatch above may be the probe's", missed);
 }
