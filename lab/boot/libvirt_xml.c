@@ -248,16 +248,18 @@ static void add_devices(const struct libvirt_domain *d, struct buf *out)
 
 /*
  * Straight to QEMU: the HMAT links libvirt refuses (after libvirt's -numa
- * node options), and q35's ACPI hotplug switch (qemu.h), which libvirt has
- * no element for; nor for SATA and SMBus, which stay on here.
+ * node options), and the parts of qemu_q35_slim() libvirt 9.0 has no
+ * element for (qemu.h; <ps2> came in 9.1).
  */
 static void add_qemu_commandline(const struct topology *t, struct buf *out)
 {
 	struct strvec args = STRVEC_INIT;
 
 	if (qemu_q35_slim(t)) {
-		strvec_push(&args, "-global");
-		strvec_push(&args, QEMU_Q35_NO_ACPI_HOTPLUG);
+		/* QEMU merges a second -machine into libvirt's. */
+		strvec_push(&args, "-machine");
+		strvec_push(&args, QEMU_Q35_NO_DEVICES);
+		qemu_q35_no_hotplug_args(&args);
 	}
 	for (int i = 0; i < t->nr_hmat_lb; i++)
 		if (passed_through(t, &t->hmat_lb[i]))
@@ -291,7 +293,7 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 		add_host_binding(t, d->host, out);
 	add_os(spec, out);
 	buf_addf(out, "  <features>\n    <acpi/>\n%s  </features>\n",
-		 qemu_q35_slim(t) ? "    <vmport state='off'/>\n" : "");
+		 qemu_q35_slim(t) ? "    <vmport state='off'/>\n    <smm state='off'/>\n" : "");
 	add_cpu(spec, out);
 	buf_addstr(out, "  <on_poweroff>destroy</on_poweroff>\n"
 			"  <on_reboot>destroy</on_reboot>\n"

@@ -170,6 +170,16 @@ int qemu_q35_slim(const struct topology *t)
 	return !strcmp(t->machine, "q35");
 }
 
+void qemu_q35_no_hotplug_args(struct strvec *argv)
+{
+	static const char *const globals[] = QEMU_Q35_NO_HOTPLUG;
+
+	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		strvec_push(argv, "-global");
+		strvec_push(argv, globals[i]);
+	}
+}
+
 static void add_cpu_model(const struct vm_spec *spec, struct strvec *argv)
 {
 	static const char *const off[] = QEMU_X86_TCG_CPU_OFF;
@@ -195,11 +205,9 @@ static void add_machine(const struct vm_spec *spec, struct strvec *argv)
 	strvec_push(argv, spec->accel == VM_ACCEL_KVM ? "kvm" : "tcg,thread=multi");
 	strvec_push(argv, "-machine");
 	strvec_pushf(argv, "%s%s%s", t->machine, topo_has_hmat(t) ? ",hmat=on" : "",
-		     qemu_q35_slim(t) ? ",sata=off,smbus=off,vmport=off" : "");
-	if (qemu_q35_slim(t)) {
-		strvec_push(argv, "-global");
-		strvec_push(argv, QEMU_Q35_NO_ACPI_HOTPLUG);
-	}
+		     qemu_q35_slim(t) ? ",vmport=off,smm=off," QEMU_Q35_NO_DEVICES : "");
+	if (qemu_q35_slim(t))
+		qemu_q35_no_hotplug_args(argv);
 	strvec_push(argv, "-cpu");
 	add_cpu_model(spec, argv);
 	qemu_format_size(topo_mem_bytes(t), size, sizeof(size));

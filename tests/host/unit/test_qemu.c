@@ -301,8 +301,8 @@ UNIT_TEST(argv_2node)
 	}
 	CHECK_STR(argv.items[0], "qemu-system-x86_64");
 	CHECK_STR(after(&argv, "-name"), "numalab-2node");
-	CHECK_STR(after(&argv, "-machine"), "q35,sata=off,smbus=off,vmport=off");
-	CHECK_STR(after(&argv, "-global"), QEMU_Q35_NO_ACPI_HOTPLUG);
+	CHECK_STR(after(&argv, "-machine"), "q35,vmport=off,smm=off,sata=off,smbus=off,i8042=off");
+	CHECK_STR(after(&argv, "-global"), "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off");
 	CHECK_STR(after(&argv, "-accel"), "tcg,thread=multi");
 	CHECK_STR(after(&argv, "-cpu"), "max,erms=off,fsrm=off");
 	CHECK_STR(after(&argv, "-m"), "1G");
@@ -336,7 +336,7 @@ UNIT_TEST(argv_cxl_hmat)
 		CHECK(0);
 		return;
 	}
-	CHECK_STR(after(&argv, "-machine"), "q35,hmat=on,sata=off,smbus=off,vmport=off");
+	CHECK_STR(after(&argv, "-machine"), "q35,hmat=on,vmport=off,smm=off,sata=off,smbus=off,i8042=off");
 	CHECK_STR(after(&argv, "-m"), "2G");
 	CHECK_STR(after(&argv, "-smp"), "4,sockets=2,cores=2,threads=1");
 	CHECK(has_arg(&argv, "node,nodeid=0,cpus=0-1,memdev=mem0,initiator=0"));
