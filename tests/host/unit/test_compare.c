@@ -13,7 +13,7 @@
 #include "analysis/compare_report.h"
 #include "unit.h"
 
-static char root[64];
+static char *root;
 
 static const char meta_2node[] =
 	"topology: 2node (topologies/2node.topo)\n"
@@ -59,10 +59,11 @@ static void cell(const char *side, int rep, const char *meta, double time_s, int
 
 static void clean_root(void)
 {
-	remove_tree(root);
-	snprintf(root, sizeof(root), "/tmp/numalab-unit-compare.XXXXXX");
-	if (!mkdtemp(root))
-		printf("# mkdtemp failed\n");
+	if (root) {
+		remove_tree(root);
+		free(root);
+	}
+	root = unit_scratch("compare");
 }
 
 static int run(struct comparison *c, int force, struct error *err)

@@ -36,7 +36,7 @@ UNIT_TEST(argv_spells_git_one_way)
 
 UNIT_TEST(run_capture_and_rev_parse_on_a_repository)
 {
-	char dir[] = "/tmp/numalab-test-git.XXXXXX", hex[65], out[256], *log, *file;
+	char *dir = unit_scratch("git"), hex[65], out[256], *log, *file;
 	const char *env[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
 			      "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
 			      "GIT_COMMITTER_EMAIL=t@t", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
@@ -49,7 +49,6 @@ UNIT_TEST(run_capture_and_rev_parse_on_a_repository)
 	struct error err;
 	struct buf text = BUF_INIT;
 
-	CHECK(mkdtemp(dir) != NULL);
 	log = xprintf("%s.log", dir);
 	file = xprintf("%s/f", dir);
 	struct git g = { .dir = dir, .env = env, .log = log };
@@ -71,12 +70,13 @@ UNIT_TEST(run_capture_and_rev_parse_on_a_repository)
 	CHECK_INT(git_rev_parse(&g, "nosuchref", hex, sizeof(hex), &err), -1);
 	CHECK_INT(err.kind, ERROR_INPUT);
 	CHECK_STR(hex, "");
-	CHECK(strstr(err.msg, "nosuchref is not a commit of the git tree /tmp/numalab-test-git.") != NULL);
+	CHECK(strstr(err.msg, "nosuchref is not a commit of the git tree /tmp/numalab-unit-git.") != NULL);
 	CHECK_INT(git_capture(&g, bad, out, sizeof(out), &err), -1);
 	CHECK_INT(err.kind, ERROR_HARNESS);
 	CHECK(strstr(err.msg, " log nosuchref --` exited 128") != NULL);
 
 	remove_tree(dir);
+	free(dir);
 	unlink(log);
 	buf_free(&text);
 	free(log);

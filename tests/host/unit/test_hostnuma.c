@@ -16,8 +16,7 @@ static struct topology two, cxl;
 /* A fake node tree in a fresh directory: cpulists[i] for nodeI. */
 static char *fake_host(const char *const *cpulists, int n)
 {
-	char tmpl[] = "/tmp/numalab-hostnuma.XXXXXX";
-	char *dir = xstrdup(mkdtemp(tmpl));
+	char *dir = unit_scratch("hostnuma");
 	struct error err;
 
 	for (int i = 0; i < n; i++) {

@@ -12,7 +12,7 @@ static int has(const char *cpio, size_t len, const char *what)
 
 UNIT_TEST(only_the_runs_tests)
 {
-	char dir[] = "/tmp/numalab-test-image-XXXXXX";
+	char *dir = unit_scratch("image");
 	const char *tests[] = { "alpha", NULL };
 	struct topology t;
 	struct topo_error terr;
@@ -21,7 +21,6 @@ UNIT_TEST(only_the_runs_tests)
 	char *tdir, *base, *out, *text;
 	size_t len = 0;
 
-	CHECK(mkdtemp(dir) != NULL);
 	tdir = xprintf("%s/tests", dir);
 	base = xprintf("%s/base.cpio", dir);
 	out = xprintf("%s/initrd.cpio", dir);
@@ -45,6 +44,7 @@ UNIT_TEST(only_the_runs_tests)
 	free(text);
 
 	remove_tree(dir);
+	free(dir);
 	free(tdir);
 	free(base);
 	free(out);

@@ -22,16 +22,6 @@ static int parse(const char *text, struct kernel_lock *lock, struct error *err)
 	return kernel_lock_parse("t.lock", text, strlen(text), lock, err);
 }
 
-/* A scratch directory (caller frees; remove_tree() it). */
-static char *scratch(void)
-{
-	char *dir = xstrdup("/tmp/numalab-test-kernel.XXXXXX");
-
-	if (!mkdtemp(dir))
-		abort();
-	return dir;
-}
-
 static void put(const char *path, const char *data, size_t len)
 {
 	struct error err;
@@ -162,7 +152,7 @@ static void put_le(unsigned char *p, uint64_t v, int n)
 UNIT_TEST(x86_elf_needs_pvh)
 {
 	unsigned char elf[160] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
-	char *dir = scratch(), *img = xprintf("%s/vmlinux", dir);
+	char *dir = unit_scratch("kernel"), *img = xprintf("%s/vmlinux", dir);
 	struct error err;
 
 	put_le(elf + 18, 62, 2);        /* e_machine: x86-64 */
@@ -197,7 +187,7 @@ UNIT_TEST(resolve_path)
 {
 	/* A bzImage's setup header magic is enough for the arch check. */
 	unsigned char bz[1024] = { 0 };
-	char *dir = scratch(), *img, abs[PATH_MAX], hex[65], *want;
+	char *dir = unit_scratch("kernel"), *img, abs[PATH_MAX], hex[65], *want;
 	struct kernel k;
 	struct error err;
 
@@ -239,7 +229,7 @@ UNIT_TEST(resolve_path)
 
 UNIT_TEST(resolve_unknown)
 {
-	char *dir = scratch(), *kdir = xprintf("%s/kernels", dir), *lock;
+	char *dir = unit_scratch("kernel"), *kdir = xprintf("%s/kernels", dir), *lock;
 	struct kernel k;
 	struct error err;
 
@@ -270,7 +260,7 @@ UNIT_TEST(resolve_unknown)
 /* A complete cache directory is used as is: no apt (PATH is emptied to make sure). */
 UNIT_TEST(resolve_cached)
 {
-	char *cache = scratch(), *kdir, *path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	char *cache = unit_scratch("kernel"), *kdir, *path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
 	struct kernel k;
 	struct error err;
 	static const char source[] =

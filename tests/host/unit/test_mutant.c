@@ -231,12 +231,11 @@ UNIT_TEST(equivalents_file)
 /* A result file read back is what was written; a file without a status is refused. */
 UNIT_TEST(result_file)
 {
-	char dir[] = "/tmp/test_mutant.XXXXXX", path[64];
+	char *dir = unit_scratch("mutant"), path[4200];
 	struct mutant_result w = { .status = MUTANT_KILLED, .build_s = 21.5, .run_s = 8.25,
 				   .why = "\"mempolicy/a case\"\nand more", .run_dir = "/r/x" }, r;
 	struct error err;
 
-	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/result", dir);
 	CHECK_INT(mutant_result_read(path, &r, &err), 1);
 	CHECK_INT(r.status, MUTANT_NOT_RUN);
@@ -249,8 +248,8 @@ UNIT_TEST(result_file)
 	CHECK_INT(write_file_atomic(path, "why x\n", 6, &err), 0);
 	CHECK_INT(mutant_result_read(path, &r, &err), -1);
 	CHECK(strstr(err.msg, "no status line") != NULL);
-	unlink(path);
-	rmdir(dir);
+	remove_tree(dir);
+	free(dir);
 }
 
 /* The reports on fixed results: one of each status, a listed survivor, a wrongly listed kill. */

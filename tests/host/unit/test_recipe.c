@@ -90,7 +90,7 @@ UNIT_TEST(spec_with_fragments)
 }
 
 /* A scratch project root: kernels/{recipes,config,patches}. */
-static char root[] = "/tmp/numalab-recipe.XXXXXX";
+static char *root;
 
 static void put(const char *rel, const char *text)
 {
@@ -311,8 +311,7 @@ int main(void)
 		UNIT_CASE(patches_on_a_tree_go_onto_the_mirror_only),
 	};
 
-	if (!mkdtemp(root))
-		return 1;
+	root = unit_scratch("recipe");
 	atexit(cleanup);
 	return unit_run(__FILE__, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char root[64];
+static char *root;
 
 static void fresh_root(void)
 {
-	if (root[0])
+	if (root) {
 		remove_tree(root);
-	snprintf(root, sizeof(root), "/tmp/numalab-unit-results.XXXXXX");
-	if (!mkdtemp(root))
-		printf("# mkdtemp failed\n");
+		free(root);
+	}
+	root = unit_scratch("results");
 }
 
 static void put(const char *name, const char *text)

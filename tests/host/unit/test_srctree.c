@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char base[] = "/tmp/numalab-test-srctree-XXXXXX";
+static char *base;
 
 static void put(const char *rel, const char *text)
 {
@@ -137,8 +137,7 @@ int main(void)
 		UNIT_CASE(not_a_git_tree_has_no_describe),
 	};
 
-	if (!mkdtemp(base))
-		return 1;
+	base = unit_scratch("srctree");
 	atexit(cleanup);
 	return unit_run(__FILE__, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char root[] = "/tmp/numalab-test-suite-XXXXXX";
+static char *root;
 
 static void put(const char *rel, const char *text, mode_t mode)
 {
@@ -133,8 +133,7 @@ int main(void)
 		UNIT_CASE(scan_dir),
 	};
 
-	if (!mkdtemp(root))
-		return 1;
+	root = unit_scratch("suite");
 	atexit(cleanup);
 	return unit_run(__FILE__, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

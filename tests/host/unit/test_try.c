@@ -12,7 +12,7 @@
 #include "analysis/try_report.h"
 #include "unit.h"
 
-static char root[64];
+static char *root;
 
 static const char meta[] =
 	"topology: 2node (topologies/2node.topo)\n"
@@ -91,9 +91,7 @@ static void identity_free(struct try_identity *id)
 
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/numalab-unit-try.XXXXXX");
-	if (!mkdtemp(root))
-		printf("# mkdtemp failed\n");
+	root = unit_scratch("try");
 	for (int rep = 1; rep <= 3; rep++) {
 		cell("base", rep, 0, 0.02 * rep);
 		cell("patched", rep, 1, 0.05 * rep);
@@ -178,6 +176,7 @@ UNIT_TEST(broken_tests_claims_facts_and_not_judged)
 	identity_free(&id);
 	compare_free(&c);
 	remove_tree(root);
+	free(root);
 }
 
 /* Without the claim that does not hold and the broken test, no regression. */
@@ -210,6 +209,7 @@ UNIT_TEST(no_regression_when_only_counters_move)
 	identity_free(&id);
 	compare_free(&c);
 	remove_tree(root);
+	free(root);
 }
 
 UNIT_MAIN(UNIT_CASE(claims_parse), UNIT_CASE(broken_tests_claims_facts_and_not_judged),

@@ -72,6 +72,21 @@ static inline char *unit_slurp(const char *path, size_t *len)
 	return text;
 }
 
+/*
+ * A fresh directory /tmp/numalab-unit-WHAT.XXXXXX: free() it, remove_tree()
+ * it when the case is done.  No directory is no test: abort().
+ */
+static inline char *unit_scratch(const char *what)
+{
+	char *dir = xprintf("/tmp/numalab-unit-%s.XXXXXX", what);
+
+	if (!mkdtemp(dir)) {
+		printf("# mkdtemp %s: %s\n", dir, strerror(errno));
+		abort();
+	}
+	return dir;
+}
+
 /* DIR/NAME holds text (DIR made as needed); a failure is said, and the case's checks then fail. */
 static inline void unit_put(const char *dir, const char *name, const char *text)
 {
