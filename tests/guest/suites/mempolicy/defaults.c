@@ -117,7 +117,12 @@ static int check_rotation(const struct nodes *n)
 	return ok;
 }
 
-/* The bulk path under the weights as the kernel has them now (w[k] for n->mem[k]); reported. */
+/*
+ * The bulk path under the weights as the kernel has them now (w[k] for
+ * n->mem[k]); reported.  Not in bulk_frame_begin/end (bulkframe.h): their
+ * weight save and restore writes every node's weight, and the last check
+ * needs the first write of the boot to be its own.
+ */
 static void check_bulk(const struct nodes *n, const long *w)
 {
 	unsigned weights[WI_MAX_NODES] = { 0 };
