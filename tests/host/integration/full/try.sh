@@ -72,8 +72,10 @@ expect_grep "interrupted; run the same command with --out $out to resume" "$SCRA
 expect_grep 'interrupted: no verdict written' "$SCRATCH/r1.log"
 [ ! -e "$out/report.txt" ] || fail "an interrupted try wrote a verdict"
 $NUMALAB try kernels/patches/khugepaged-numa/*.patch --topos 4node --suites khugepaged \
-	--repeat 2 --jobs 1 --out "$out" >"$SCRATCH/r2.log" 2>&1 || fail "resumed try: exit $?"
+	--repeat 2 --jobs 1 --out "$out" >"$SCRATCH/r2.log" 2>&1
+rc=$?
 cat "$SCRATCH/r2.log"
+[ $rc = 0 ] || { cat "$out/report.txt"; fail "resumed try: exit $rc"; }
 expect_grep 'kernel for x86_64 ready \(cached' "$SCRATCH/r2.log"
 ! grep -q 'building ' "$SCRATCH/r2.log" || fail "the resumed try rebuilt a kernel"
 expect_grep 'resuming .*: [1-9] of 4 cells already finished \(kept\)' "$SCRATCH/r2.log"
