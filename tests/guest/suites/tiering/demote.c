@@ -166,17 +166,6 @@ static int all_on(char *base, int node, int *status, const char *what)
 	return 1;
 }
 
-/* MemFree of node, in bytes; 0 if unreadable. */
-static unsigned long long node_free(int node)
-{
-	char path[96], text[4096], *p;
-
-	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node);
-	if (sys_read(path, text, sizeof(text)) || !(p = strstr(text, "MemFree:")))
-		return 0;
-	return strtoull(p + 8, NULL, 10) << 10;
-}
-
 static void demote_under_pressure(int node, unsigned long targets,
 				  int *status)
 {

@@ -43,6 +43,16 @@ size_t pages_in(const int *status, size_t n, unsigned long mask, int *stray)
 	return in;
 }
 
+unsigned long long node_free(int node)
+{
+	char path[96], text[4096], *p;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node);
+	if (sys_read(path, text, sizeof(text)) || !(p = strstr(text, "MemFree:")))
+		return 0;
+	return strtoull(p + 8, NULL, 10) << 10;
+}
+
 long long vmstat(const char *name)
 {
 	char line[128];

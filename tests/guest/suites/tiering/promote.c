@@ -98,6 +98,7 @@ void promote_run(const struct tiering *t)
 	unsigned long targets = demotion_targets(t, t->dram);
 	int slow = targets ? __builtin_ctzl(targets) : -1, placed = 0, stray = -1;
 	long long before = vmstat("pgpromote_success"), after;
+	long long faults = vmstat("numa_hint_faults"), cand = vmstat("pgpromote_candidate");
 	size_t hot_in = 0, cold_in = 0;
 	char old[16] = "";
 	double t0 = 0, took = -1;
@@ -118,8 +119,9 @@ void promote_run(const struct tiering *t)
 		placed = !move_to(base, HOT_PAGES + COLD_PAGES, slow);
 	}
 	if (placed) {
-		ktap_diag("promotion: %d hot and %d cold pages on node%d, touched from cpu%d (node%d)",
-			  HOT_PAGES, COLD_PAGES, slow, t->dram_cpu, t->dram);
+		ktap_diag("promotion: %d hot and %d cold pages on node%d, touched from cpu%d (node%d, "
+			  "%llu MiB free)", HOT_PAGES, COLD_PAGES, slow, t->dram_cpu, t->dram,
+			  node_free(t->dram) >> 20);
 		t0 = now_s();
 		while (now_s() - t0 < PROMOTE_S) {
 			for (int round = 0; round < 200; round++)
@@ -142,7 +144,10 @@ void promote_run(const struct tiering *t)
 		PROMOTE_S);
 	ktap_ok(placed && cold_in == COLD_PAGES, "cold pages stay on node%d", slow);
 	after = vmstat("pgpromote_success");
-	ktap_diag("pgpromote_success %lld -> %lld", before, after);
+	/* Where a slow promotion stopped: no hinting faults, no candidates, or no migration. */
+	ktap_diag("pgpromote_success %lld -> %lld, numa_hint_faults %lld -> %lld, "
+		  "pgpromote_candidate %lld -> %lld", before, after, faults, vmstat("numa_hint_faults"),
+		  cand, vmstat("pgpromote_candidate"));
 	ktap_ok(before >= 0 && placed && after - before >= HOT_PAGES,
 		"pgpromote_success counts the promoted pages");
 	if (base != MAP_FAILED)

@@ -46,6 +46,8 @@ int pages_where(char *base, size_t n, int *status);
 size_t pages_in(const int *status, size_t n, unsigned long mask, int *stray);
 /* A /proc/vmstat counter, per-CPU deltas folded in first; -1 when the kernel has none. */
 long long vmstat(const char *name);
+/* MemFree of node, in bytes; 0 if unreadable. */
+unsigned long long node_free(int node);
 /* Pin the calling thread to cpu; -1 on failure (diag printed). */
 int pin_to_cpu(int cpu);
 /* The demotion targets the kernel's rule gives node: nearest nodes of the next lower tier. */
