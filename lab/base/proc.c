@@ -157,6 +157,52 @@ int proc_wait(struct proc *p, struct error *err)
 	return WEXITSTATUS(status);
 }
 
+int proc_adopt_orphans(struct error *err)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return error_set(err, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+	return 0;
+}
+
+/* Reap the members of group that are our children; ECHILD ends it, or the deadline. */
+static void reap_group(pid_t group, double deadline)
+{
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(-group, &status, WNOHANG);
+
+		if (r > 0 || (r < 0 && errno == EINTR))
+			continue;
+		if (r < 0 || now_s() >= deadline)
+			return;
+		poll(NULL, 0, 20);
+	}
+}
+
+int proc_wait_group(struct proc *p, double grace_s, struct error *err)
+{
+	pid_t group = p->pid;
+	int status;
+	pid_t r;
+
+	if (group <= 0)
+		return error_set(err, "internal: waiting for a child that was not started");
+	do
+		r = waitpid(group, &status, 0);
+	while (r < 0 && errno == EINTR);
+	live_del(group);
+	p->pid = 0;
+	reap_group(group, now_s() + grace_s);
+	kill(-group, SIGKILL);
+	reap_group(group, now_s() + 1);
+	if (r < 0)
+		return error_set(err, "waitpid: %s", strerror(errno));
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 void proc_kill(struct proc *p)
 {
 	proc_signal(p, SIGKILL);

@@ -44,6 +44,18 @@ int proc_start(struct proc *p, struct error *err);
  */
 int proc_wait(struct proc *p, struct error *err);
 
+/*
+ * For a child that passes an interrupt on to a descendant in its process
+ * group which must finish writing its record (git bisect run, whose step
+ * logs "interrupted"): proc_adopt_orphans() once, before proc_start(), makes
+ * the caller the reaper of descendants orphaned by their parent's death
+ * (PR_SET_CHILD_SUBREAPER); proc_wait_group() reaps the child as
+ * proc_wait() does, then gives what is left of its group grace_s seconds
+ * to end, reaping it, and SIGKILLs the rest.
+ */
+int proc_adopt_orphans(struct error *err);
+int proc_wait_group(struct proc *p, double grace_s, struct error *err);
+
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);
 

@@ -99,6 +99,9 @@ void bisect_step_argv(const struct bisect_opts *bo, const char *record, struct s
 	}
 }
 
+/* How long an interrupted step may take to stop its build or guest and log. */
+#define BISECT_STEP_GRACE_S 10
+
 /* Run argv with stdout appended to OUT/git-bisect.log, stderr to ours. */
 static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct error *err)
 {
@@ -114,10 +117,11 @@ static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct 
 		p.err = 2;
 		/* On Ctrl-C or SIGTERM the step (bisect-run, alone or under git in git's
 		 * process group) must stop its own kernel build and QEMU: SIGKILL would
-		 * leave their process groups running. */
+		 * leave their process groups running.  git dies of the SIGTERM at once;
+		 * the step, orphaned, gets the time to log its "interrupted" verdict. */
 		p.interrupt_signal = SIGTERM;
-		if (!proc_start(&p, err))
-			rc = proc_wait(&p, err);
+		if (!proc_adopt_orphans(err) && !proc_start(&p, err))
+			rc = proc_wait_group(&p, BISECT_STEP_GRACE_S, err);
 		close(fd);
 	}
 	free(out);

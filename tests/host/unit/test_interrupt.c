@@ -56,6 +56,35 @@ UNIT_TEST(a_waiting_read_returns_eintr)
 	close(fds[1]);
 }
 
+/*
+ * git bisect run under `numalab bisect`: the direct child (sh here, git
+ * there) dies of the SIGTERM at once; a member of its group that traps it
+ * (the subshell, the step) still finishes its record within the grace.
+ * proc_wait() would SIGKILL the subshell during its trap: no record.
+ */
+UNIT_TEST(an_orphan_in_the_group_finishes_its_record)
+{
+	char *dir = unit_scratch("interrupt"), *record = xprintf("%s/record", dir);
+	char *script = xprintf("(trap 'sleep 0.3; : >%s; exit 0' TERM; while :; do sleep 0.05; done) & wait",
+			       record);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct error err;
+	struct proc p;
+
+	CHECK_INT(proc_adopt_orphans(&err), 0);
+	proc_init(&p, argv);
+	CHECK_INT(proc_start(&p, &err), 0);
+	usleep(300 * 1000);
+	proc_signal(&p, SIGTERM);
+	CHECK_INT(proc_wait_group(&p, 5, &err), 128 + SIGTERM);
+	CHECK(access(record, F_OK) == 0);
+	remove_tree(dir);
+	free(script);
+	free(record);
+	free(dir);
+}
+
 UNIT_MAIN(UNIT_CASE(nothing_caught_before_a_signal),
 	  UNIT_CASE(a_signal_kills_the_children_and_is_remembered),
+	  UNIT_CASE(an_orphan_in_the_group_finishes_its_record),
 	  UNIT_CASE(a_waiting_read_returns_eintr))
