@@ -136,25 +136,10 @@ int proc_start(struct proc *p, struct error *err)
 	return 0;
 }
 
+/* With grace 0: proc_wait(); the group's other members die at once. */
 int proc_wait(struct proc *p, struct error *err)
 {
-	int status;
-	pid_t r;
-
-	if (p->pid <= 0)
-		return error_set(err, "internal: waiting for a child that was not started");
-	do
-		r = waitpid(p->pid, &status, 0);
-	while (r < 0 && errno == EINTR);
-	live_del(p->pid);
-	/* Anything the child left in its group dies with it. */
-	kill(-p->pid, SIGKILL);
-	p->pid = 0;
-	if (r < 0)
-		return error_set(err, "waitpid: %s", strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return proc_wait_group(p, 0, err);
 }
 
 int proc_adopt_orphans(struct error *err)
@@ -194,6 +179,7 @@ int proc_wait_group(struct proc *p, double grace_s, struct error *err)
 	live_del(group);
 	p->pid = 0;
 	reap_group(group, now_s() + grace_s);
+	/* Anything the child left in its group dies with it. */
 	kill(-group, SIGKILL);
 	reap_group(group, now_s() + 1);
 	if (r < 0)

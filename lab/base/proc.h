@@ -51,7 +51,7 @@ int proc_wait(struct proc *p, struct error *err);
  * the caller the reaper of descendants orphaned by their parent's death
  * (PR_SET_CHILD_SUBREAPER); proc_wait_group() reaps the child as
  * proc_wait() does, then gives what is left of its group grace_s seconds
- * to end, reaping it, and SIGKILLs the rest.
+ * to end, reaping it, and SIGKILLs the rest (proc_wait() is grace 0).
  */
 int proc_adopt_orphans(struct error *err);
 int proc_wait_group(struct proc *p, double grace_s, struct error *err);
