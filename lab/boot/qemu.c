@@ -59,10 +59,11 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 	 * x86 under TCG: no_timer_check, which a KVM guest sets itself: the
 	 * boot's test for a broken timer interrupt routing waits for four ticks
 	 * (16 ms at HZ=250; 0.05 s of first TAP measured), and QEMU's routing
-	 * is not broken.  Not nolapic_timer, though it spares the 0.1 s the
-	 * APIC timer's calibration takes under TCG (no TSC-deadline timer):
-	 * with the HPET ticking for every CPU, NUMA balancing promoted the
-	 * tiering case's hot pages in 47 s instead of 18 s (cxl).
+	 * is not broken.  Not nolapic_timer, though it spares the APIC timer's
+	 * calibration under TCG (no TSC-deadline timer; 0.96 -> 0.75 s of
+	 * 2node boot, 5 runs each): every CPU's timer events would then come
+	 * from the HPET's broadcast, a machine no user's kernel runs on, under
+	 * every test.
 	 */
 	if (spec->topo->arch == TOPO_ARCH_X86_64)
 		buf_addf(out, "console=ttyS0 lpj=4000000%s",
