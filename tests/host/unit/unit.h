@@ -73,9 +73,9 @@ static inline char *unit_slurp(const char *path, size_t *len)
 }
 
 /*
- * A fresh directory made by mkdtemp() from /tmp/numalab-unit-WHAT.XXXXXX
- * (the six X are its template): free() it, remove_tree() it when the case
- * is done.  No directory is no test: abort().
+ * A fresh directory /tmp/numalab-unit-WHAT.<six random characters> (made by
+ * mkdtemp()): free() it, remove_tree() it when the case is done.  No
+ * directory is no test: abort().
  */
 static inline char *unit_scratch(const char *what)
 {

@@ -53,6 +53,9 @@
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define COLLAPSE_S 30
+/* A /proc/self/pagemap entry: present bit, page frame number. */
+#define PM_PRESENT(e) ((e) >> 63 & 1)
+#define PM_PFN(e) ((e) & ((UINT64_C(1) << 55) - 1))
 
 static long sizes_kb[MAX_SIZES];
 static char saved_enabled[MAX_SIZES][32];
@@ -185,14 +188,14 @@ static int range_is_folio_on(const struct range *r, int node)
 		uint64_t want = i ? KPF_COMPOUND_TAIL : KPF_COMPOUND_HEAD;
 
 		pages[i] = r->base + i * page;
-		if (pread_u64(pm, ((uintptr_t)r->base / page) + i, &e) || !(e >> 63 & 1)) {
+		if (pread_u64(pm, ((uintptr_t)r->base / page) + i, &e) || !PM_PRESENT(e)) {
 			ktap_diag("page %zu of %zu is not present", i, r->n);
 			ok = 0;
 			break;
 		}
 		if (!i)
-			pfn0 = e & ((UINT64_C(1) << 55) - 1);
-		if ((e & ((UINT64_C(1) << 55) - 1)) != pfn0 + i || pread_u64(kf, pfn0 + i, &flags) ||
+			pfn0 = PM_PFN(e);
+		if (PM_PFN(e) != pfn0 + i || pread_u64(kf, pfn0 + i, &flags) ||
 		    !(flags >> want & 1)) {
 			ktap_diag("page %zu of %zu is not the %s of one folio", i, r->n, i ? "tail" : "head");
 			ok = 0;
@@ -239,8 +242,8 @@ static int first_page_is_head(const struct range *r)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
 	uint64_t e, flags;
-	int head = pm >= 0 && kf >= 0 && !pread_u64(pm, (uintptr_t)r->base / page, &e) && (e >> 63 & 1) &&
-		   !pread_u64(kf, e & ((UINT64_C(1) << 55) - 1), &flags) &&
+	int head = pm >= 0 && kf >= 0 && !pread_u64(pm, (uintptr_t)r->base / page, &e) && PM_PRESENT(e) &&
+		   !pread_u64(kf, PM_PFN(e), &flags) &&
 		   (flags >> KPF_COMPOUND_HEAD & 1);
 
 	if (pm >= 0)
