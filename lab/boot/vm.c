@@ -615,10 +615,13 @@ static int which(const char *argv0, char *out, size_t cap)
 
 /*
  * What a verdict holds for: this boot of the host, this QEMU binary, this
- * kernel image and KVM device.  The file under the cache is named by its
+ * kernel image and KVM device, the device by path and by what it is (kvm_st,
+ * its fstat): a test's stand-in at /dev/kvm in a mount namespace must not
+ * decide for the host's real one.  The file under the cache is named by its
  * hash; -1 when one of them cannot be read (no caching then).
  */
-static int accel_cache_path(const struct vm_spec *spec, const char *dev, char *out, size_t cap)
+static int accel_cache_path(const struct vm_spec *spec, const char *dev, const struct stat *kvm_st,
+			    char *out, size_t cap)
 {
 	struct buf key = BUF_INIT, boot_id = BUF_INIT;
 	char qemu[4096], kernel_hex[65], hex[65];
@@ -631,10 +634,11 @@ static int accel_cache_path(const struct vm_spec *spec, const char *dev, char *o
 	if (!read_file("/proc/sys/kernel/random/boot_id", &boot_id, &err) &&
 	    !which(spec->qemu, qemu, sizeof(qemu)) && !stat(qemu, &st) &&
 	    !sha256_file(spec->kernel, kernel_hex, &err)) {
-		buf_addf(&key, "%s\nboot %s\nqemu %s %lld %lld.%09ld %llu\nkernel %s\nkvm %s\n",
+		buf_addf(&key, "%s\nboot %s\nqemu %s %lld %lld.%09ld %llu\nkernel %s\nkvm %s %llu %llu %llu\n",
 			 ACCEL_CACHE_FORMAT, buf_str(&boot_id), qemu, (long long)st.st_size,
 			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino,
-			 kernel_hex, dev);
+			 kernel_hex, dev, (unsigned long long)kvm_st->st_rdev,
+			 (unsigned long long)kvm_st->st_dev, (unsigned long long)kvm_st->st_ino);
 		sha256_init(&h);
 		sha256_update(&h, key.data, key.len);
 		sha256_final(&h, digest);
@@ -735,13 +739,14 @@ enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap)
 	char cache[4200], reason[600];
 	enum vm_accel accel;
 	int fd = open(dev, O_RDWR | O_CLOEXEC), cacheable, definite;
+	struct stat kvm_st;
 
 	if (fd < 0) {
 		snprintf(why, cap, "tcg: %s: %s", dev, strerror(errno));
 		return VM_ACCEL_TCG;
 	}
+	cacheable = !fstat(fd, &kvm_st) && !accel_cache_path(spec, dev, &kvm_st, cache, sizeof(cache));
 	close(fd);
-	cacheable = !accel_cache_path(spec, dev, cache, sizeof(cache));
 	if (cacheable && !accel_cache_read(cache, &accel, why, cap))
 		return accel;
 	accel = probe_boot(spec, reason, sizeof(reason), &definite);

@@ -103,11 +103,11 @@ void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struc
  * error", a paravirtual KVM) or exits, when the kernel has not started within
  * 2.5 s (firmware alone takes longer under a crawling KVM) or then fell silent
  * for 3 s, and after 10 s at most (a KVM guest reaches /init in about a
- * second).  The verdict is cached in the lab cache
- * (CACHE/accel/) for this host boot, QEMU binary, kernel image and device,
- * so later runs pay nothing; why then says "tcg (cached, probed WHEN:
- * REASON)".  Remove CACHE/accel to probe again.  why receives the reason,
- * recorded in results.
+ * second).  The verdict is cached in the lab cache (CACHE/accel/) for this
+ * host boot, QEMU binary, kernel image and device (its path and number), so
+ * later runs pay nothing; why then says "tcg (cached, probed WHEN: REASON)".
+ * Remove CACHE/accel to probe again.  why receives the reason, recorded in
+ * results.
  */
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap);
 
