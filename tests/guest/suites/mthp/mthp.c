@@ -53,9 +53,6 @@
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define COLLAPSE_S 30
-/* A /proc/self/pagemap entry: present bit, page frame number. */
-#define PM_PRESENT(e) ((e) >> 63 & 1)
-#define PM_PFN(e) ((e) & ((UINT64_C(1) << 55) - 1))
 
 static long sizes_kb[MAX_SIZES];
 static char saved_enabled[MAX_SIZES][32];
@@ -173,30 +170,46 @@ static int pread_u64(int fd, uint64_t index, uint64_t *v)
 	return pread(fd, v, sizeof(*v), (off_t)(index * sizeof(*v))) == sizeof(*v) ? 0 : -1;
 }
 
+/*
+ * The page frame mapped at addr (pm: /proc/self/pagemap) and its flags (kf:
+ * /proc/kpageflags): 0; -1 when the page is not present; -2 when its flags
+ * cannot be read.
+ */
+static int frame_of(int pm, int kf, const char *addr, uint64_t *pfn, uint64_t *flags)
+{
+	uint64_t e;
+
+	if (pread_u64(pm, (uintptr_t)addr / page, &e) || !(e >> 63 & 1))
+		return -1;
+	*pfn = e & ((UINT64_C(1) << 55) - 1);
+	return pread_u64(kf, *pfn, flags) ? -2 : 0;
+}
+
 /* Is the range one folio of exactly its size, every page on node?  Says why not. */
 static int range_is_folio_on(const struct range *r, int node)
 {
 	static void *pages[8192];
 	static int status[8192];
 	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t e, pfn0 = 0, flags;
+	uint64_t pfn, pfn0 = 0, flags;
 	int ok = pm >= 0 && kf >= 0 && r->n <= sizeof(pages) / sizeof(pages[0]);
 
 	if (!ok)
 		ktap_diag("cannot read /proc/self/pagemap and /proc/kpageflags: %s", strerror(errno));
 	for (size_t i = 0; ok && i < r->n; i++) {
 		uint64_t want = i ? KPF_COMPOUND_TAIL : KPF_COMPOUND_HEAD;
+		int frame;
 
 		pages[i] = r->base + i * page;
-		if (pread_u64(pm, ((uintptr_t)r->base / page) + i, &e) || !PM_PRESENT(e)) {
+		frame = frame_of(pm, kf, pages[i], &pfn, &flags);
+		if (frame == -1) {
 			ktap_diag("page %zu of %zu is not present", i, r->n);
 			ok = 0;
 			break;
 		}
 		if (!i)
-			pfn0 = PM_PFN(e);
-		if (PM_PFN(e) != pfn0 + i || pread_u64(kf, pfn0 + i, &flags) ||
-		    !(flags >> want & 1)) {
+			pfn0 = pfn;
+		if (frame || pfn != pfn0 + i || !(flags >> want & 1)) {
 			ktap_diag("page %zu of %zu is not the %s of one folio", i, r->n, i ? "tail" : "head");
 			ok = 0;
 		}
@@ -241,9 +254,8 @@ static int move_range(const struct range *r, int node)
 static int first_page_is_head(const struct range *r)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t e, flags;
-	int head = pm >= 0 && kf >= 0 && !pread_u64(pm, (uintptr_t)r->base / page, &e) && PM_PRESENT(e) &&
-		   !pread_u64(kf, PM_PFN(e), &flags) &&
+	uint64_t pfn, flags;
+	int head = pm >= 0 && kf >= 0 && !frame_of(pm, kf, r->base, &pfn, &flags) &&
 		   (flags >> KPF_COMPOUND_HEAD & 1);
 
 	if (pm >= 0)
