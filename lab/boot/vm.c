@@ -211,6 +211,8 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 	double deadline = s->start + timeout_s, crash_deadline = 0, last_tick = s->start;
 	enum vm_end end = VM_POWEROFF;
 	int stdin_open = s->io->interactive;
+	/* A stop rule is a deadline of its own (the KVM probe's 2.5 s): ask it often. */
+	int wake_ms = s->io->stop ? VM_STOP_POLL_MS : 1000;
 
 	for (;;) {
 		struct pollfd fds[5] = {
@@ -224,8 +226,8 @@ static enum vm_end supervise(struct session *s, struct proc *qemu, int timeout_s
 			end = VM_INTERRUPTED;
 			break;
 		}
-		if (wait_ms <= 0 || wait_ms > 1000)
-			wait_ms = wait_ms <= 0 ? 0 : 1000;   /* also wakes to check the clock */
+		if (wait_ms <= 0 || wait_ms > wake_ms)
+			wait_ms = wait_ms <= 0 ? 0 : wake_ms;   /* also wakes to check the clock */
 		if (poll(fds, pidfd >= 0 ? 5 : 4, wait_ms) < 0 && errno != EINTR)
 			break;
 		if (now_s() >= last_tick + 1) {
@@ -724,7 +726,7 @@ static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t ca
 		return VM_ACCEL_TCG;
 	}
 	if (res.end == VM_STOPPED && !res.scan.kernel_started)
-		snprintf(why, cap, "kvm probe: the kernel did not start within %.1f s (%s)", PROBE_KERNEL_S,
+		snprintf(why, cap, "kvm probe: no kernel had started after %.1f s (%s)", res.total_s,
 			 res.last_output_s < 0 ? "no output at all" : "firmware output only");
 	else
 		snprintf(why, cap, "kvm probe boot did not reach /init (%s after %.1f s%s)",

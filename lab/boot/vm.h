@@ -20,6 +20,9 @@
 /* How long UEFI firmware may take to hand over to the kernel (TCG, loaded host). */
 #define VM_FIRMWARE_DEADLINE_S 120
 
+/* How often a quiet guest's vm_io.stop is asked: its deadlines are this late at most. */
+#define VM_STOP_POLL_MS 100
+
 enum vm_end {
 	VM_POWEROFF,           /* the guest powered off (or QEMU exited by itself) */
 	VM_TIMEOUT,            /* killed at the deadline */
@@ -52,7 +55,7 @@ struct vm_io {
 	/* A new phase, or NULL once a second while waiting; may be NULL. */
 	void (*on_progress)(void *ctx, const char *phase);
 	/*
-	 * Asked after every wake-up (at least once a second) with the time since
+	 * Asked after every wake-up (at least every VM_STOP_POLL_MS) with the time since
 	 * QEMU started and the result so far; non-zero ends the guest now
 	 * (VM_STOPPED).  May be NULL.
 	 */
