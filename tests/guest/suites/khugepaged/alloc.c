@@ -107,6 +107,19 @@ int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled)
 	return 1;
 }
 
+int collapse_range(void *addr, size_t len)
+{
+	int rc;
+
+	for (int i = 0;; i++) {
+		rc = madvise(addr, len, MADV_COLLAPSE);
+		if (!rc || errno != EAGAIN || i == COLLAPSE_RETRIES)
+			return rc;
+		ktap_diag("MADV_COLLAPSE: EAGAIN, trying again");
+		usleep(20 * 1000);
+	}
+}
+
 int page_node(const void *addr)
 {
 	void *page = (void *)addr;
@@ -294,7 +307,7 @@ static void part_pmd(size_t pmd, int memcg)
 
 	read_counts(&b, (long)pmd, memcg);
 	if (huge) {
-		rc = madvise(huge, pmd, MADV_COLLAPSE);
+		rc = collapse_range(huge, pmd);
 		err = errno;
 		thp = smaps_anon_huge(huge) == (long long)pmd;
 		intact = pmd_range_intact(huge, pmd, pmd / (size_t)page_size());
@@ -414,7 +427,7 @@ static void part_fail(size_t pmd, int memcg, int have_fail)
 	read_counts(&b, (long)pmd, memcg);
 	armed = huge && !fail_arm(log2_of((long)pmd / page_size())) && !make_it_fail(getpid(), 1);
 	if (armed) {
-		rc = madvise(huge, pmd, MADV_COLLAPSE);
+		rc = collapse_range(huge, pmd);
 		err = errno;
 	} else {
 		ktap_diag("cannot arm fail_page_alloc: %s", strerror(errno));
@@ -460,7 +473,7 @@ static void part_charge(size_t pmd, int memcg)
 	}
 	/* One attempt first: a PMD the per-CPU lists keep afterwards is not a leak. */
 	for (int i = 0; huge && i <= LEAK_ROUNDS; i++) {
-		int rc = madvise(huge, pmd, MADV_COLLAPSE);
+		int rc = collapse_range(huge, pmd);
 
 		if (rc == -1 && errno == EBUSY)
 			busy++;

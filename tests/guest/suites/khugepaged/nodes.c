@@ -92,7 +92,7 @@ static void collapse_onto(const char *what, size_t pmd, size_t nr, int a, int b,
 	if (!huge)
 		ktap_diag("mmap: %s", strerror(errno));
 	else if (place(huge, nr, a, b)) {
-		if (madvise(huge, pmd, MADV_COLLAPSE))
+		if (collapse_range(huge, pmd))
 			ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
 		else if (smaps_anon_huge(huge) != (long long)pmd)
 			ktap_diag("no THP after MADV_COLLAPSE");
@@ -201,13 +201,13 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 		goto report;
 	}
 	errno = 0;
-	if (!madvise(r3, pmd, MADV_COLLAPSE))
+	if (!collapse_range(r3, pmd))
 		ktap_diag("MADV_COLLAPSE onto the full node %d succeeded: THP on node %d", a, page_node(r3));
 	else if (errno != ENOMEM)
 		ktap_diag("MADV_COLLAPSE onto the full node: %s, not ENOMEM", strerror(errno));
 	else if (!(ok3 = anon_huge_at(r3) == 0 && page_node(r3) == a && page_node(r3 + pmd - page_size()) == a))
 		ktap_diag("after ENOMEM: AnonHugePages %lld, first page on node %d", anon_huge_at(r3), page_node(r3));
-	if (madvise(r4, pmd, MADV_COLLAPSE))
+	if (collapse_range(r4, pmd))
 		ktap_diag("MADV_COLLAPSE of the tie with node %d full: %s", a, strerror(errno));
 	else if ((node = page_node(r4)) != b || anon_huge_at(r4) < (long long)pmd)
 		ktap_diag("the tie's THP is on node %d", node);
