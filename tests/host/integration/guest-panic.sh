@@ -1,7 +1,14 @@
 # A kernel panic is seen on the console, reported in TAP and meta, exit 1.
 . "$(dirname "$0")/lib.bash"
 # No /init to run: the kernel panics after unpacking the initramfs.
-expect_rc 1 $NUMALAB run --topo 2node --append rdinit=/nonexistent --timeout 120 --out "$SCRATCH/r"
+# maxcpus=1: with more than one vCPU, QEMU 7.2's multi-threaded TCG (Debian
+# 12's) now and then runs a stale translation of a static-key site another
+# vCPU has just patched, and the boot dies of "Oops: int3" in
+# update_sd_lb_stats() before it reaches the panic (here in 1 of 24 boots;
+# reported against QEMU 7.2's TCG and gone with 8.x: ClangBuiltLinux's
+# boot-utils#111, continuous-integration2#570).  A run retries a crash before
+# /init once, but this one's crash is meant, and its retry reported the oops.
+expect_rc 1 $NUMALAB run --topo 2node --append "rdinit=/nonexistent maxcpus=1" --timeout 120 --out "$SCRATCH/r"
 expect_grep '^not ok 1 topology # ERROR (not run: )?kernel (panic|oops)' "$SCRATCH/out"
 cell=$(cell_dir "$SCRATCH/r")
 expect_grep '^end: crashed$' "$cell/meta"
