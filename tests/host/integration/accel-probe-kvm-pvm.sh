@@ -43,10 +43,16 @@ stand_in() {
 	chmod +x "$1/qemu-system-x86_64"
 }
 
-# run_with DIR OUT: numalab run with DIR's stand-in and the stand-in device.
+# with_stand_in DIR CMD...: CMD with DIR's QEMU first on PATH and a KVM device that opens.
+with_stand_in() {
+	local dir=$1
+	shift
+	NUMALAB_KVM_DEVICE=/dev/null PATH="$dir:$PATH" "$@"
+}
+
+# run_with DIR OUT: a passing numalab run with DIR's stand-in.
 run_with() {
-	NUMALAB_KVM_DEVICE=/dev/null PATH="$1:$PATH" expect_rc 0 \
-		$NUMALAB run --topo 2node --tests topology --quiet --out "$2"
+	with_stand_in "$1" expect_rc 0 $NUMALAB run --topo 2node --tests topology --quiet --out "$2"
 	expect_grep '^result: 1 passed, 0 failed' "$(cell_dir "$2")meta"
 }
 
@@ -74,7 +80,7 @@ expect_grep '^accel: tcg \(cached, probed [0-9-]+ [0-9:]+ UTC: kvm probe: qemu s
 
 # --accel kvm asked for by name: no probe, no fallback; the run ends on
 # QEMU's words, not at its timeout, and says why (exit 3).
-NUMALAB_KVM_DEVICE=/dev/null PATH="$SCRATCH/message:$PATH" expect_rc 3 \
+with_stand_in "$SCRATCH/message" expect_rc 3 \
 	$NUMALAB run --topo 2node --tests topology --accel kvm --timeout 60 --quiet --out "$SCRATCH/k"
 expect_grep '^not ok 1 topology # ERROR not run: KVM cannot run this guest here \(qemu: KVM internal error\. Suberror: 1\); use --accel tcg or auto$' \
 	"$(cell_dir "$SCRATCH/k")tap"

@@ -69,6 +69,7 @@
 #define MTHP_ORDER 4               /* >= KHUGEPAGED_MIN_MTHP_ORDER (2), < PMD order everywhere */
 #define LEAK_ROUNDS 16
 #define LEAK_SLACK_PMDS 4
+#define COLLAPSE_RETRIES 4         /* collapse_range(): EAGAIN asked again, 20 ms apart */
 #define NR_PARTS 4
 
 struct counts {

@@ -69,11 +69,10 @@ int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled);
  * which the kernel returns for a state it calls temporary (a page locked, off
  * the LRU or holding an extra reference mid-collapse; "trying again might
  * succeed").  Seen on la-2node with Debian's loong64 kernel: a case failed on
- * it in 3 of 7 runs.  An EAGAIN that lasts COLLAPSE_RETRIES more tries (20 ms
- * apart) is the answer, so a kernel that returns EAGAIN where it should not
- * still fails the case.  Each retry is a diagnostic line.
+ * it in 3 of 7 runs.  An EAGAIN that lasts 4 more tries (20 ms apart) is the
+ * answer, so a kernel that returns EAGAIN where it should not still fails the
+ * case.  Each retry is a diagnostic line.
  */
-#define COLLAPSE_RETRIES 4
 int collapse_range(void *addr, size_t len);
 /* The node of the page at addr (move_pages query), -1 if unknown. */
 int page_node(const void *addr);
