@@ -251,16 +251,22 @@ static void add_devices(const struct libvirt_domain *d, struct buf *out)
  * node options), and the parts of qemu_q35_slim() libvirt 9.0 has no
  * element for (qemu.h; <ps2> came in 9.1).
  */
-static void add_qemu_commandline(const struct topology *t, struct buf *out)
+static void add_qemu_commandline(const struct vm_spec *spec, struct buf *out)
 {
+	const struct topology *t = spec->topo;
 	struct strvec args = STRVEC_INIT;
+	struct buf machine = BUF_INIT;
 
 	if (qemu_q35_slim(t)) {
 		/* QEMU merges a second -machine into libvirt's. */
-		strvec_push(&args, "-machine");
-		strvec_push(&args, QEMU_Q35_NO_DEVICES);
-		qemu_q35_no_hotplug_args(&args);
+		qemu_q35_slim_props(spec->caps, 0, &machine);
+		if (machine.len) {
+			strvec_push(&args, "-machine");
+			strvec_push(&args, buf_str(&machine) + 1);   /* past the leading comma */
+		}
+		qemu_q35_no_hotplug_args(spec->caps, &args);
 	}
+	buf_free(&machine);
 	for (int i = 0; i < t->nr_hmat_lb; i++)
 		if (passed_through(t, &t->hmat_lb[i]))
 			qemu_hmat_lb_args(&t->hmat_lb[i], &args);
@@ -292,8 +298,12 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 	if (d->host && d->host->bound)
 		add_host_binding(t, d->host, out);
 	add_os(spec, out);
-	buf_addf(out, "  <features>\n    <acpi/>\n%s  </features>\n",
-		 qemu_q35_slim(t) ? "    <vmport state='off'/>\n    <smm state='off'/>\n" : "");
+	buf_addstr(out, "  <features>\n    <acpi/>\n");
+	if (qemu_q35_slim(t) && qemu_caps_has(spec->caps, QEMU_CAP_Q35_VMPORT))
+		buf_addstr(out, "    <vmport state='off'/>\n");
+	if (qemu_q35_slim(t) && qemu_caps_has(spec->caps, QEMU_CAP_Q35_SMM))
+		buf_addstr(out, "    <smm state='off'/>\n");
+	buf_addstr(out, "  </features>\n");
 	add_cpu(spec, out);
 	buf_addstr(out, "  <on_poweroff>destroy</on_poweroff>\n"
 			"  <on_reboot>destroy</on_reboot>\n"
@@ -303,7 +313,7 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
 	buf_addstr(out, "  <seclabel type='static' model='dac' relabel='no'>\n"
 			"    <label>+0:+0</label>\n"
 			"  </seclabel>\n");
-	add_qemu_commandline(t, out);
+	add_qemu_commandline(spec, out);
 	buf_addstr(out, "</domain>\n");
 	return 0;
 }

@@ -1,9 +1,11 @@
 /*
  * libvirt_xml: a vm spec → libvirt domain XML.  Pure: builds text, talks to
  * no daemon.  The same topology model and kernel command line as qemu.c, so
- * both backends boot the same guest.  Golden files
- * (tests/host/unit/golden/libvirt/NAME.xml) pin the output for every shipped x86
- * topology; UPDATE_GOLDEN=1 build/unit/test_libvirt_xml rewrites them.
+ * both backends boot the same guest, and the same QEMU capabilities
+ * (spec->caps, of the emulator libvirt runs: vm_libvirt_emulator()).  Golden
+ * files (tests/host/unit/golden/libvirt/FAMILY/NAME.xml) pin the output for
+ * every shipped x86 topology and QEMU family; UPDATE_GOLDEN=1
+ * build/unit/test_libvirt_xml rewrites them.
  *
  * The guest: <domain type='qemu'> under TCG ('kvm' with KVM), cpu
  * mode='maximum' with one NUMA cell per node (CPU-less cells have no cpus),

@@ -171,13 +171,28 @@ int qemu_q35_slim(const struct topology *t)
 	return !strcmp(t->machine, "q35");
 }
 
-void qemu_q35_no_hotplug_args(struct strvec *argv)
+/* The q35 properties qemu_q35_slim() turns off; the first Q35_ELEMENTS libvirt has elements for. */
+static const enum qemu_cap q35_off[] = {
+	QEMU_CAP_Q35_VMPORT, QEMU_CAP_Q35_SMM, QEMU_CAP_Q35_SATA, QEMU_CAP_Q35_SMBUS, QEMU_CAP_Q35_I8042,
+};
+#define Q35_ELEMENTS 2
+
+void qemu_q35_slim_props(const struct qemu_caps *caps, int with_elements, struct buf *out)
 {
-	static const char *const globals[] = QEMU_Q35_NO_HOTPLUG;
+	for (size_t i = with_elements ? 0 : Q35_ELEMENTS; i < sizeof(q35_off) / sizeof(q35_off[0]); i++)
+		if (qemu_caps_has(caps, q35_off[i]))
+			buf_addf(out, ",%s=off", qemu_cap_property(q35_off[i]));
+}
+
+void qemu_q35_no_hotplug_args(const struct qemu_caps *caps, struct strvec *argv)
+{
+	static const enum qemu_cap globals[] = { QEMU_CAP_ICH9_PCI_HOTPLUG_BRIDGE, QEMU_CAP_ICH9_MEMORY_HOTPLUG };
 
 	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		if (!qemu_caps_has(caps, globals[i]))
+			continue;
 		strvec_push(argv, "-global");
-		strvec_push(argv, globals[i]);
+		strvec_pushf(argv, "ICH9-LPC.%s=off", qemu_cap_property(globals[i]));
 	}
 }
 
@@ -200,15 +215,19 @@ static void add_cpu_model(const struct vm_spec *spec, struct strvec *argv)
 static void add_machine(const struct vm_spec *spec, struct strvec *argv)
 {
 	const struct topology *t = spec->topo;
+	struct buf machine = BUF_INIT;
 	char size[32];
 
 	strvec_push(argv, "-accel");
 	strvec_push(argv, spec->accel == VM_ACCEL_KVM ? "kvm" : "tcg,thread=multi");
-	strvec_push(argv, "-machine");
-	strvec_pushf(argv, "%s%s%s", t->machine, topo_has_hmat(t) ? ",hmat=on" : "",
-		     qemu_q35_slim(t) ? ",vmport=off,smm=off," QEMU_Q35_NO_DEVICES : "");
+	buf_addf(&machine, "%s%s", t->machine, topo_has_hmat(t) ? ",hmat=on" : "");
 	if (qemu_q35_slim(t))
-		qemu_q35_no_hotplug_args(argv);
+		qemu_q35_slim_props(spec->caps, 1, &machine);
+	strvec_push(argv, "-machine");
+	strvec_push(argv, buf_str(&machine));
+	buf_free(&machine);
+	if (qemu_q35_slim(t))
+		qemu_q35_no_hotplug_args(spec->caps, argv);
 	strvec_push(argv, "-cpu");
 	add_cpu_model(spec, argv);
 	qemu_format_size(topo_mem_bytes(t), size, sizeof(size));

@@ -1,13 +1,17 @@
 /*
  * qemu: a vm spec → the QEMU command line.  Pure: builds an argv, starts
- * nothing.  Golden files (tests/host/unit/golden/qemu/NAME.argv, one argument per
- * line) pin the output for every shipped topology.
+ * nothing.  What the QEMU at hand accepts is an input (spec->caps,
+ * qemucaps.h): golden files (tests/host/unit/golden/qemu/FAMILY/NAME.argv,
+ * one argument per line) pin the output for every shipped topology and every
+ * recorded QEMU family of its arch, and integration/qemu-accepts.sh hands
+ * each topology's argv to every QEMU present.
  */
 #ifndef LAB_QEMU_H
 #define LAB_QEMU_H
 
 #include "model/topology.h"
 #include "base/util.h"
+#include "boot/qemucaps.h"
 
 enum vm_accel { VM_ACCEL_TCG, VM_ACCEL_KVM };
 
@@ -40,6 +44,8 @@ struct vm_host_nodes {
 struct vm_spec {
 	const struct topology *topo;
 	const char *qemu;          /* emulator binary (PATH lookup) */
+	/* What that QEMU accepts (qemucaps.h); NULL: no optional option is passed. */
+	const struct qemu_caps *caps;
 	const char *kernel;        /* kernel image */
 	const char *initrd;        /* initramfs */
 	const char *firmware;      /* -bios image; NULL: QEMU's default (SeaBIOS on x86) */
@@ -82,23 +88,27 @@ const char *qemu_x86_firmware(void);
  *    runs a REP string instruction one element at a time: a byte per step
  *    instead of REP STOSQ's eight (0.1 s of a 1.3 s boot).
  *  - qemu_q35_slim(): q35 without what no lab guest uses: vmport, SMM, and
- *    SATA, SMBus and the PS/2 controller (QEMU_Q35_NO_DEVICES: libvirt 9.0
- *    has no element for these, so it passes them as a second -machine), and
- *    without the ACPI PCI and memory hotplug AML (QEMU_Q35_NO_HOTPLUG,
- *    -global options), which the guest's ACPI interpreter otherwise loads
- *    and runs (0.08 s of guest boot for the PCI hotplug AML; the rest less
- *    than the host's noise, acpi_init 0.10 -> 0.09 s).  No lab guest has a
- *    SATA disk or a keyboard, firmware that needs SMM, or hot-plugs a device
- *    or memory.
+ *    SATA, SMBus and the PS/2 controller (qemu_q35_slim_props(); libvirt
+ *    has elements only for vmport and SMM, so it passes the others as a
+ *    second -machine), and without the ACPI PCI and memory hotplug AML
+ *    (qemu_q35_no_hotplug_args(), -global options), which the guest's ACPI
+ *    interpreter otherwise loads and runs (0.08 s of guest boot for the PCI
+ *    hotplug AML; the rest less than the host's noise, acpi_init 0.10 ->
+ *    0.09 s).  No lab guest has a SATA disk or a keyboard, firmware that
+ *    needs SMM, or hot-plugs a device or memory.
+ * Each of these is optional: passed only when caps (qemucaps.h) says the
+ * QEMU has it, since they only make the guest cheaper (QEMU 10 has no
+ * ICH9-LPC.memory-hotplug-support, and refuses to start when given it).
  */
 #define QEMU_X86_TCG_CPU_OFF { "erms", "fsrm" }
-#define QEMU_Q35_NO_DEVICES "sata=off,smbus=off,i8042=off"
-#define QEMU_Q35_NO_HOTPLUG                                                       \
-	{ "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off",                    \
-	  "ICH9-LPC.memory-hotplug-support=off" }
 int qemu_q35_slim(const struct topology *t);
-/* Appends QEMU_Q35_NO_HOTPLUG as -global options. */
-void qemu_q35_no_hotplug_args(struct strvec *argv);
+/*
+ * Appends ",PROP=off" for each q35 machine property caps has; with_elements
+ * 0 leaves out vmport and smm (libvirt writes those as <features> elements).
+ */
+void qemu_q35_slim_props(const struct qemu_caps *caps, int with_elements, struct buf *out);
+/* Appends "-global ICH9-LPC.PROP=off" for each ACPI hotplug property caps has. */
+void qemu_q35_no_hotplug_args(const struct qemu_caps *caps, struct strvec *argv);
 
 /* The emulator binary for the topology's arch (qemu-system-x86_64, ...). */
 const char *qemu_binary(enum topo_arch arch);

@@ -427,7 +427,8 @@ static int pin_vcpus(const struct vm_spec *spec, int fd, struct vm_result *res, 
 	return qmp_command(&q, "cont", reply, sizeof(reply), err);
 }
 
-void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools)
+void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools,
+			  const struct qemu_caps *caps)
 {
 	if (arch == TOPO_ARCH_LOONGARCH64) {
 		spec->qemu = tools->qemu;
@@ -437,6 +438,7 @@ void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struc
 	} else {
 		spec->firmware = qemu_x86_firmware();
 	}
+	spec->caps = caps;
 }
 
 void vm_build_argv(const struct vm_spec *spec, struct strvec *argv)
@@ -597,24 +599,6 @@ static int probe_stop(void *ctx, double elapsed_s, const struct vm_result *sofar
 	return elapsed_s - sofar->last_output_s >= PROBE_SILENCE_S;
 }
 
-/* The file name argv0 runs (PATH lookup as execvp); 0 with out filled, -1 if none. */
-static int which(const char *argv0, char *out, size_t cap)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(argv0, '/'))
-		return snprintf(out, cap, "%s", argv0), access(out, X_OK);
-	for (const char *dir = path ? path : "/usr/bin:/bin"; *dir;) {
-		size_t n = strcspn(dir, ":");
-
-		snprintf(out, cap, "%.*s/%s", (int)n, n ? dir : ".", argv0);
-		if (!access(out, X_OK))
-			return 0;
-		dir += n + (dir[n] == ':');
-	}
-	return -1;
-}
-
 /*
  * What a verdict holds for: this boot of the host, this QEMU binary, this
  * kernel image and KVM device, the device by path and by what it is (kvm_st,
@@ -626,20 +610,18 @@ static int accel_cache_path(const struct vm_spec *spec, const char *dev, const s
 			    char *out, size_t cap)
 {
 	struct buf key = BUF_INIT, boot_id = BUF_INIT;
-	char qemu[4096], kernel_hex[65], hex[65];
+	char kernel_hex[65], hex[65];
 	unsigned char digest[32];
 	struct sha256 h;
-	struct stat st;
 	struct error err;
 	int rc = -1;
 
+	buf_addf(&key, "%s\n", ACCEL_CACHE_FORMAT);
 	if (!read_file("/proc/sys/kernel/random/boot_id", &boot_id, &err) &&
-	    !which(spec->qemu, qemu, sizeof(qemu)) && !stat(qemu, &st) &&
+	    !qemu_identity(spec->qemu, spec->toolroot, &key) &&
 	    !sha256_file(spec->kernel, kernel_hex, &err)) {
-		buf_addf(&key, "%s\nboot %s\nqemu %s %lld %lld.%09ld %llu\nkernel %s\nkvm %s %llu %llu %llu\n",
-			 ACCEL_CACHE_FORMAT, buf_str(&boot_id), qemu, (long long)st.st_size,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino,
-			 kernel_hex, dev, (unsigned long long)kvm_st->st_rdev,
+		buf_addf(&key, "\nboot %s\nkernel %s\nkvm %s %llu %llu %llu\n",
+			 buf_str(&boot_id), kernel_hex, dev, (unsigned long long)kvm_st->st_rdev,
 			 (unsigned long long)kvm_st->st_dev, (unsigned long long)kvm_st->st_ino);
 		sha256_init(&h);
 		sha256_update(&h, key.data, key.len);

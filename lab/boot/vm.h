@@ -95,9 +95,13 @@ void vm_build_argv(const struct vm_spec *spec, struct strvec *argv);
 /*
  * The emulator and firmware for a guest of arch: LoongArch's QEMU, edk2 and
  * root from tools (toolroot_tools(); spec points into it, so tools must
- * outlive spec), x86's the host QEMU with qemu_x86_firmware().
+ * outlive spec), x86's spec->qemu as the caller set it (the host's QEMU, or
+ * libvirt's emulator) with qemu_x86_firmware(); and what that emulator
+ * accepts: spec->caps = caps, filled by the caller's qemu_caps_probe() of
+ * spec->qemu and spec->toolroot (caps must outlive spec).
  */
-void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools);
+void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struct toolroot_tools *tools,
+			  const struct qemu_caps *caps);
 
 /*
  * Pick the accelerator: KVM only if the KVM device opens and a probe boot of

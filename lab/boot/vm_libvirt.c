@@ -38,6 +38,13 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	return not_built(err);
 }
 
+int vm_libvirt_emulator(struct vm_libvirt *lv, enum topo_arch arch, char *path, size_t cap,
+			struct error *err)
+{
+	(void)lv, (void)arch, (void)path, (void)cap;
+	return not_built(err);
+}
+
 void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, struct buf *meta)
 {
 	(void)lv, (void)t;
@@ -241,6 +248,32 @@ int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const 
 	free(caps);
 	if (rc)
 		lv->host.bound = 0;
+	return rc;
+}
+
+int vm_libvirt_emulator(struct vm_libvirt *lv, enum topo_arch arch, char *path, size_t cap,
+			struct error *err)
+{
+	char *caps = lv_api.virConnectGetCapabilities(lv->conn), open[64];
+	const char *guest, *emulator, *end;
+	int rc = -1;
+
+	if (!caps)
+		return error_set(err, "libvirt capabilities of %s: %s", lv->uri, last_error());
+	snprintf(open, sizeof(open), "<arch name='%s'>", topo_arch_name(arch));
+	guest = strstr(caps, open);
+	emulator = guest ? strstr(guest, "<emulator>") : NULL;
+	end = emulator ? strstr(emulator, "</emulator>") : NULL;
+	if (end && guest && !memmem(guest, (size_t)(emulator - guest), "</arch>", 7)) {
+		emulator += strlen("<emulator>");
+		snprintf(path, cap, "%.*s", (int)(end - emulator), emulator);
+		rc = 0;
+	} else {
+		error_set(err, "libvirt at %s runs no %s guests (its capabilities name no emulator for them); "
+			  "install QEMU for that arch where libvirtd runs, or use --backend qemu",
+			  lv->uri, topo_arch_name(arch));
+	}
+	free(caps);
 	return rc;
 }
 

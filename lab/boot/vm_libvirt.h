@@ -51,6 +51,15 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 		   const struct vm_io *io, struct vm_result *res, const char *xml_path,
 		   struct strvec *argv_out, struct error *err);
 
+/*
+ * The emulator libvirt starts for guests of arch (the <emulator> of its
+ * capabilities), into path: the QEMU whose capabilities (qemucaps.h) the
+ * domain XML is built for.  It runs on this host (see above).  -1 with err
+ * when libvirt names none for arch.
+ */
+int vm_libvirt_emulator(struct vm_libvirt *lv, enum topo_arch arch, char *path, size_t cap,
+			struct error *err);
+
 /* meta keys: backend, libvirt (library and daemon versions), libvirt.uri, host_numa. */
 void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, struct buf *meta);
 

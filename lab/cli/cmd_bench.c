@@ -85,6 +85,7 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 				.kernel = in->kernel.path, .initrd = in->initrd, .accel = accel,
 				.console_file = con, .tap_file = tap };
 	struct strvec argv = STRVEC_INIT;
+	struct qemu_caps caps;
 	int timeout = o->timeout_s ? o->timeout_s : in->topo.timeout_s, rc;
 	double t0;
 
@@ -100,7 +101,9 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 				     .guest_file = o->guest_file },
 			     in->initrd, err))
 		return -1;
-	vm_spec_set_emulator(&spec, in->topo.arch, &in->tools);
+	vm_spec_set_emulator(&spec, in->topo.arch, &in->tools, &caps);
+	if (qemu_caps_probe(spec.qemu, spec.toolroot, &caps, err))
+		return -1;
 	vm_build_argv(&spec, &argv);
 	t0 = now_s();
 	rc = proc_run(strvec_argv(&argv), log, timeout, err);

@@ -31,6 +31,7 @@ static int appliance_tcg(const char *accel, struct error *err)
 	struct run_opts o = { .topo = "2node", .accel = accel };
 	struct run_inputs *p;
 	struct vm_spec spec;
+	struct qemu_caps caps;
 	char why[512];
 	int tcg;
 
@@ -43,6 +44,11 @@ static int appliance_tcg(const char *accel, struct error *err)
 	}
 	spec = (struct vm_spec){ .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
 				 .kernel = p->kernel.path, .initrd = p->base };
+	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, &caps);
+	if (qemu_caps_probe(spec.qemu, spec.toolroot, &caps, err)) {
+		run_inputs_free(p);
+		return -1;
+	}
 	tcg = vm_probe_accel(&spec, why, sizeof(why)) == VM_ACCEL_TCG;
 	fprintf(stderr, "numalab image: libguestfs under %s\n", why);
 	run_inputs_free(p);

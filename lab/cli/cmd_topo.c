@@ -1,6 +1,7 @@
 /* numalab topo: validate topology files and show the QEMU command line. */
 #include "cli/command.h"
 #include "boot/qemu.h"
+#include "host/toolroot.h"
 #include "model/labdata.h"
 #include "results/results.h"
 
@@ -12,7 +13,8 @@ static const char help[] =
 	"       numalab topo show FILE|NAME\n"
 	"\n"
 	"check: validate each topology (docs/topology.md); errors are FILE:LINE.\n"
-	"show:  print the QEMU argv the topology gives, one argument per line\n"
+	"show:  print the QEMU argv the topology gives, one argument per line, with the\n"
+	"       options the QEMU on PATH (LoongArch: the toolchain's) has\n"
 	"       (KERNEL, INITRD and fds 3/4 stand for what a run fills in).\n"
 	"\n"
 	"Exit: 0 valid, 2 invalid or bad usage.\n";
@@ -47,16 +49,30 @@ static int check(int n, char **args)
 	return rc;
 }
 
+/*
+ * The argv for the QEMU a run would start (the host's for x86, the
+ * toolchain's for LoongArch): its optional options are those it has.
+ */
 static int show(const char *arg)
 {
 	struct topology t;
 	struct strvec argv = STRVEC_INIT;
 	struct vm_spec spec = { .kernel = "KERNEL", .initrd = "INITRD", .console_fd = 3, .tap_fd = 4 };
+	struct toolroot_tools tools = { .root = "" };
+	struct qemu_caps caps;
+	struct error err;
 
 	if (load(arg, &t) != EXIT_PASS)
 		return EXIT_USAGE;
 	spec.topo = &t;
 	spec.qemu = qemu_binary(t.arch);
+	if (t.arch == TOPO_ARCH_LOONGARCH64 ? toolroot_tools(&tools, 0, &err) ||
+						  qemu_caps_probe(tools.qemu, tools.root, &caps, &err)
+					    : qemu_caps_probe(spec.qemu, NULL, &caps, &err))
+		fprintf(stderr, "numalab topo show: %s; the argv shown has none of the optional options\n",
+			err.msg);
+	else
+		spec.caps = &caps;
 	if (t.arch == TOPO_ARCH_LOONGARCH64)
 		spec.firmware = "FIRMWARE";
 	qemu_build_argv(&spec, &argv);

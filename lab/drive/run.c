@@ -291,20 +291,6 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 	return rc ? -1 : 0;
 }
 
-static int qemu_version(const struct vm_spec *spec, char *out, size_t cap)
-{
-	const char *plain[] = { spec->qemu, "--version", NULL };
-	struct strvec argv = STRVEC_INIT;
-	struct error err;
-	int rc;
-
-	toolroot_argv(spec->toolroot, plain, &argv);
-	rc = proc_capture(strvec_argv(&argv), out, cap, &err);
-	out[strcspn(out, "\n")] = '\0';
-	strvec_clear(&argv);
-	return rc;
-}
-
 static enum vm_accel choose_accel(const struct run_opts *o, const struct vm_spec *spec,
 				  char *why, size_t cap)
 {
@@ -720,13 +706,13 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	/* A shell lasts as long as its user wants (a week at most). */
 	int timeout_s = o->shell ? 7 * 86400 : o->timeout_s ? o->timeout_s : p->topo.timeout_s;
 	struct vm_share shares[VM_MAX_SHARES];
-	struct vm_spec spec = { .topo = &p->topo, .qemu = qemu_binary(p->topo.arch),
+	struct vm_spec spec = { .topo = &p->topo, .qemu = p->libvirt_qemu[0] ? p->libvirt_qemu : qemu_binary(p->topo.arch),
 				.kernel = p->kernel.path, .initrd = p->initrd,
 				.extra_cmdline = o->append, .shares = shares, .nr_shares = p->nr_shares,
 				.host_nodes = p->host_backed ? &p->host_nodes : NULL };
 	struct winsize ws = { 0 };
 	struct strvec argv = STRVEC_INIT;
-	char qemu_ver[256] = "", accel_why[512], cell[200], overlay[4200];
+	char accel_why[512], cell[200], overlay[4200];
 	struct disk_root root;
 	struct run_part part = {
 		.topo = &p->topo, .tests = strvec_argv(&p->tests), .guest_dir = p->guest_dir,
@@ -757,8 +743,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
 	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
 		return -1;
-	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools);
-	qemu_version(&spec, qemu_ver, sizeof(qemu_ver));
+	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, &p->caps);
 	say_progress(&c, "choosing accelerator");
 	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
 	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
@@ -792,7 +777,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	tap_summarise(&c.tap, &out->summary);
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->verdict = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF ? RUN_FAILED : RUN_PASSED;
-	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, qemu_ver, accel_why, &argv, out, &c.tap,
+	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, p->caps.banner, accel_why, &argv, out, &c.tap,
 			     timeout_s, &p->plan_names, &meta_err);
 	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
 	strvec_clear(&argv);
@@ -835,6 +820,22 @@ static int out_root(const struct run_opts *o, char *out, size_t cap, struct erro
 	return 0;
 }
 
+/*
+ * The QEMU this run starts (libvirt's emulator under libvirt) and what it
+ * accepts, asked before a result directory exists: a missing QEMU leaves none.
+ */
+static int qemu_at_hand(struct run_inputs *p, struct vm_libvirt *lv, struct error *err)
+{
+	struct vm_spec spec = { .qemu = qemu_binary(p->topo.arch) };
+
+	if (lv && vm_libvirt_emulator(lv, p->topo.arch, p->libvirt_qemu, sizeof(p->libvirt_qemu), err))
+		return -1;
+	if (lv)
+		spec.qemu = p->libvirt_qemu;
+	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, &p->caps);
+	return qemu_caps_probe(spec.qemu, spec.toolroot, &p->caps, err);
+}
+
 int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err)
 {
 	struct run_inputs *p = xcalloc(1, sizeof(*p));
@@ -844,7 +845,8 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = run_prepare(o, p, err) || out_root(o, root, sizeof(root), err) || libvirt_connect(o, &p->topo, &lv, err);
+	rc = run_prepare(o, p, err) || out_root(o, root, sizeof(root), err) ||
+	     libvirt_connect(o, &p->topo, &lv, err) || qemu_at_hand(p, lv, err);
 	if (!rc && o->host_nodes && !run_backend_libvirt(o)) {
 		rc = hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err);
 		p->host_nodes.prealloc = o->prealloc;

@@ -87,6 +87,8 @@ struct run_inputs {
 	char modules_cpio[4096];       /* the 9p modules of a modular kernel; "" none */
 	char kernel_config[4096];      /* a pinned kernel's .config (kernel.h); "" none */
 	struct toolroot_tools tools;   /* LoongArch: QEMU, firmware, cross gcc */
+	char libvirt_qemu[4096];       /* under libvirt: the emulator it runs; "" direct */
+	struct qemu_caps caps;         /* what the run's QEMU accepts (qemucaps.h) */
 	char guest_dir[4096], base[4096], initrd[4200];
 	/* Direct backend with --host-nodes (hostnuma.h); host_backed 0: emulated NUMA. */
 	struct vm_host_nodes host_nodes;

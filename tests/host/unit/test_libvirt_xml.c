@@ -28,13 +28,16 @@ static int load(const char *path, struct topology *t)
 	return -1;
 }
 
-/* The XML of the topology at path with placeholder files; 0 on success. */
-static int build(const char *path, struct topology *t, const struct libvirt_domain *d,
-		 enum vm_accel accel, struct buf *xml)
+/* The XML of the topology at path with placeholder files for a QEMU of family; 0 on success. */
+static int build_for(const char *family, const char *path, struct topology *t, const struct libvirt_domain *d,
+		     enum vm_accel accel, struct buf *xml)
 {
-	struct vm_spec spec = { .topo = t, .kernel = "KERNEL", .initrd = "INITRD", .accel = accel };
+	struct qemu_caps caps;
+	struct vm_spec spec = { .topo = t, .kernel = "KERNEL", .initrd = "INITRD", .accel = accel,
+				.caps = &caps };
 	struct error err;
 
+	unit_qemu_caps(family, &caps);
 	if (load(path, t))
 		return -1;
 	if (libvirt_domain_xml(&spec, d, xml, &err)) {
@@ -44,7 +47,16 @@ static int build(const char *path, struct topology *t, const struct libvirt_doma
 	return 0;
 }
 
-/* Every x86 topology has a golden XML; every LoongArch one is refused. */
+static int build(const char *path, struct topology *t, const struct libvirt_domain *d,
+		 enum vm_accel accel, struct buf *xml)
+{
+	return build_for(UNIT_QEMU_FAMILY, path, t, d, accel, xml);
+}
+
+/* The x86 QEMU families, as test_qemu.c's: QEMU 7.2 (Debian 12's) and 10.0 (Debian 13's). */
+static const char *const x86_families[] = { "x86_64-7.2", "x86_64-10.0" };
+
+/* Every x86 topology has a golden XML per family (GOLDEN_DIR/FAMILY/); every LoongArch one is refused. */
 UNIT_TEST(golden_xml)
 {
 	const char *update = getenv("UPDATE_GOLDEN");
@@ -53,12 +65,8 @@ UNIT_TEST(golden_xml)
 	glob_t g;
 
 	CHECK_INT(glob("topologies/*.topo", 0, NULL, &g), 0);
-	if (updating)
-		CHECK_INT(mkdir_p(GOLDEN_DIR, &err), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct topology t;
-		struct buf xml = BUF_INIT;
-		char *golden;
 
 		if (load(g.gl_pathv[i], &t)) {
 			CHECK(0);
@@ -71,33 +79,45 @@ UNIT_TEST(golden_xml)
 			continue;
 		}
 		x86++;
-		if (build(g.gl_pathv[i], &t, &plain, VM_ACCEL_TCG, &xml)) {
-			CHECK(0);
-			continue;
+		for (size_t f = 0; f < sizeof(x86_families) / sizeof(x86_families[0]); f++) {
+			char *dir = xprintf("%s/%s", GOLDEN_DIR, x86_families[f]);
+			char *golden = xprintf("%s/%s.xml", dir, t.name);
+			struct buf xml = BUF_INIT;
+
+			if (updating)
+				CHECK_INT(mkdir_p(dir, &err), 0);
+			if (build_for(x86_families[f], g.gl_pathv[i], &t, &plain, VM_ACCEL_TCG, &xml))
+				CHECK(0);
+			else
+				unit_golden(golden, buf_str(&xml), xml.len);
+			free(golden);
+			free(dir);
+			buf_free(&xml);
 		}
-		golden = xprintf("%s/%s.xml", GOLDEN_DIR, t.name);
-		unit_golden(golden, buf_str(&xml), xml.len);
-		free(golden);
-		buf_free(&xml);
 	}
 	CHECK(x86 >= 4 && la >= 3);
 	globfree(&g);
 }
 
-/* A golden file whose topology is gone (renamed, removed) is stale. */
+/* A golden file whose topology is gone (renamed, removed) is stale; its family is one of x86_families. */
 UNIT_TEST(golden_no_orphans)
 {
 	glob_t g;
-	int rc = glob(GOLDEN_DIR "/*.xml", 0, NULL, &g);
+	int rc = glob(GOLDEN_DIR "/*/*.xml", 0, NULL, &g);
 
 	CHECK_INT(rc, 0);
 	if (rc)
 		return;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		const char *family = g.gl_pathv[i] + strlen(GOLDEN_DIR "/");
 		char *topo = xprintf("topologies/%.*s.topo", (int)(strlen(base) - 4), base);
+		int known = 0;
 
-		if (!file_exists(topo)) {
+		for (size_t f = 0; f < sizeof(x86_families) / sizeof(x86_families[0]); f++)
+			known |= !strncmp(family, x86_families[f], strlen(x86_families[f])) &&
+				 family[strlen(x86_families[f])] == '/';
+		if (!file_exists(topo) || !known) {
 			printf("#   %s has no %s; remove it\n", g.gl_pathv[i], topo);
 			CHECK(0);
 		}

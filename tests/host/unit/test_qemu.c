@@ -1,8 +1,10 @@
 /*
- * test_qemu: the QEMU argv of every shipped topology against its golden file
- * (tests/host/unit/golden/qemu/NAME.argv, one argument per line, the spec
- * `numalab topo show` uses), plus sizes, the kernel command line and the
- * per-arch and per-shape details.
+ * test_qemu: the QEMU argv of every shipped topology for every recorded QEMU
+ * family of its arch (unit.h's UNIT_QEMU_FAMILIES) against its golden file
+ * (tests/host/unit/golden/qemu/FAMILY/NAME.argv, one argument per line, the
+ * spec `numalab topo show` uses), what qemucaps reads from each family's
+ * replies, plus sizes, the kernel command line and the per-arch and
+ * per-shape details.
  *
  * UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the
  * diff before committing it).
@@ -17,10 +19,14 @@
 
 #define GOLDEN_DIR "tests/host/unit/golden/qemu"
 
-/* The spec of lab/cli/cmd_topo.c's show(). */
+/* The spec of lab/cli/cmd_topo.c's show() for a QEMU of the default family. */
 static void show_spec(const struct topology *t, struct vm_spec *spec)
 {
+	static struct qemu_caps caps;
+
+	unit_qemu_caps(UNIT_QEMU_FAMILY, &caps);
 	memset(spec, 0, sizeof(*spec));
+	spec->caps = &caps;
 	spec->topo = t;
 	spec->qemu = qemu_binary(t->arch);
 	spec->kernel = "KERNEL";
@@ -83,39 +89,142 @@ static int count_numa(const struct strvec *argv, const char *prefix)
 	return n;
 }
 
+/* The families recorded for arch ("x86_64-7.2", ...), from their replies files. */
+static void families(enum topo_arch arch, glob_t *g)
+{
+	char *pattern = xprintf("%s/%s-*.replies", UNIT_QEMU_FAMILIES, topo_arch_name(arch));
+	int rc = glob(pattern, 0, NULL, g);
+
+	if (rc == GLOB_NOMATCH)
+		g->gl_pathc = 0;
+	else
+		CHECK_INT(rc, 0);
+	free(pattern);
+}
+
+/* "tests/.../x86_64-7.2.replies" -> "x86_64-7.2" */
+static char *family_name(const char *replies)
+{
+	const char *base = strrchr(replies, '/') + 1;
+
+	return xprintf("%.*s", (int)(strlen(base) - strlen(".replies")), base);
+}
+
 UNIT_TEST(golden_argv)
 {
 	const char *update = getenv("UPDATE_GOLDEN");
-	int updating = update && !strcmp(update, "1");
+	int updating = update && !strcmp(update, "1"), pinned = 0;
 	struct error err;
 	glob_t g;
 
 	CHECK_INT(glob("topologies/*.topo", 0, NULL, &g), 0);
 	CHECK(g.gl_pathc >= 4);
-	if (updating)
-		CHECK_INT(mkdir_p(GOLDEN_DIR, &err), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct topology t;
-		struct strvec argv = STRVEC_INIT;
-		struct buf text = BUF_INIT;
-		char *golden;
+		glob_t fam;
 
-		if (build(g.gl_pathv[i], &t, &argv)) {
+		if (load(g.gl_pathv[i], &t)) {
 			CHECK(0);
 			continue;
 		}
-		for (size_t a = 0; a < argv.nr; a++) {
-			/* One argument per line only works without newlines in them. */
-			CHECK(!strchr(argv.items[a], '\n'));
-			buf_addf(&text, "%s\n", argv.items[a]);
+		families(t.arch, &fam);
+		CHECK(fam.gl_pathc >= 1);   /* every arch the lab boots has a family */
+		for (size_t f = 0; f < fam.gl_pathc; f++) {
+			char *family = family_name(fam.gl_pathv[f]), *dir = xprintf("%s/%s", GOLDEN_DIR, family);
+			char *golden = xprintf("%s/%s.argv", dir, t.name);
+			struct qemu_caps caps;
+			struct vm_spec spec;
+			struct strvec argv = STRVEC_INIT;
+			struct buf text = BUF_INIT;
+
+			unit_qemu_caps(family, &caps);
+			show_spec(&t, &spec);
+			spec.caps = &caps;
+			qemu_build_argv(&spec, &argv);
+			for (size_t a = 0; a < argv.nr; a++) {
+				/* One argument per line only works without newlines in them. */
+				CHECK(!strchr(argv.items[a], '\n'));
+				buf_addf(&text, "%s\n", argv.items[a]);
+			}
+			if (updating)
+				CHECK_INT(mkdir_p(dir, &err), 0);
+			unit_golden(golden, buf_str(&text), text.len);
+			pinned++;
+			free(golden);
+			free(dir);
+			free(family);
+			buf_free(&text);
+			strvec_clear(&argv);
 		}
-		golden = xprintf("%s/%s.argv", GOLDEN_DIR, t.name);
-		unit_golden(golden, buf_str(&text), text.len);
-		free(golden);
-		buf_free(&text);
-		strvec_clear(&argv);
+		if (fam.gl_pathc)
+			globfree(&fam);
 	}
+	CHECK(pinned > (int)g.gl_pathc);   /* x86 shapes have two families at least */
 	globfree(&g);
+}
+
+/*
+ * What each family's replies say, read as the builder reads them: QEMU 7.2
+ * has every optional q35 switch, 10.0 lost ICH9-LPC.memory-hotplug-support
+ * (the option that stopped every x86 boot under QEMU 10), LoongArch's QEMU
+ * has no q35 at all.  Fails if qemucaps reads a property wrong.
+ */
+UNIT_TEST(families_caps)
+{
+	struct qemu_caps old, new, la;
+
+	unit_qemu_caps("x86_64-7.2", &old);
+	unit_qemu_caps("x86_64-10.0", &new);
+	unit_qemu_caps("loongarch64-10.0", &la);
+	CHECK(!strncmp(old.version, "7.2.", 4));
+	CHECK(!strncmp(new.version, "10.0.", 5));
+	CHECK(!strncmp(la.version, "10.0.", 5));
+	CHECK(strstr(old.banner, "QEMU emulator version 7.2.") == old.banner);
+	for (int c = 0; c < QEMU_CAP_NR; c++) {
+		CHECK(qemu_caps_has(&old, c));
+		CHECK_INT(qemu_caps_has(&new, c), c != QEMU_CAP_ICH9_MEMORY_HOTPLUG);
+		CHECK(!qemu_caps_has(&la, c));
+		CHECK(!qemu_caps_has(NULL, c));
+	}
+}
+
+/* Replies cut short, a property only named in a description, an unknown query: nothing is guessed. */
+UNIT_TEST(caps_parse_strict)
+{
+	struct qemu_caps caps;
+
+	qemu_caps_parse("numalab-qemu-caps 1\n== --version\nQEMU emulator version 9.1.0\n"
+			"== -machine q35,help\n  sata=<bool>            - Enable/disable Serial ATA bus\n"
+			"  foo=<bool>  - like smbus=<bool>\nsmm=<OnOffAuto>\n"
+			"== -device virtio-9p-pci,help\n  i8042=<bool>\n"
+			"== -device ICH9-LPC,help\n", &caps);
+	CHECK_STR(caps.version, "9.1.0");
+	CHECK(qemu_caps_has(&caps, QEMU_CAP_Q35_SATA));
+	CHECK(!qemu_caps_has(&caps, QEMU_CAP_Q35_SMBUS));   /* only in a description */
+	CHECK(!qemu_caps_has(&caps, QEMU_CAP_Q35_SMM));     /* not indented: not a property line */
+	CHECK(!qemu_caps_has(&caps, QEMU_CAP_Q35_I8042));   /* under a query the lab does not ask */
+	CHECK(!qemu_caps_has(&caps, QEMU_CAP_ICH9_MEMORY_HOTPLUG));
+	qemu_caps_parse("", &caps);
+	CHECK_STR(caps.version, "");
+}
+
+/* Without caps (a QEMU that could not be asked) the argv has no optional option at all. */
+UNIT_TEST(argv_without_caps)
+{
+	struct topology t;
+	struct vm_spec spec;
+	struct strvec argv = STRVEC_INIT;
+
+	if (load("topologies/2node.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	show_spec(&t, &spec);
+	spec.caps = NULL;
+	qemu_build_argv(&spec, &argv);
+	CHECK_STR(after(&argv, "-machine"), "q35");
+	CHECK(!has_arg(&argv, "-global"));
+	strvec_clear(&argv);
 }
 
 /*
@@ -209,25 +318,28 @@ UNIT_TEST(golden_argv_host_nodes)
 	check_host_golden("cxl", cxl, 1);
 }
 
-/* A golden file whose topology is gone (renamed, removed) is stale. */
+/* A golden file whose topology or family is gone (renamed, removed) is stale. */
 UNIT_TEST(golden_no_orphans)
 {
 	glob_t g;
-	int rc = glob(GOLDEN_DIR "/*.argv", 0, NULL, &g);
+	int rc = glob(GOLDEN_DIR "/*/*.argv", 0, NULL, &g);
 
-	if (rc == GLOB_NOMATCH)
-		return;
 	CHECK_INT(rc, 0);
 	if (rc)
 		return;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-		char *topo = xprintf("topologies/%.*s.topo", (int)(strlen(base) - 5), base);
+		const char *family = base - 2;
+		char *topo = xprintf("topologies/%.*s.topo", (int)(strlen(base) - 5), base), *replies;
 
-		if (!file_exists(topo)) {
-			printf("#   %s has no %s; remove it\n", g.gl_pathv[i], topo);
+		while (family > g.gl_pathv[i] && family[-1] != '/')
+			family--;
+		replies = xprintf("%s/%.*s.replies", UNIT_QEMU_FAMILIES, (int)(base - 1 - family), family);
+		if (!file_exists(topo) || !file_exists(replies)) {
+			printf("#   %s has no %s or no %s; remove it\n", g.gl_pathv[i], topo, replies);
 			CHECK(0);
 		}
+		free(replies);
 		free(topo);
 	}
 	globfree(&g);
@@ -481,6 +593,7 @@ UNIT_TEST(golden_argv_shares)
 	strvec_clear(&argv);
 }
 
-UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_argv_shares), UNIT_CASE(golden_argv_host_nodes), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
+UNIT_MAIN(UNIT_CASE(golden_argv), UNIT_CASE(families_caps), UNIT_CASE(caps_parse_strict),
+	  UNIT_CASE(argv_without_caps), UNIT_CASE(golden_argv_disk), UNIT_CASE(golden_argv_shares), UNIT_CASE(golden_argv_host_nodes), UNIT_CASE(golden_no_orphans), UNIT_CASE(format_size),
 	  UNIT_CASE(cmdline), UNIT_CASE(argv_2node), UNIT_CASE(argv_cxl_hmat),
 	  UNIT_CASE(argv_loongarch), UNIT_CASE(argv_shapes), UNIT_CASE(argv_kvm_files))

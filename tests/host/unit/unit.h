@@ -10,6 +10,7 @@
 #define UNIT_H
 
 #include "base/util.h"
+#include "boot/qemucaps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +97,35 @@ static inline void unit_put(const char *dir, const char *name, const char *text)
 
 	if (mkdir_p(dir, &err) || write_file_atomic(path, text, strlen(text), &err))
 		printf("# setup: %s\n", err.msg);
+	free(path);
+}
+
+/*
+ * The QEMU families the builders are pinned for, as libvirt's
+ * DO_TEST_CAPS_VER: the replies each QEMU gave qemu_caps_probe(), recorded
+ * in UNIT_QEMU_FAMILIES/ARCH-VERSION.replies (copied from the lab cache's
+ * qemu-caps/ after a probe; see that folder's README).  UNIT_QEMU_FAMILY is
+ * the one goldens of other specs (disks, shares, host nodes) are built for.
+ */
+#define UNIT_QEMU_FAMILIES "tests/host/unit/qemucaps"
+#define UNIT_QEMU_FAMILY "x86_64-7.2"
+
+/* caps from family's recorded replies; the case fails when there are none. */
+static inline void unit_qemu_caps(const char *family, struct qemu_caps *caps)
+{
+	char *path = xprintf("%s/%s.replies", UNIT_QEMU_FAMILIES, family);
+	struct buf replies = BUF_INIT;
+	struct error err;
+
+	memset(caps, 0, sizeof(*caps));
+	if (read_file(path, &replies, &err)) {
+		printf("#   %s\n", err.msg);
+		CHECK(0);
+	} else {
+		qemu_caps_parse(buf_str(&replies), caps);
+		CHECK(caps->version[0] != '\0');
+	}
+	buf_free(&replies);
 	free(path);
 }
 
