@@ -3,18 +3,21 @@
 #include "cli/options.h"
 #include "kernel/gittree.h"
 #include "kernel/kbuild.h"
+#include "kernel/pin.h"
 #include "base/interrupt.h"
 
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
 	"usage: numalab kernel build RECIPE[+FRAGMENT...]|DIR [--patch FILE]... [--arch ARCH]\n"
 	"       numalab kernel key RECIPE[+FRAGMENT...] [--arch ARCH]\n"
 	"       numalab kernel git-tree OUT [--source NAME|TARBALL] [PATCH...]\n"
+	"       numalab kernel fetch NAME [--arch ARCH]\n"
 	"\n"
 	"build: build the kernel of kernels/recipes/RECIPE.recipe for ARCH, or find\n"
 	"       it already built under the same key; print the image's path.\n"
@@ -25,6 +28,9 @@ static const char usage[] =
 	"git-tree: make the git tree OUT from a source tarball and a patch series,\n"
 	"       one commit per patch (tag `base` on the source), e.g. to bisect\n"
 	"       without a network.\n"
+	"fetch: fetch the package pinned as NAME in kernels/prebuilt.lock into the\n"
+	"       cache unless it is there (from the mirror, else snapshot.debian.org\n"
+	"       or $NUMALAB_SNAPSHOT); print its path and where it came from.\n"
 	"\n";
 
 static const char tail[] =
@@ -79,6 +85,23 @@ static int git_tree(const char *source, char **args, int n)
 	return exit_code(rc, &err);
 }
 
+static int fetch(const char *name, const char *arch)
+{
+	struct kernel_lock *lock = xmalloc(sizeof(*lock));
+	const struct kernel_pin *pin;
+	struct kernel k;
+	struct error err;
+	int rc = pin_load(lab_root(), KERNEL_LOCK_FILE, lock, &err);
+
+	if (!rc && !(pin = kernel_lock_find(lock, name, arch)))
+		rc = error_input(&err, KERNEL_LOCK_FILE ": no '%s' pinned for %s; see docs/kernels.md",
+				 name, arch);
+	if (!rc && !(rc = pin_fetch_kernel(pin, &k, &err)))
+		printf("%s\norigin: %s\n", k.path, k.origin);
+	free(lock);
+	return exit_code(rc, &err);
+}
+
 /* args: the operands (build SPEC, key SPEC, git-tree OUT [PATCH...]). */
 static int kernel_command(int n, char **args, const char *arch, const char *source, struct strvec *patches)
 {
@@ -91,8 +114,12 @@ static int kernel_command(int n, char **args, const char *arch, const char *sour
 		interrupt_catch();
 		return git_tree(source, args + 1, n - 1);
 	}
+	if (n == 2 && !strcmp(args[0], "fetch")) {
+		interrupt_catch();
+		return fetch(args[1], arch);
+	}
 	if (n != 2 || (strcmp(args[0], "build") && strcmp(args[0], "key")))
-		return command_usage_error("kernel", "give `build RECIPE` or `key RECIPE`");
+		return command_usage_error("kernel", "give `build RECIPE`, `key RECIPE` or `fetch NAME`");
 	if (!strcmp(args[0], "build") && is_dir(args[1])) {
 		interrupt_catch();
 		return build(args[1], arch, patches);

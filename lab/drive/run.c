@@ -431,6 +431,8 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	meta_add(&meta, META_ARCH, "%s", topo_arch_name(spec->topo->arch));
 	meta_add(&meta, META_KERNEL, "%s %s", k->name, k->version);
 	meta_add(&meta, META_KERNEL_SOURCE, "%s", k->source);
+	if (k->origin[0])
+		meta_add(&meta, META_KERNEL_ORIGIN, "%s", k->origin);
 	if (k->recipe[0]) {
 		meta_add(&meta, META_KERNEL_RECIPE, "%s", k->recipe);
 		meta_add(&meta, META_KERNEL_PATCHES, "%s", k->patches[0] ? k->patches : "none");

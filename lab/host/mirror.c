@@ -152,3 +152,13 @@ int host_debian_mirror(char *out, size_t cap, struct error *err)
 				 codename);
 	return 0;
 }
+
+void host_snapshot_base(char *out, size_t cap)
+{
+	const char *env = getenv("NUMALAB_SNAPSHOT");
+	size_t n;
+
+	snprintf(out, cap, "%s", env && *env ? env : HOST_SNAPSHOT_DEFAULT);
+	for (n = strlen(out); n > 0 && out[n - 1] == '/'; n--)
+		out[n - 1] = '\0';
+}

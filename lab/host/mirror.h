@@ -28,4 +28,14 @@ int host_debian_mirror(char *out, size_t cap, struct error *err);
  */
 int mirror_from_sources(const char *text, int deb822, const char *codename, char *out, size_t cap);
 
+/*
+ * The snapshot archive (every package version Debian ever published, by
+ * hash; pin.h falls back to it when the mirror has dropped a pinned
+ * version): $NUMALAB_SNAPSHOT when set (a URL serving snapshot.debian.org's
+ * /mr/ and /file/ paths: a proxy, a local copy, a test's server), else
+ * HOST_SNAPSHOT_DEFAULT.  Any trailing '/' is dropped.
+ */
+#define HOST_SNAPSHOT_DEFAULT "https://snapshot.debian.org"
+void host_snapshot_base(char *out, size_t cap);
+
 #endif

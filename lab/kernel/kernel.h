@@ -20,6 +20,7 @@ struct kernel {
 	char path[PATH_MAX];  /* the image, absolute */
 	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
 	char source[512];     /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
+	char origin[640];     /* a pinned package's: "mirror URL SUITE" | "snapshot URL" (pin.h); "" otherwise */
 	double fetch_s;       /* > 0: this call downloaded it, taking that long */
 	/* Built from a recipe (kbuild.h); all "" for prebuilt kernels and files. */
 	char recipe[PATH_MAX];        /* the recipe file */

@@ -1,6 +1,7 @@
 #include "kernel/pin.h"
 #include "host/mirror.h"
 #include "base/proc.h"
+#include "base/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the lock file ---- */
@@ -37,6 +39,7 @@ static const struct lock_field {
 };
 #define NR_LOCK_FIELDS (sizeof(lock_fields) / sizeof(lock_fields[0]))
 #define LOCK_COLUMNS "name arch suite debarch package version sha256 image"
+#define PIN_ORIGIN_FILE "origin"   /* in a fetched directory: where its .deb came from */
 
 int kernel_arch_known(const char *arch)
 {
@@ -292,6 +295,8 @@ struct apt {
 	char *dir;
 	char *conf;   /* passed as `-c`: it names everything else */
 	char *log;    /* every command's output, appended */
+	char *stamp;  /* written after each successful apt-get update: the mirror's URL */
+	char mirror[512];   /* the archive sources.list names (apt_prepare()) */
 };
 
 static void apt_init(struct apt *apt, const struct kernel_pin *pin)
@@ -299,6 +304,7 @@ static void apt_init(struct apt *apt, const struct kernel_pin *pin)
 	apt->dir = xprintf("%s/apt/%s-%s", lab_cache_dir(), pin->suite, pin->debarch);
 	apt->conf = xprintf("%s/apt.conf", apt->dir);
 	apt->log = xprintf("%s/apt.log", apt->dir);
+	apt->stamp = xprintf("%s/updated", apt->dir);
 }
 
 static void apt_release(struct apt *apt)
@@ -306,6 +312,7 @@ static void apt_release(struct apt *apt)
 	free(apt->dir);
 	free(apt->conf);
 	free(apt->log);
+	free(apt->stamp);
 }
 
 void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf)
@@ -324,17 +331,16 @@ void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf)
 }
 
 /* Create the state directories and (re)write apt.conf and sources.list. */
-static int apt_prepare(const struct apt *apt, const struct kernel_pin *pin, struct error *err)
+static int apt_prepare(struct apt *apt, const struct kernel_pin *pin, struct error *err)
 {
 	char *lists = xprintf("%s/lists/partial", apt->dir);
 	char *archives = xprintf("%s/cache/archives/partial", apt->dir);
 	char *sources = xprintf("%s/sources.list", apt->dir);
 	struct buf conf = BUF_INIT, line = BUF_INIT;
-	char mirror[512];
-	int rc = host_debian_mirror(mirror, sizeof(mirror), err);
+	int rc = host_debian_mirror(apt->mirror, sizeof(apt->mirror), err);
 
 	buf_addf(&line, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=%s] "
-		 "%s %s main\n", pin->debarch, mirror, pin->suite);
+		 "%s %s main\n", pin->debarch, apt->mirror, pin->suite);
 	pin_apt_conf(apt->dir, pin->debarch, &conf);
 	rc = rc || mkdir_p(lists, err) || mkdir_p(archives, err) ||
 	     write_file_atomic(apt->conf, conf.data, conf.len, err) ||
@@ -387,6 +393,83 @@ void pin_cmd_argv(enum pin_cmd cmd, const struct kernel_pin *pin, const char *co
 	}
 }
 
+void pin_snapshot_url(const char *base, const struct kernel_pin *pin, const char *sha1,
+		      struct buf *url)
+{
+	/* Lock fields are fenced to URL-safe characters ('+' and '~' are literal in a path). */
+	if (sha1)
+		buf_addf(url, "%s/file/%s", base, sha1);
+	else
+		buf_addf(url, "%s/mr/binary/%s/%s/binfiles", base, pin->package, pin->version);
+}
+
+void pin_snapshot_argv(const char *conf, const char *url, const char *target, struct strvec *argv)
+{
+	strvec_push(argv, PIN_APT_HELPER);
+	strvec_push(argv, "-c");
+	strvec_push(argv, conf);
+	strvec_push(argv, "download-file");
+	strvec_push(argv, url);
+	strvec_push(argv, target);
+}
+
+/* The string value of "key" in the JSON object text [p, end), into out; 0 if there is one that fits. */
+static int json_string(const char *p, const char *end, const char *key, char *out, size_t cap)
+{
+	size_t klen = strlen(key), n;
+
+	for (const char *k = p; (k = memchr(k, '"', (size_t)(end - k))) && end - k > (ptrdiff_t)klen + 1; k++) {
+		const char *v = k + 1 + klen;
+
+		if (strncmp(k + 1, key, klen) || *v != '"')
+			continue;
+		v += 1 + strspn(v + 1, " \t\r\n");
+		if (*v != ':')
+			continue;
+		v += 1 + strspn(v + 1, " \t\r\n");
+		if (*v != '"' || !(n = strcspn(v + 1, "\"\\")) || v + 1 + n >= end || n >= cap)
+			return -1;
+		memcpy(out, v + 1, n);
+		out[n] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+int pin_snapshot_hashes(const char *json, const char *debarch, char (*sha1)[41], int max)
+{
+	const char *p = strstr(json, "\"result\""), *end;
+	int n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen("\"result\"");
+	p += strspn(p, " \t\r\n");
+	if (*p++ != ':')
+		return -1;
+	p += strspn(p, " \t\r\n");
+	if (*p++ != '[')
+		return -1;
+	/* Objects of strings only: the first '}' ends one. */
+	for (;; p = end + 1) {
+		char hash[41], arch[32] = "";
+
+		p += strspn(p, " \t\r\n,");
+		if (*p == ']')
+			return n;
+		if (*p != '{' || !(end = strchr(p, '}')))
+			return -1;
+		if (json_string(p, end, "hash", hash, sizeof(hash)) || strlen(hash) != 40 ||
+		    strspn(hash, DIGIT "abcdef") != 40)
+			continue;
+		if (!json_string(p, end, "architecture", arch, sizeof(arch)) &&
+		    strcmp(arch, debarch) && strcmp(arch, "all"))
+			continue;
+		if (n < max)
+			memcpy(sha1[n++], hash, sizeof(hash));
+	}
+}
+
 /* Run one of the commands above with its output appended to the apt log. */
 static int run_cmd(enum pin_cmd cmd, const struct kernel_pin *pin, const struct apt *apt,
 		   const char *what, const char *dir, const char *deb, const char *tree,
@@ -433,44 +516,55 @@ static int apt_versions(const struct kernel_pin *pin, const struct apt *apt,
 	return 0;
 }
 
-static int pin_gone(const struct kernel_pin *pin, const struct apt *apt, const char *have,
-		    struct error *err)
+/*
+ * Lists updated less than APT_FRESH_S ago are the archive's: Debian publishes
+ * a few times a day, so fetches of several missing pins in a row update once.
+ */
+#define APT_FRESH_S 600
+static int apt_fresh(const struct apt *apt)
 {
-	if (!have[0])
-		return error_set(err, "%s:%d: %s %s pins %s=%s but the archive (%s %s) "
-				 "has no such package (a new kernel ABI, or the archive was not "
-				 "reachable: see %s); pick the current package with `apt-cache -c %s "
-				 "search ^linux-binary-` and put its name, version and SHA256 from "
-				 "`apt-cache -c %s show PACKAGE` into that line",
-				 pin->lock_file, pin->line, pin->name, pin->arch, pin->package,
-				 pin->version, pin->suite, pin->debarch, apt->log, apt->conf, apt->conf);
-	return error_set(err, "%s:%d: %s %s pins %s=%s but the archive no longer "
-			 "has it (it has %s); refresh the pin: put the Version and SHA256 that "
-			 "`apt-cache -c %s show %s` prints into that line",
-			 pin->lock_file, pin->line, pin->name, pin->arch, pin->package, pin->version,
-			 have, apt->conf, pin->package);
+	struct buf b = BUF_INIT;
+	struct error ignored;
+	struct stat st;
+	/* The stamp names the mirror: lists of another one say nothing of this one. */
+	int fresh = !stat(apt->stamp, &st) && st.st_mtime <= time(NULL) &&
+		    difftime(time(NULL), st.st_mtime) < APT_FRESH_S &&
+		    !read_file(apt->stamp, &b, &ignored) && !strcmp(buf_str(&b), apt->mirror);
+
+	buf_free(&b);
+	return fresh;
 }
 
 /*
  * Download PKG=VERSION into dir.  The lists are refreshed only when the pin
  * is not in them or the download fails (stale lists point at removed files),
- * and then just once.
+ * and then just once, unless apt_fresh().  *stale: the archive answered, without the version
+ * (err then says what it has).
  */
 static int apt_download(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
-			struct error *err)
+			int *stale, struct error *err)
 {
 	char have[512];
 	int listed = 0;
 
+	*stale = 0;
 	for (int updated = 0; ; updated = 1) {
 		if (apt_versions(pin, apt, have, sizeof(have), &listed, err))
 			return -1;
 		if (listed && !run_cmd(PIN_CMD_DOWNLOAD, pin, apt, "apt-get download", dir, NULL,
 				       NULL, err))
 			return 0;
-		if (updated)
-			return listed ? -1 : pin_gone(pin, apt, have, err);
-		if (run_cmd(PIN_CMD_UPDATE, pin, apt, "apt-get update", NULL, NULL, NULL, err))
+		if (updated && listed)
+			return -1;
+		if (updated) {
+			*stale = 1;
+			return have[0] ? error_set(err, "has only %s", have) :
+			       error_set(err, "has no package %s", pin->package);
+		}
+		if (apt_fresh(apt))
+			updated = 1;   /* another fetch just updated them: they are what the archive has */
+		else if (run_cmd(PIN_CMD_UPDATE, pin, apt, "apt-get update", NULL, NULL, NULL, err) ||
+			 write_file_atomic(apt->stamp, apt->mirror, strlen(apt->mirror), err))
 			return -1;
 	}
 }
@@ -507,28 +601,170 @@ static int cached(const struct kernel_pin *pin, const char *dir, const char *ima
 	return ok;
 }
 
-/* The .deb apt-get download left in dir, verified against the pin. */
-static char *verified_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
-			  struct error *err)
+/* 0 if the file at deb is the pinned .deb (its sha256), else -1 with err saying what it is. */
+static int deb_is_pinned(const struct kernel_pin *pin, const char *deb, struct error *err)
 {
-	char *deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, pin->debarch);
 	char hex[65];
 
+	if (sha256_file(deb, hex, err))
+		return -1;
+	if (strcmp(hex, pin->sha256))
+		return error_set(err, "has sha256 %s, not the pinned %.12s…", hex, pin->sha256);
+	return 0;
+}
+
+/*
+ * From the mirror: the .deb apt-get download left in dir, verified against
+ * the pin.  *stale as apt_download(), also set when the archive's .deb is
+ * another one under the same version (a rebuild): the pin's is not there.
+ */
+static char *mirror_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+			int *stale, struct error *err)
+{
+	char *deb;
+
+	if (apt_download(pin, apt, dir, stale, err))
+		return NULL;
+	deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, pin->debarch);
 	if (!file_exists(deb)) {   /* sources and docs are Architecture: all */
 		free(deb);
 		deb = xprintf("%s/%s_%s_all.deb", dir, pin->package, pin->version);
 	}
-	int rc = file_exists(deb) ? sha256_file(deb, hex, err) :
-		 error_set(err, "apt-get download left no %s; see %s", deb, apt->log);
+	if (!file_exists(deb)) {
+		error_set(err, "left no %s after apt-get download; see %s", base_name(deb), apt->log);
+		free(deb);
+		return NULL;
+	}
+	if (deb_is_pinned(pin, deb, err)) {
+		*stale = 1;
+		unlink(deb);
+		free(deb);
+		return NULL;
+	}
+	return deb;
+}
 
-	if (!rc && strcmp(hex, pin->sha256))
-		rc = error_set(err, "%s:%d: %s has sha256 %s but the lock pins %s; "
-			       "the archive rebuilt the package under the same version: check it, "
-			       "then put the new SHA256 into that line", pin->lock_file, pin->line,
-			       base_name(deb), hex, pin->sha256);
-	if (!rc)
+/*
+ * Fetch url to target with apt-helper (apt's proxies and retries), its output
+ * appended to the apt log.  On failure err is "URL: what apt said" ("404  Not
+ * Found", "Could not connect to ..."), short, for a combined message.
+ */
+static int snapshot_get(const struct apt *apt, const char *url, const char *target,
+			struct error *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct buf log = BUF_INIT;
+	struct error ignored;
+	const char *why = NULL, *mark = "E: Failed to fetch ";
+	int rc;
+
+	pin_snapshot_argv(apt->conf, url, target, &argv);
+	rc = proc_run_logged("apt-helper download-file", strvec_argv(&argv), NULL, NULL, apt->log, err);
+	strvec_clear(&argv);
+	if (!rc || read_file(apt->log, &log, &ignored))
+		goto out;
+	/* "E: Failed to fetch URL  WHY [IP: ...]": the last one is this command's. */
+	for (const char *l = buf_str(&log), *f; (f = strstr(l, mark)); l = f + 1)
+		why = f + strlen(mark);
+	if (why) {
+		int n;
+
+		why += strcspn(why, " \n");   /* the URL, as apt spells it */
+		why += strspn(why, " ");
+		n = (int)strcspn(why, "[\n");
+		while (n > 0 && why[n - 1] == ' ')
+			n--;
+		error_set(err, "%s: %.*s", url, n, why);
+	}
+out:
+	buf_free(&log);
+	return rc;
+}
+
+/*
+ * From the snapshot archive: the pinned .deb, found by package, version and
+ * debarch, verified against the pin, into dir; url gets the file's URL.
+ */
+static char *snapshot_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+			  char *url, size_t cap, struct error *err)
+{
+	char base[512], sha1[8][41];
+	struct buf list_url = BUF_INIT, json = BUF_INIT;
+	char *list = xprintf("%s/binfiles.json", dir), *deb = NULL;
+	int n = -1;
+
+	host_snapshot_base(base, sizeof(base));
+	pin_snapshot_url(base, pin, NULL, &list_url);
+	if (snapshot_get(apt, buf_str(&list_url), list, err) || read_file(list, &json, err))
+		goto out;
+	n = pin_snapshot_hashes(buf_str(&json), pin->debarch, sha1, 8);
+	if (n < 0)
+		error_set(err, "%s: not a list of files (JSON with \"result\")", buf_str(&list_url));
+	else if (!n)
+		error_set(err, "%s: no %s or all file", buf_str(&list_url), pin->debarch);
+	/* Each candidate in turn (rebuilds share a version): only the pinned sha256 is taken. */
+	for (int i = 0; i < n && !deb; i++) {
+		struct buf file_url = BUF_INIT;
+
+		int got;
+
+		deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, sha1[i]);
+		pin_snapshot_url(base, pin, sha1[i], &file_url);
+		snprintf(url, cap, "%s", buf_str(&file_url));
+		buf_free(&file_url);
+		got = !snapshot_get(apt, url, deb, err);
+		if (got && !deb_is_pinned(pin, deb, err))
+			break;
+		if (got)
+			error_prefix(err, "%s", url);
+		unlink(deb);
+		free(deb);
+		deb = NULL;
+	}
+out:
+	unlink(list);
+	free(list);
+	buf_free(&list_url);
+	buf_free(&json);
+	return deb;
+}
+
+/*
+ * The pinned .deb in dir, from the mirror or else the snapshot archive
+ * (pin.h); origin gets which and where.  When neither has it: one error
+ * naming the lock line, both reasons and the fixes.
+ */
+static char *pinned_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
+			struct buf *origin, struct error *err)
+{
+	struct error from_mirror, from_snapshot;
+	char url[768], base[512];
+	int stale = 0;
+	char *deb = mirror_deb(pin, apt, dir, &stale, &from_mirror);
+
+	if (deb) {
+		buf_addf(origin, PIN_ORIGIN_MIRROR " %s %s\n", apt->mirror, pin->suite);
 		return deb;
-	free(deb);
+	}
+	deb = snapshot_deb(pin, apt, dir, url, sizeof(url), &from_snapshot);
+	if (deb) {
+		warning("%s:%d: %s=%s came from the snapshot archive (%s): the mirror (%s %s) %.300s",
+			pin->lock_file, pin->line, pin->package, pin->version, url, apt->mirror,
+			pin->suite, from_mirror.msg);
+		buf_addf(origin, PIN_ORIGIN_SNAPSHOT " %s\n", url);
+		return deb;
+	}
+	host_snapshot_base(base, sizeof(base));
+	/* The reasons are cut so that the fixes always fit. */
+	error_set(err, "%s:%d: %s %s pins %s=%s (sha256 %.12s…), which neither the mirror "
+		  "(%s %s %.200s) nor the snapshot archive (%.300s) gives; refresh the line "
+		  "(docs/kernels.md, \"Refreshing a pin\"), or set NUMALAB_SNAPSHOT=URL to a "
+		  "copy of snapshot.debian.org you can reach (now %s); log: %s",
+		  pin->lock_file, pin->line, pin->name, pin->arch, pin->package, pin->version,
+		  pin->sha256, apt->mirror, pin->suite, from_mirror.msg, from_snapshot.msg, base,
+		  apt->log);
+	if (stale)
+		kernel_input_error(err);
 	return NULL;
 }
 
@@ -558,12 +794,12 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 		    const char *image, int boots, struct error *err)
 {
 	char *debdir = xprintf("%s/deb", tmp), *tree = xprintf("%s/tree", tmp), *deb = NULL;
-	char *source = xprintf("%s/source", tmp);
-	struct buf src = BUF_INIT;
+	char *source = xprintf("%s/source", tmp), *origin_file = xprintf("%s/" PIN_ORIGIN_FILE, tmp);
+	struct buf src = BUF_INIT, origin = BUF_INIT;
 	int rc = -1;
 
-	if (mkdir_p(debdir, err) || apt_download(pin, apt, debdir, err) ||
-	    !(deb = verified_deb(pin, apt, debdir, err)) || run_cmd(PIN_CMD_UNPACK, pin, apt, "dpkg-deb -x", NULL, deb, tree, err) ||
+	if (mkdir_p(debdir, err) || !(deb = pinned_deb(pin, apt, debdir, &origin, err)) ||
+	    run_cmd(PIN_CMD_UNPACK, pin, apt, "dpkg-deb -x", NULL, deb, tree, err) ||
 	    take_image(pin, tree, image, err))
 		goto out;
 	if (boots && kernel_check_image(image, pin->arch, err)) {
@@ -573,9 +809,12 @@ static int fill_dir(const struct kernel_pin *pin, const struct apt *apt, const c
 	remove_tree(debdir);
 	remove_tree(tree);
 	pin_source(pin, &src);
-	rc = write_file_atomic(source, src.data, src.len, err);
+	rc = write_file_atomic(origin_file, origin.data, origin.len, err) ||
+	     write_file_atomic(source, src.data, src.len, err) ? -1 : 0;
 out:
 	buf_free(&src);
+	buf_free(&origin);
+	free(origin_file);
 	free(deb);
 	free(debdir);
 	free(tree);
@@ -607,8 +846,12 @@ static int fetch(const struct kernel_pin *pin, const struct apt *apt, const char
 	return rc;
 }
 
-static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, struct kernel *out)
+static void fill_pin_kernel(const struct kernel_pin *pin, const char *dir, const char *image,
+			    struct kernel *out)
 {
+	char *origin = xprintf("%s/" PIN_ORIGIN_FILE, dir);
+	struct buf b = BUF_INIT;
+	struct error ignored;
 	char abs[PATH_MAX];
 
 	memset(out, 0, sizeof(*out));
@@ -618,6 +861,12 @@ static void fill_pin_kernel(const struct kernel_pin *pin, const char *image, str
 	snprintf(out->version, sizeof(out->version), "%s", pin->version);
 	snprintf(out->source, sizeof(out->source), "debian:%s=%s sha256:%s",
 		 pin->package, pin->version, pin->sha256);
+	/* Directories fetched before the origin was kept could only come from the mirror. */
+	if (read_file(origin, &b, &ignored))
+		buf_addf(&b, PIN_ORIGIN_MIRROR " (fetched before numalab recorded which)");
+	snprintf(out->origin, sizeof(out->origin), "%.*s", (int)strcspn(buf_str(&b), "\n"), buf_str(&b));
+	buf_free(&b);
+	free(origin);
 }
 
 /* Fetch pin into lab_cache_dir()/subdir/ ("kernels" or "packages") unless it is there. */
@@ -646,7 +895,7 @@ static int fetch_pin(const struct kernel_pin *pin, const char *subdir, struct ke
 		apt_release(&apt);
 	}
 	if (!rc) {
-		fill_pin_kernel(pin, image, out);
+		fill_pin_kernel(pin, dir, image, out);
 		out->fetch_s = fetched;
 	}
 	free(dir);

@@ -5,11 +5,29 @@
  * resolve.h its pinned kernels.
  *
  * A fetched kernel lives in lab_cache_dir()/kernels/NAME-ARCH-VERSION/ (the
- * image plus a `source` file naming package, version and sha256).  The
+ * image, a `source` file naming package, version and sha256, and an `origin`
+ * file: PIN_ORIGIN_MIRROR or PIN_ORIGIN_SNAPSHOT and the URL).  The
  * directory is built under a temporary name and renamed into place, so a
  * directory with the final name is always complete.  Apt runs with a private
  * state in lab_cache_dir()/apt/SUITE-DEBARCH/ (apt.conf, sources.list, lists,
  * cache); the host's apt configuration is only read, never changed.
+ *
+ * Where the .deb comes from, in order, whatever the pin (kernels, sources,
+ * companions, packages.lock's userland):
+ *  1. the Debian mirror (mirror.h), through apt, while its suite has the
+ *     pinned version;
+ *  2. else the snapshot archive (host_snapshot_base(): snapshot.debian.org,
+ *     which keeps every version Debian published): its machine-readable
+ *     /mr/binary/PACKAGE/VERSION/binfiles lists the .deb's SHA1 per
+ *     architecture, /file/SHA1 serves it (fetched with apt-helper, so apt's
+ *     proxy settings apply).  The lock needs nothing more than it has:
+ *     package, version and debarch find the file, the sha256 vouches for it.
+ * Whichever serves it, the .deb's sha256 must be the pin's.  When neither
+ * does, one error names the lock line, both reasons and the fixes (refresh
+ * the line as docs/kernels.md says, or set NUMALAB_SNAPSHOT); its kind is
+ * ERROR_INPUT when the mirror answered without the pinned .deb (the line is
+ * stale: the user's to refresh), ERROR_HARNESS when the mirror could not be
+ * asked (the network).
  */
 #ifndef LAB_PIN_H
 #define LAB_PIN_H
@@ -106,6 +124,24 @@ void pin_apt_conf(const char *dir, const char *debarch, struct buf *conf);
 enum pin_cmd { PIN_CMD_VERSIONS, PIN_CMD_UPDATE, PIN_CMD_DOWNLOAD, PIN_CMD_UNPACK };
 void pin_cmd_argv(enum pin_cmd cmd, const struct kernel_pin *pin, const char *conf,
 		  const char *deb, const char *tree, struct strvec *argv);
+
+/*
+ * The snapshot archive's side, pure so tests pin it:
+ *  - pin_snapshot_url(): base/mr/binary/PACKAGE/VERSION/binfiles (sha1 NULL),
+ *    the list of the pinned version's files, or base/file/SHA1, one file;
+ *  - pin_snapshot_argv(): /usr/lib/apt/apt-helper -c CONF download-file URL TARGET;
+ *  - pin_snapshot_hashes(): the SHA1s a binfiles answer (JSON:
+ *    {"result": [{"architecture": "amd64", "hash": "SHA1"}, ...], ...})
+ *    lists for debarch or "all" (or without an architecture), in its order,
+ *    at most max; -1 when the text is no such answer.
+ */
+#define PIN_ORIGIN_MIRROR "mirror"
+#define PIN_ORIGIN_SNAPSHOT "snapshot"
+#define PIN_APT_HELPER "/usr/lib/apt/apt-helper"
+void pin_snapshot_url(const char *base, const struct kernel_pin *pin, const char *sha1,
+		      struct buf *url);
+void pin_snapshot_argv(const char *conf, const char *url, const char *target, struct strvec *argv);
+int pin_snapshot_hashes(const char *json, const char *debarch, char (*sha1)[41], int max);
 
 /*
  * The source tarball pinned as name (arch "source") in root's lock file,

@@ -25,6 +25,7 @@
 #define META_ARCH                    "arch"
 #define META_KERNEL                  "kernel"         /* NAME VERSION */
 #define META_KERNEL_SOURCE           "kernel.source"
+#define META_KERNEL_ORIGIN           "kernel.origin"  /* a pinned kernel's: mirror URL SUITE | snapshot URL */
 #define META_KERNEL_RECIPE           "kernel.recipe"
 #define META_KERNEL_PATCHES          "kernel.patches"
 #define META_KERNEL_PATCH_SUBJECT    "kernel.patch.subject"   /* one line per patch */

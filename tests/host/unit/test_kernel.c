@@ -283,12 +283,32 @@ UNIT_TEST(resolve_cached)
 	CHECK_STR(k.source, "debian:linux-binary-7.2.13+deb14-amd64=7.2.13-1 sha256:" SHA_A);
 	CHECK_INT(k.fetch_s, 0);
 
-	/* A source that no longer matches the pin means fetching again: here, failing to run apt. */
+	/* Fetched before the origin was kept: the mirror was the only source then. */
+	CHECK_STR(k.origin, "mirror (fetched before numalab recorded which)");
+	char *origin = xprintf("%s/origin", kdir);
+
+	put(origin, "snapshot http://s.example/file/ab\n", 34);
+	CHECK_INT(kernel_resolve_in(".", NULL, "x86_64", &k, &err), 0);
+	CHECK_STR(k.origin, "snapshot http://s.example/file/ab");
+
+	/*
+	 * A source that no longer matches the pin means fetching again: here,
+	 * failing to run apt, then failing to find the snapshot (a file: URL
+	 * apt-helper answers at once).  The mirror was not asked: the harness's.
+	 */
 	put(src, "stale\n", 6);
+	setenv("NUMALAB_SNAPSHOT", "file:///nonexistent/", 1);
 	CHECK_INT(kernel_resolve_in(".", "debian", "x86_64", &k, &err), -1);
+	unsetenv("NUMALAB_SNAPSHOT");
 	CHECK_INT(err.kind, ERROR_HARNESS);
+	CHECK(!strncmp(err.msg, "kernels/prebuilt.lock:", 22));
+	CHECK(strstr(err.msg, "neither the mirror"));
 	CHECK(strstr(err.msg, "cannot run apt-cache"));
+	CHECK(strstr(err.msg, "nor the snapshot archive (file:///nonexistent/mr/binary/"
+		     "linux-binary-7.2.13+deb14-amd64/7.2.13-1/binfiles: File not found"));
+	CHECK(strstr(err.msg, "set NUMALAB_SNAPSHOT=URL"));
 	CHECK(file_exists(img));
+	free(origin);
 	setenv("PATH", path, 1);
 	remove_tree(cache);
 	free(cache);
@@ -346,8 +366,67 @@ UNIT_TEST(apt_conf_is_private)
 	buf_free(&conf);
 }
 
+
+/* The snapshot archive's URLs and command: the pin's own fields, apt's proxies through apt-helper. */
+UNIT_TEST(snapshot_urls_and_argv)
+{
+	struct kernel_lock lock;
+	struct error err;
+	struct buf url = BUF_INIT;
+	struct strvec argv = STRVEC_INIT;
+	char *s;
+
+	CHECK_INT(parse(PIN_X86 "\n", &lock, &err), 0);
+	pin_snapshot_url("https://snapshot.debian.org", &lock.pins[0], NULL, &url);
+	CHECK_STR(buf_str(&url), "https://snapshot.debian.org/mr/binary/"
+		  "linux-binary-7.2.13+deb14-amd64/7.2.13-1/binfiles");
+	buf_free(&url);
+	pin_snapshot_url("http://127.0.0.1:8000", &lock.pins[0],
+			 "82bdd995c40d95372b69be64cda8abcb69de04da", &url);
+	CHECK_STR(buf_str(&url), "http://127.0.0.1:8000/file/82bdd995c40d95372b69be64cda8abcb69de04da");
+	pin_snapshot_argv("/c/apt/sid-amd64/apt.conf", buf_str(&url), "/t/deb/x.deb", &argv);
+	CHECK_STR(s = unit_argv_joined(&argv), "/usr/lib/apt/apt-helper -c /c/apt/sid-amd64/apt.conf "
+		  "download-file http://127.0.0.1:8000/file/82bdd995c40d95372b69be64cda8abcb69de04da "
+		  "/t/deb/x.deb");
+	free(s);
+	strvec_clear(&argv);
+	buf_free(&url);
+}
+
+#define H1 "1111111111111111111111111111111111111111"
+#define H2 "2222222222222222222222222222222222222222"
+#define H3 "3333333333333333333333333333333333333333"
+
+/* A binfiles answer: the files of debarch or all, in order; anything else is no answer. */
+UNIT_TEST(snapshot_binfiles)
+{
+	char sha1[4][41];
+
+	/* As snapshot.debian.org writes it, keys in either order, any blanks. */
+	CHECK_INT(pin_snapshot_hashes("{\"_comment\": \"foo\", \"binary\": \"p\", \"binary_version\": \"1\",\n"
+				      " \"result\": [{\"architecture\": \"arm64\", \"hash\": \"" H1 "\"},\n"
+				      "  {\"hash\":\"" H2 "\",\"architecture\":\"amd64\"},\n"
+				      "  { \"architecture\" : \"all\" , \"hash\" : \"" H3 "\" }]}",
+				      "amd64", sha1, 4), 2);
+	CHECK_STR(sha1[0], H2);
+	CHECK_STR(sha1[1], H3);
+	/* No architecture: a candidate (the sha256 decides); max caps the list. */
+	CHECK_INT(pin_snapshot_hashes("{\"result\":[{\"hash\":\"" H1 "\"},{\"hash\":\"" H2 "\"}]}",
+				      "loong64", sha1, 1), 1);
+	CHECK_STR(sha1[0], H1);
+	CHECK_INT(pin_snapshot_hashes("{\"result\": []}", "amd64", sha1, 4), 0);
+	/* Hashes that are not 40 hex digits are skipped, never put into a URL. */
+	CHECK_INT(pin_snapshot_hashes("{\"result\": [{\"architecture\": \"amd64\", \"hash\": \"../../etc\"},"
+				      "{\"architecture\": \"amd64\", \"hash\": \"" H1 "0\"}]}", "amd64", sha1, 4), 0);
+	/* Not an answer: an error page, a cut-off list. */
+	CHECK_INT(pin_snapshot_hashes("<html>404 Not Found</html>", "amd64", sha1, 4), -1);
+	CHECK_INT(pin_snapshot_hashes("{\"result\": [{\"hash\": \"" H1 "\"", "amd64", sha1, 4), -1);
+	CHECK_INT(pin_snapshot_hashes("{\"result\": \"none\"}", "amd64", sha1, 4), -1);
+}
+
 UNIT_MAIN(UNIT_CASE(lock_shipped_parses), UNIT_CASE(package_lock_shipped_parses),
 	  UNIT_CASE(lock_good_lines), UNIT_CASE(lock_bad_lines),
 	  UNIT_CASE(x86_elf_needs_pvh), UNIT_CASE(resolve_path), UNIT_CASE(resolve_unknown),
 	  UNIT_CASE(resolve_cached),
-	  UNIT_CASE(fetch_commands), UNIT_CASE(apt_conf_is_private))
+	  UNIT_CASE(fetch_commands), UNIT_CASE(apt_conf_is_private), UNIT_CASE(snapshot_urls_and_argv),
+	  UNIT_CASE(snapshot_binfiles))

@@ -61,6 +61,24 @@ UNIT_TEST(environment_wins)
 	unsetenv("NUMALAB_MIRROR");
 }
 
+
+/* The snapshot archive: snapshot.debian.org unless NUMALAB_SNAPSHOT says otherwise. */
+UNIT_TEST(snapshot_base)
+{
+	char out[256];
+
+	unsetenv("NUMALAB_SNAPSHOT");
+	host_snapshot_base(out, sizeof(out));
+	CHECK_STR(out, "https://snapshot.debian.org");
+	setenv("NUMALAB_SNAPSHOT", "", 1);
+	host_snapshot_base(out, sizeof(out));
+	CHECK_STR(out, "https://snapshot.debian.org");
+	setenv("NUMALAB_SNAPSHOT", "http://127.0.0.1:8080//", 1);
+	host_snapshot_base(out, sizeof(out));
+	CHECK_STR(out, "http://127.0.0.1:8080");
+	unsetenv("NUMALAB_SNAPSHOT");
+}
+
 UNIT_MAIN(UNIT_CASE(deb822_skips_other_repositories_and_security),
 	  UNIT_CASE(deb822_last_stanza_without_blank_line), UNIT_CASE(one_line_format_with_options),
-	  UNIT_CASE(environment_wins))
+	  UNIT_CASE(environment_wins), UNIT_CASE(snapshot_base))
