@@ -2,8 +2,6 @@
 CC      ?= cc
 CSTD     = -std=c11 -D_GNU_SOURCE
 WARN     = -Wall -Wextra -Werror
-# gcc guesses at snprintf truncation of bounded paths; clang has no such flag.
-WARN    += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wno-format-truncation)
 CFLAGS  ?= -O2 -g
 # Objects list their own headers (-MMD -MP): a changed header rebuilds only
 # the objects that include it.

@@ -52,7 +52,7 @@ struct build {
 	char toolroot[PATH_MAX];   /* LoongArch: the toolchain root; "" host tools */
 	char source_id[PATH_MAX + 96], compiler[256];
 	/* What the work tree holds: the source_id, but for git only the tree (any commit). */
-	char tree_id[PATH_MAX + 8];
+	char tree_id[PATH_MAX + 96];   /* as large as source_id, which it may copy */
 	char key[17], config_key[17];
 	char work[PATH_MAX], src[PATH_MAX + 8], obj[PATH_MAX + 8], log[PATH_MAX + 16];
 	char done[PATH_MAX];       /* the finished directory */
@@ -912,7 +912,7 @@ static const char *phase_of(const char *line)
 
 static void show_progress(const struct build *b, double start, long expected)
 {
-	char line[160], pct[16] = "";
+	char line[160], pct[32] = "";
 
 	file_last_line(b->log, line, sizeof(line));
 	if (expected) {

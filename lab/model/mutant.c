@@ -126,7 +126,7 @@ static void relational_logical(struct gen *g, int k)
 
 static void constant(struct gen *g, int k)
 {
-	char digits[64], suffix[16], with[96], what[160];
+	char digits[64], suffix[16], with[48], what[160];
 	const char *t = g->s + g->v->t[k].off;
 	size_t n = g->v->t[k].len, d;
 	int hex = n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
