@@ -79,7 +79,7 @@ const char *bisect_verdict_name(enum bisect_verdict v);
  */
 struct bisect_step {
 	char commit[41];
-	char subject[128];
+	char subject[512];     /* as git prints it: what `git log` captures of it (cmd_bisect_run.c) */
 	int built;             /* the kernel was built (not found in the cache) */
 	double build_s;
 	const char *run_dir;   /* "" when it did not run */

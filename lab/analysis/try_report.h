@@ -52,7 +52,7 @@ enum try_judged { TRY_HOLDS, TRY_DOES_NOT_HOLD, TRY_CANNOT_JUDGE };
 
 struct try_claim_result {
 	enum try_judged judged;
-	char why[512];              /* the metrics and numbers that decided, or why it cannot be judged */
+	char why[704];              /* the metrics and numbers that decided, or why it cannot be judged */
 };
 
 /* Who was compared: every output carries it. */

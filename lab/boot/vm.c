@@ -720,7 +720,7 @@ static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t ca
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap)
 {
 	const char *dev = vm_kvm_device();
-	char cache[4200], reason[600];
+	char cache[4200], reason[sizeof(((struct error *)0)->msg) + 64];   /* reason: the probe's error and a prefix */
 	enum vm_accel accel;
 	int fd = open(dev, O_RDWR | O_CLOEXEC), cacheable, definite;
 	struct stat kvm_st;

@@ -80,7 +80,7 @@ static double median(double *v, int n)
 static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_accel accel,
 		   const char *dir, double *wall, struct error *err)
 {
-	char con[4200], tap[4200], log[4200];
+	char con[4200 + 16], tap[4200 + 16], log[4200 + 16];   /* dir (as cmd_bench() sizes it) and a file name */
 	struct vm_spec spec = { .topo = &in->topo, .qemu = qemu_binary(in->topo.arch),
 				.kernel = in->kernel.path, .initrd = in->initrd, .accel = accel,
 				.console_file = con, .tap_file = tap };
@@ -92,7 +92,9 @@ static int by_hand(const struct run_opts *o, struct run_inputs *in, enum vm_acce
 	snprintf(con, sizeof(con), "%s/console.log", dir);
 	snprintf(tap, sizeof(tap), "%s/tap", dir);
 	snprintf(log, sizeof(log), "%s/qemu.log", dir);
-	snprintf(in->initrd, sizeof(in->initrd), "%s/initrd.cpio", dir);
+	if (snprintf(in->initrd, sizeof(in->initrd), "%s/initrd.cpio", dir) >= (int)sizeof(in->initrd))
+		return error_input(err, "%s/initrd.cpio: longer than %zu characters; give a shorter --out",
+				   dir, sizeof(in->initrd) - 1);
 	if (mkdir_p(dir, err) ||
 	    image_run_initrd(in->base, &(struct run_part){
 				     .topo = &in->topo, .tests = (const char *const *)in->tests.items,

@@ -281,8 +281,7 @@ static int absolute(const char *path, char *out, size_t cap)
 		return snprintf(out, cap, "%s", path), 0;
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -1;
-	snprintf(out, cap, "%s/%s", cwd, path);
-	return 0;
+	return snprintf(out, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
 }
 
 int cmd_bisect(int argc, char **argv)

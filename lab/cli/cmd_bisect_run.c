@@ -193,7 +193,7 @@ static int step(const struct step_opts *so, const char *arch)
 	struct run_outcome *res = xcalloc(1, sizeof(*res));
 	struct kernel k;
 	struct error err;
-	char why[1024], log[4200], *dir = NULL;
+	char why[sizeof(((struct error *)0)->msg) + 64], log[4200], *dir = NULL;   /* why: err.msg and a prefix */
 
 	if (describe(so->ksrc, so->rev, s.commit, s.subject, sizeof(s.subject), &err))
 		return free(res), abort_request("%s", err.msg);

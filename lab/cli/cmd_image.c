@@ -32,7 +32,7 @@ static int appliance_tcg(const char *accel, struct error *err)
 	struct run_inputs *p;
 	struct vm_spec spec;
 	struct qemu_caps caps;
-	char why[512];
+	char why[sizeof(((struct error *)0)->msg) + 64];   /* vm_probe_accel()'s: a message and a prefix */
 	int tcg;
 
 	if (strcmp(accel, "auto"))

@@ -28,7 +28,7 @@ struct mcell {
 	struct matrix_cell c;
 	const struct topology *topo;
 	char dir[4096];          /* OUT/cells/ID */
-	char not_run[512];       /* why it was not started; "" */
+	char not_run[sizeof(((struct error *)0)->msg)];   /* why it was not started (an error's message); "" */
 	int todo;                /* to run in this invocation */
 	int host;                /* index into the matrix's hosts; -1 local */
 	unsigned long long mem;  /* host memory it needs while running (local) */
@@ -40,7 +40,7 @@ struct build_job {
 	const char *name;        /* in messages: the spec, or with patches the label */
 	const char *arch;
 	char log[4200];
-	char failed[512];
+	char failed[sizeof(((struct error *)0)->msg)];
 };
 
 struct mrun {
@@ -355,6 +355,11 @@ static int next_build(void *ctx, struct parallel_task *task)
 	if (r->next_build == r->nr_builds)
 		return PARALLEL_DONE;
 	b = &r->builds[r->next_build++];
+	if (snprintf(task->log, sizeof(task->log), "%s", b->log) >= (int)sizeof(task->log)) {
+		snprintf(b->failed, sizeof(b->failed), "kernel %s: its log's path %.200s... is longer than "
+			 "%zu characters; give a shorter --out", b->name, b->log, sizeof(task->log) - 1);
+		return next_build(ctx, task);
+	}
 	strvec_push(&task->argv, numalab_path());
 	strvec_push(&task->argv, "kernel");
 	strvec_push(&task->argv, "build");
@@ -362,7 +367,6 @@ static int next_build(void *ctx, struct parallel_task *task)
 	strvec_pushf(&task->argv, "--arch=%s", b->arch);
 	for (size_t p = 0; p < b->k->patches.nr; p++)
 		strvec_pushf(&task->argv, "--patch=%s", b->k->patches.items[p]);
-	snprintf(task->log, sizeof(task->log), "%s", b->log);
 	task->data = b;
 	progress("kernel %s for %s (log %s)", b->name, b->arch, b->log);
 	return PARALLEL_START;
@@ -371,7 +375,7 @@ static int next_build(void *ctx, struct parallel_task *task)
 static void build_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
 {
 	struct build_job *b = task->data;
-	char last[256];
+	char last[sizeof(((struct error *)0)->msg)];
 
 	(void)ctx;
 	if (end->code == 0) {
@@ -451,7 +455,10 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	    (c->host == -1 && r->mem_used && r->mem_used + c->mem > r->mem_budget))
 		return PARALLEL_WAIT;
 	r->next++;
-	if (mkdir_p(c->dir, &err)) {
+	if (mkdir_p(c->dir, &err) ||
+	    (snprintf(task->log, sizeof(task->log), "%s/" CELL_LOG_FILE, c->dir) >= (int)sizeof(task->log) &&
+	     error_input(&err, "%s/" CELL_LOG_FILE ": longer than %zu characters; give a shorter --out",
+			 c->dir, sizeof(task->log) - 1))) {
 		snprintf(c->not_run, sizeof(c->not_run), "%s", err.msg);
 		return next_cell(ctx, task);
 	}
@@ -460,7 +467,6 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	if (is_local(r, c))
 		r->mem_used += c->mem;
 	cell_argv(r, c, &task->argv);
-	snprintf(task->log, sizeof(task->log), "%s/" CELL_LOG_FILE, c->dir);
 	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
 	task->data = c;
 	return PARALLEL_START;
@@ -521,7 +527,7 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 	struct celldir cd;
 	struct report_counts k;
 	struct error err;
-	char reason[512];
+	char reason[sizeof(((struct error *)0)->msg) + 16];   /* "not run: " and a message */
 	enum cell_status st;
 
 	if (c->host >= 0)
@@ -602,7 +608,7 @@ static int run_cells(struct mrun *r, int asked_jobs)
 
 struct loaded {
 	struct celldir cd;
-	char reason[512];
+	char reason[sizeof(((struct error *)0)->msg) + 16];   /* "not run: " and a message */
 	char dir[4200];
 };
 

@@ -6,6 +6,7 @@
 #include "drive/run.h"
 #include "kernel/kbuild.h"
 #include "kernel/srctree.h"
+#include "model/cread.h"
 #include "model/labdata.h"
 #include "model/mutant.h"
 #include "model/patch.h"

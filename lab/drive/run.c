@@ -114,14 +114,14 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 		return 0;
 	}
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		char path[4096];
+		char *path = xprintf("%s/tests/%s", guest_dir, t);
 
-		snprintf(path, sizeof(path), "%s/tests/%s", guest_dir, t);
 		if (!file_exists(path))
 			rc = error_input(err, "unknown test '%s' (no %s); the tests are the folders under tests/guest/suites/ (run `make` first)",
 					 t, path);
 		else
 			strvec_push(names, t);
+		free(path);
 	}
 	free(copy);
 	if (!rc && !names->nr)
@@ -714,7 +714,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 				.host_nodes = p->host_backed ? &p->host_nodes : NULL };
 	struct winsize ws = { 0 };
 	struct strvec argv = STRVEC_INIT;
-	char accel_why[512], cell[200], overlay[4200];
+	char accel_why[sizeof(((struct error *)0)->msg) + 64], cell[200], overlay[4200];   /* accel_why: a message and a prefix */
 	struct disk_root root;
 	struct run_part part = {
 		.topo = &p->topo, .tests = strvec_argv(&p->tests), .guest_dir = p->guest_dir,

@@ -412,9 +412,11 @@ int toolroot_ensure(char *root, size_t cap, struct error *err)
 				 "loongarch64-linux-gnu-gcc yourself (docs/toolroot.md)",
 				 final, TOOLROOT_QEMU_MIN_MAJOR);
 	name = strrchr(final, '/') + 1;
-	snprintf(parent, sizeof(parent), "%s/toolroot", lab_cache_dir());
-	snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-%d", parent, name, (int)getpid());
-	snprintf(log, sizeof(log), "%s/%s.log", parent, name);
+	if (snprintf(parent, sizeof(parent), "%s/toolroot", lab_cache_dir()) >= (int)sizeof(parent) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-%d", parent, name, (int)getpid()) >= (int)sizeof(tmp) ||
+	    snprintf(log, sizeof(log), "%s/%s.log", parent, name) >= (int)sizeof(log))
+		return error_input(err, "NUMALAB_CACHE=%s: the toolchain root's paths under it are longer "
+				   "than %zu characters; give a shorter directory", lab_cache_dir(), sizeof(tmp) - 1);
 	if (mkdir_p(parent, err))
 		return -1;
 	remove_stale(parent);

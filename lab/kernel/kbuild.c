@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,9 @@ struct build {
 	const struct kbuild_arch *a;
 	struct recipe r;
 	char toolroot[PATH_MAX];   /* LoongArch: the toolchain root; "" host tools */
-	char source_id[1024], compiler[256];
+	char source_id[PATH_MAX + 96], compiler[256];
 	/* What the work tree holds: the source_id, but for git only the tree (any commit). */
-	char tree_id[1024];
+	char tree_id[PATH_MAX + 96];   /* as large as source_id, which it may copy */
 	char key[17], config_key[17];
 	char work[PATH_MAX], src[PATH_MAX + 8], obj[PATH_MAX + 8], log[PATH_MAX + 16];
 	char done[PATH_MAX];       /* the finished directory */
@@ -911,7 +912,7 @@ static const char *phase_of(const char *line)
 
 static void show_progress(const struct build *b, double start, long expected)
 {
-	char line[160], pct[16] = "";
+	char line[160], pct[32] = "";
 
 	file_last_line(b->log, line, sizeof(line));
 	if (expected) {
@@ -1217,50 +1218,88 @@ static int build(struct build *b, struct error *err)
 	return rc;
 }
 
-static void fill_kernel(const struct build *b, struct kernel *out)
-{
-	struct buf meta = BUF_INIT;
-	struct error ignored;
-	char *path = xprintf("%s/build.meta", b->done);
-	const char *p;
+/* Append fmt to list (cap bytes); -1 when it would not fit, the list then as it was. */
+static int list_addf(char *list, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+static int list_addf(char *list, size_t cap, const char *fmt, ...)
+{
+	size_t used = strlen(list);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(list + used, cap - used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap - used) {
+		list[used] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* The kernel's meta must list every patch: one that does not fit fails the call. */
+static int patch_list_full(const struct build *b, struct error *err)
+{
+	return error_set(err, "kernel %s: its %d patches do not fit in the run's meta (kernel.h); "
+			 "report this as a numalab bug", b->name, b->r.nr_patches);
+}
+
+/* What fill_kernel() and kbuild_kernel_scratch() share: out from b, its image at image. */
+static int fill_common(const struct build *b, const char *image, struct kernel *out, struct error *err)
+{
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", b->name);
 	snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
-	snprintf(out->path, sizeof(out->path), "%s/%s", b->done, image_name(b->a));
 	snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
-	if (b->r.source == RECIPE_SOURCE_GIT)
-		snprintf(out->source, sizeof(out->source), "git:%s@%s", b->r.source_ref, git_commit(b));
-	else
-		snprintf(out->source, sizeof(out->source), "%s", b->source_id);
+	snprintf(out->source, sizeof(out->source), "%s", b->source_id);
 	snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
-	snprintf(out->selftests, sizeof(out->selftests), "%s/kselftest", b->done);
-	if (!file_exists(out->selftests))
-		out->selftests[0] = '\0';
-	for (int i = 0; i < b->r.nr_patches; i++) {
-		size_t used = strlen(out->patch_subjects);
-
-		snprintf(out->patch_subjects + used, sizeof(out->patch_subjects) - used, "%s\n",
-			 b->r.patches[i].subject[0] ? b->r.patches[i].subject : "(none)");
-	}
-	if (b->r.source == RECIPE_SOURCE_TREE) {
+	if (b->r.source == RECIPE_SOURCE_TREE)
 		snprintf(out->tree, sizeof(out->tree), "%s", b->r.source_ref);
+	for (int i = 0; i < b->r.nr_patches; i++)
+		if (list_addf(out->patch_subjects, sizeof(out->patch_subjects), "%s\n",
+			      b->r.patches[i].subject[0] ? b->r.patches[i].subject : "(none)"))
+			return patch_list_full(b, err);
+	if (snprintf(out->path, sizeof(out->path), "%s", image) >= (int)sizeof(out->path))
+		return error_set(err, "kernel %s: the image's path %s/... is longer than %zu characters; "
+				 "set NUMALAB_CACHE to a shorter directory", b->name, b->done, sizeof(out->path) - 1);
+	return 0;
+}
+
+static int fill_kernel(const struct build *b, struct kernel *out, struct error *err)
+{
+	struct buf meta = BUF_INIT;
+	struct error ignored;
+	char *path = xprintf("%s/build.meta", b->done), *image = xprintf("%s/%s", b->done, image_name(b->a));
+	char *selftests = xprintf("%s/kselftest", b->done);
+	const char *p;
+	int rc = fill_common(b, image, out, err);
+
+	if (!rc && b->r.source == RECIPE_SOURCE_GIT)
+		snprintf(out->source, sizeof(out->source), "git:%s@%s", b->r.source_ref, git_commit(b));
+	if (!rc && file_exists(selftests) &&
+	    snprintf(out->selftests, sizeof(out->selftests), "%s", selftests) >= (int)sizeof(out->selftests))
+		rc = error_set(err, "kernel %s: %s is longer than %zu characters; set NUMALAB_CACHE to "
+			       "a shorter directory", b->name, selftests, sizeof(out->selftests) - 1);
+	if (!rc && b->r.source == RECIPE_SOURCE_TREE) {
 		snprintf(out->tree_describe, sizeof(out->tree_describe), "%s", b->tree_describe);
 		snprintf(out->tree_diff_sha256, sizeof(out->tree_diff_sha256), "%s", b->tree_diff);
 	}
-	if (!read_file(path, &meta, &ignored)) {
-		for (p = buf_str(&meta); *p; p = next_line(p)) {
-			size_t n = strcspn(p, "\n"), used = strlen(out->patches);
+	if (!rc && !read_file(path, &meta, &ignored)) {
+		for (p = buf_str(&meta); *p && !rc; p = next_line(p)) {
+			int n = (int)strcspn(p, "\n");
 
-			if (!strncmp(p, "patch: ", 7) && used < sizeof(out->patches))
-				snprintf(out->patches + used, sizeof(out->patches) - used, "%s%.*s",
-					 used ? ", " : "", (int)n - 7, p + 7);
+			if (!strncmp(p, "patch: ", 7) && list_addf(out->patches, sizeof(out->patches), "%s%.*s",
+								   out->patches[0] ? ", " : "", n - 7, p + 7))
+				rc = patch_list_full(b, err);
 			else if (!strncmp(p, "config.sha256: ", 15))
 				snprintf(out->config_sha256, sizeof(out->config_sha256), "%.64s", p + 15);
 		}
 	}
 	buf_free(&meta);
+	free(selftests);
+	free(image);
 	free(path);
+	return rc;
 }
 
 static int build_kernel(const char *root, const char *spec, const char *arch, const char *git_dir,
@@ -1275,8 +1314,9 @@ static int build_kernel(const char *root, const char *spec, const char *arch, co
 		rc = build(b, err);
 		built = 1;
 	}
+	if (!rc)
+		rc = fill_kernel(b, out, err);
 	if (!rc) {
-		fill_kernel(b, out);
 		out->build_s = now_s() - t0;
 		out->built = built;
 	}
@@ -1357,25 +1397,14 @@ int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, co
 		snprintf(b->log, sizeof(b->log), "%s/build.log", b->work);
 		rc = build_scratch(b, s, err);
 	}
+	if (!rc)
+		rc = fill_common(b, s->image, out, err);
+	for (int i = 0; !rc && i < b->r.nr_patches; i++)
+		if (list_addf(out->patches, sizeof(out->patches), "%s%s sha256:%s", i ? ", " : "",
+			      b->r.patches[i].name[0] ? b->r.patches[i].name :
+			      strrchr(b->r.patches[i].path, '/') + 1, b->r.patches[i].sha256))
+			rc = patch_list_full(b, err);
 	if (!rc) {
-		memset(out, 0, sizeof(*out));
-		snprintf(out->name, sizeof(out->name), "%s", b->name);
-		snprintf(out->arch, sizeof(out->arch), "%s", b->a->arch);
-		snprintf(out->path, sizeof(out->path), "%s", s->image);
-		snprintf(out->version, sizeof(out->version), "recipe-key %s", b->key);
-		snprintf(out->source, sizeof(out->source), "%s", b->source_id);
-		snprintf(out->recipe, sizeof(out->recipe), "%s", b->r.path);
-		for (int i = 0; i < b->r.nr_patches; i++) {
-			size_t used = strlen(out->patches), sub = strlen(out->patch_subjects);
-
-			snprintf(out->patches + used, sizeof(out->patches) - used, "%s%s sha256:%s",
-				 used ? ", " : "", b->r.patches[i].name[0] ? b->r.patches[i].name :
-				 strrchr(b->r.patches[i].path, '/') + 1, b->r.patches[i].sha256);
-			snprintf(out->patch_subjects + sub, sizeof(out->patch_subjects) - sub, "%s\n",
-				 b->r.patches[i].subject[0] ? b->r.patches[i].subject : "(none)");
-		}
-		if (b->r.source == RECIPE_SOURCE_TREE)
-			snprintf(out->tree, sizeof(out->tree), "%s", b->r.source_ref);
 		out->build_s = now_s() - t0;
 		out->built = 1;
 	}

@@ -12,20 +12,30 @@
 
 #include <limits.h>
 #include "base/util.h"
+#include "model/recipe.h"
+
+/*
+ * One "NAME sha256:HEX, " of struct kernel's patches: NAME is the patch's
+ * recipe_patch.name or its file's name (at most NAME_MAX), so the list of
+ * a recipe's RECIPE_MAX_PATCHES patches always fits; the code that fills
+ * it still refuses to cut one.
+ */
+#define KERNEL_PATCH_ENTRY_MAX (NAME_MAX + sizeof(" sha256:, ") + 64)
 
 /* A resolved kernel, ready to boot. */
 struct kernel {
-	char name[64];        /* lock name, or "file" */
+	char name[160];       /* lock name, recipe spec (kbuild.h: "+Npatches" added), or "file" */
 	char arch[16];        /* x86_64 | loongarch64 */
 	char path[PATH_MAX];  /* the image, absolute */
 	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
-	char source[512];     /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
+	char source[PATH_MAX + 128];  /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
 	char origin[640];     /* a pinned package's: "mirror URL SUITE" | "snapshot URL" (pin.h); "" otherwise */
 	double fetch_s;       /* > 0: this call downloaded it, taking that long */
 	/* Built from a recipe (kbuild.h); all "" for prebuilt kernels and files. */
 	char recipe[PATH_MAX];        /* the recipe file */
-	char patches[2048];           /* "NAME sha256:HEX, ..." in order */
-	char patch_subjects[4096];    /* the same patches' subjects, one a line */
+	char patches[RECIPE_MAX_PATCHES * KERNEL_PATCH_ENTRY_MAX];   /* "NAME sha256:HEX, ..." in order */
+	/* The same patches' subjects, one a line. */
+	char patch_subjects[RECIPE_MAX_PATCHES * (sizeof(((struct recipe_patch *)0)->subject) + 1)];
 	/* Built from a source tree (`--kernel DIR`); all "" otherwise. */
 	char tree[PATH_MAX];          /* the tree, absolute */
 	char tree_describe[128];      /* `git describe --always --tags`, "-dirty" added when the diff is not empty; "" not a git tree */

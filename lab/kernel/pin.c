@@ -1,5 +1,6 @@
 #include "kernel/pin.h"
 #include "host/mirror.h"
+#include "base/lines.h"
 #include "base/proc.h"
 #include "base/progress.h"
 
@@ -102,19 +103,12 @@ static int check_pin(const char *path, const struct kernel_pin *pin, struct erro
 	return 0;
 }
 
-static int parse_pin(const char *path, int line, char *text, struct kernel_pin *pin,
+static int parse_pin(const char *path, int line, char **tok, int n, struct kernel_pin *pin,
 		     struct error *err)
 {
-	char *save = NULL, *tok[NR_LOCK_FIELDS + 1];
-	size_t n = 0;
-
-	for (char *t = strtok_r(text, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
-		if (n < NR_LOCK_FIELDS + 1)
-			tok[n++] = t;
-	if (n != NR_LOCK_FIELDS)
-		return error_input(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %s%zu; "
-				 "see docs/kernels.md", path, line, NR_LOCK_FIELDS,
-				 n > NR_LOCK_FIELDS ? "more than " : "", n < NR_LOCK_FIELDS ? n : NR_LOCK_FIELDS);
+	if (n != (int)NR_LOCK_FIELDS)
+		return error_input(err, "%s:%d: expected %zu fields (" LOCK_COLUMNS "), got %d; "
+				 "see docs/kernels.md", path, line, NR_LOCK_FIELDS, n);
 	memset(pin, 0, sizeof(*pin));
 	pin->line = line;
 	snprintf(pin->lock_file, sizeof(pin->lock_file), "%s", path);
@@ -142,28 +136,19 @@ static int add_pin(const char *path, const struct kernel_pin *pin, struct kernel
 int kernel_lock_parse(const char *path, const char *buf, size_t len,
 		      struct kernel_lock *lock, struct error *err)
 {
-	const char *p = buf, *end = buf + len;
-	char text[1024];
+	struct lines l;
+	char *line, *tok[LINES_MAX_WORDS];
+	int rc, n = 0;
 
 	lock->nr = 0;
-	for (int line = 1; p < end; line++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
+	lines_init(&l, path, buf, len);
+	while ((rc = lines_next(&l, &line)) > 0 && (n = lines_words(&l, line, tok)) > 0) {
 		struct kernel_pin pin;
 
-		if (n >= sizeof(text))
-			return error_input(err, "%s:%d: line longer than %zu characters; shorten it",
-					 path, line, sizeof(text) - 1);
-		memcpy(text, p, n);
-		text[n] = '\0';
-		p += n + 1;
-		text[strcspn(text, "#")] = '\0';
-		if (!text[strspn(text, " \t\r")])
-			continue;
-		if (parse_pin(path, line, text, &pin, err) || add_pin(path, &pin, lock, err))
+		if (parse_pin(path, l.nr, tok, n, &pin, err) || add_pin(path, &pin, lock, err))
 			return -1;
 	}
-	return 0;
+	return rc < 0 || n < 0 ? error_input(err, "%s", l.msg) : 0;
 }
 
 const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,

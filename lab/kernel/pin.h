@@ -61,8 +61,8 @@ struct kernel_lock {
 };
 
 /*
- * Parse lock text (len bytes, need not be NUL terminated).  path names the
- * file in messages.  Pure: no I/O.  Returns 0, or -1 with err set to
+ * Parse lock text (len bytes, need not be NUL terminated; lines as
+ * base/lines.h reads them).  path names the file in messages.  Pure: no I/O.  Returns 0, or -1 with err set to
  * "PATH:LINE: what is wrong; what to do" (ERROR_INPUT).  *lock is
  * unspecified on error.
  */

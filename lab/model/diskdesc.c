@@ -1,4 +1,5 @@
 #include "model/diskdesc.h"
+#include "base/lines.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -81,8 +82,10 @@ static int parse_line(const char *path, int line, char **tok, int n, struct disk
 int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_desc *d,
 		   struct error *err)
 {
-	const char *p = text, *end = text + len, *slash = strrchr(path, '/'), *dot;
-	int line = 0;
+	const char *slash = strrchr(path, '/'), *dot;
+	struct lines l;
+	char *line, *tok[LINES_MAX_WORDS];
+	int rc, nt = 0;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(d->path, sizeof(d->path), "%s", path);
@@ -90,26 +93,12 @@ int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_d
 	if ((dot = strrchr(d->name, '.')))
 		d->name[dot - d->name] = '\0';
 	snprintf(d->variant, sizeof(d->variant), "minbase");
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		char text_line[1024], *tok[DISKDESC_MAX_PACKAGES + 1], *save = NULL;
-		int nt = 0;
-
-		line++;
-		if (n >= sizeof(text_line))
-			return error_input(err, "%s:%d: line longer than %zu characters; split it",
-					   path, line, sizeof(text_line) - 1);
-		memcpy(text_line, p, n);
-		text_line[n] = '\0';
-		p += n + 1;
-		text_line[strcspn(text_line, "#")] = '\0';
-		for (char *t = strtok_r(text_line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
-			if (nt < DISKDESC_MAX_PACKAGES + 1)
-				tok[nt++] = t;
-		if (nt && parse_line(path, line, tok, nt, d, err))
+	lines_init(&l, path, text, len);
+	while ((rc = lines_next(&l, &line)) > 0 && (nt = lines_words(&l, line, tok)) > 0)
+		if (parse_line(path, l.nr, tok, nt, d, err))
 			return -1;
-	}
+	if (rc < 0 || nt < 0)
+		return error_input(err, "%s", l.msg);
 	if (!d->suite[0])
 		return error_input(err, "%s: no suite line; add e.g. `suite bookworm`", path);
 	if (!d->size_bytes)

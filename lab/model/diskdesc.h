@@ -2,7 +2,7 @@
  * diskdesc: parse a guest disk description (images/NAME.image), the recipe
  * of a Debian root for `numalab image build` (disk.h, docs/images.md).
  *
- * Lines of `KEY VALUE...`; '#' starts a comment:
+ * Lines of `KEY VALUE...`, read by base/lines.h ('#' starts a comment):
  *
  *   suite SUITE           Debian suite for debootstrap (bookworm, trixie, ...)
  *   mirror URL            archive to bootstrap from (default: the host's, mirror.h)

@@ -1,13 +1,11 @@
 #include "model/matrix.h"
+#include "base/lines.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_TOKENS 64
-#define LINE_MAX_LEN 2048
 
 static const char *const axis_key[MATRIX_NR_AXES] = { "topology", "kernel", "suite" };
 
@@ -325,38 +323,21 @@ int matrix_parse(const char *file, const char *text, size_t len, struct matrix *
 		 struct error *err)
 {
 	struct parse_ctx c = { file, 0, m, err };
-	const char *p = text, *end = text + len;
+	struct lines l;
+	char *line, *tok[LINES_MAX_WORDS];
+	int rc, nt = 0;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->path, sizeof(m->path), "%s", file);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		char line[LINE_MAX_LEN], *tok[MAX_TOKENS], *save = NULL;
-		int nt = 0;
-
-		c.line++;
-		if (n >= sizeof(line) || memchr(p, '\0', n)) {
-			error_input(err, "%s:%d: %s", file, c.line, n >= sizeof(line) ?
-				    "line longer than 2047 characters" : "NUL byte; a matrix file is text");
-			goto fail;
-		}
-		memcpy(line, p, n);
-		line[n] = '\0';
-		p += n + 1;
-		if (strchr(line, '#'))
-			*strchr(line, '#') = '\0';
-		for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
-			if (nt == MAX_TOKENS) {
-				error_input(err, "%s:%d: more than %d words; split the line", file, c.line, MAX_TOKENS);
-				goto fail;
-			}
-			tok[nt++] = t;
-		}
-		if (nt && parse_line(&c, tok, nt))
+	lines_init(&l, file, text, len);
+	while ((rc = lines_next(&l, &line)) > 0 && (nt = lines_words(&l, line, tok)) > 0) {
+		c.line = l.nr;
+		if (parse_line(&c, tok, nt))
 			goto fail;
 	}
-	if (!check_complete(m, err))
+	if (rc < 0 || nt < 0)
+		error_input(err, "%s", l.msg);
+	else if (!check_complete(m, err))
 		return 0;
 fail:
 	matrix_free(m);

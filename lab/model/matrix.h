@@ -2,7 +2,7 @@
  * matrix: a test matrix file (matrices/NAME.matrix, docs/matrix.md) and
  * its expansion into cells: topologies × kernels × suites × repetitions.
  *
- * One statement per line; '#' starts a comment:
+ * One statement per line, read by base/lines.h ('#' starts a comment):
  *
  *   topology NAME...              shapes (topologies/NAME.topo), in order
  *   kernel SPEC...                kernels as `numalab run --kernel` takes them

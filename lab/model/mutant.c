@@ -1,4 +1,5 @@
 #include "model/mutant.h"
+#include "model/cread.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,377 +20,11 @@ const char *mutant_op_name(enum mutant_op op)
 	return op_names[op];
 }
 
-/* ---- tokens ---- */
-
-enum tok_kind { TOK_IDENT, TOK_NUMBER, TOK_STRING, TOK_PUNCT };
-
-struct tok {
-	enum tok_kind kind;
-	size_t off, len;
-	int line;
-};
-
-struct toks {
-	struct tok *t;
-	int nr, cap;
-};
-
-static void tok_push(struct toks *v, enum tok_kind kind, size_t off, size_t len, int line)
-{
-	if (v->nr == v->cap) {
-		v->cap = v->cap ? v->cap * 2 : 1024;
-		v->t = realloc(v->t, (size_t)v->cap * sizeof(*v->t));
-		if (!v->t)
-			abort();
-	}
-	v->t[v->nr++] = (struct tok){ kind, off, len, line };
-}
-
-/* Longest first: the punctuators whose text a mutant reads or writes, and their prefixes. */
-static const char *const puncts[] = {
-	"<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##",
-};
-
-static void tokenize(const char *s, size_t len, struct toks *v)
-{
-	size_t i = 0;
-	int line = 1, line_start = 1;
-
-	while (i < len) {
-		char c = s[i];
-
-		if (c == '\n') {
-			line++;
-			line_start = 1;
-			i++;
-			continue;
-		}
-		if (isspace((unsigned char)c)) {
-			i++;
-			continue;
-		}
-		if (c == '#' && line_start) {   /* a preprocessor line, continuations included */
-			while (i < len && s[i] != '\n') {
-				if (s[i] == '\\' && i + 1 < len && s[i + 1] == '\n') {
-					line++;
-					i++;
-				}
-				i++;
-			}
-			continue;
-		}
-		line_start = 0;
-		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
-				line += s[i] == '\n';
-			i += 2;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-			while (i < len && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			size_t start = i++;
-
-			while (i < len && s[i] != c && s[i] != '\n')
-				i += s[i] == '\\' ? 2 : 1;
-			i++;
-			tok_push(v, TOK_STRING, start, (i > len ? len : i) - start, line);
-			continue;
-		}
-		if (isalpha((unsigned char)c) || c == '_') {
-			size_t start = i;
-
-			while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_'))
-				i++;
-			tok_push(v, TOK_IDENT, start, i - start, line);
-			continue;
-		}
-		if (isdigit((unsigned char)c) || (c == '.' && i + 1 < len && isdigit((unsigned char)s[i + 1]))) {
-			size_t start = i;
-
-			while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' ||
-			       ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1]))))
-				i++;
-			tok_push(v, TOK_NUMBER, start, i - start, line);
-			continue;
-		}
-		size_t n = 1;
-
-		for (size_t k = 0; k < sizeof(puncts) / sizeof(puncts[0]); k++) {
-			size_t pl = strlen(puncts[k]);
-
-			if (pl <= len - i && !strncmp(s + i, puncts[k], pl)) {
-				n = pl;
-				break;
-			}
-		}
-		tok_push(v, TOK_PUNCT, i, n, line);
-		i += n;
-	}
-}
-
-static int is(const char *s, const struct tok *t, const char *text)
-{
-	return t->len == strlen(text) && !strncmp(s + t->off, text, t->len);
-}
-
-/* The token closing the bracket at i (forward), or -1. */
-static int match_forward(const char *s, const struct toks *v, int i)
-{
-	char open = s[v->t[i].off], close = open == '(' ? ')' : open == '[' ? ']' : '}';
-	int depth = 0;
-
-	for (int k = i; k < v->nr; k++) {
-		if (v->t[k].kind != TOK_PUNCT || v->t[k].len != 1)
-			continue;
-		if (s[v->t[k].off] == open)
-			depth++;
-		else if (s[v->t[k].off] == close && --depth == 0)
-			return k;
-	}
-	return -1;
-}
-
-/* The token opening the bracket closed at i (backward), or -1. */
-static int match_backward(const char *s, const struct toks *v, int i)
-{
-	char close = s[v->t[i].off], open = close == ')' ? '(' : close == ']' ? '[' : '{';
-	int depth = 0;
-
-	for (int k = i; k >= 0; k--) {
-		if (v->t[k].kind != TOK_PUNCT || v->t[k].len != 1)
-			continue;
-		if (s[v->t[k].off] == close)
-			depth++;
-		else if (s[v->t[k].off] == open && --depth == 0)
-			return k;
-	}
-	return -1;
-}
-
-/* ---- function extents ---- */
-
-struct fn_extent {
-	struct c_function f;
-	int params_open, params_close, body_open, body_close;   /* token indexes */
-};
-
-static void find_functions(const char *s, const struct toks *v, struct fn_extent **out, int *nr)
-{
-	int cap = 0;
-
-	*out = NULL;
-	*nr = 0;
-	for (int i = 0; i < v->nr; i++) {
-		int close, open, name;
-
-		if (!is(s, &v->t[i], "{"))
-			continue;
-		close = match_forward(s, v, i);
-		if (close < 0)
-			break;
-		/* Back over attribute macros (__releases(x)) to the parameters' ')'. */
-		for (name = -1, open = i - 1; open >= 0 && is(s, &v->t[open], ")");) {
-			int p = match_backward(s, v, open);
-
-			if (p < 1 || v->t[p - 1].kind != TOK_IDENT)
-				break;
-			name = p - 1;
-			if (name >= 1 && is(s, &v->t[name - 1], ")") && !strncmp(s + v->t[name].off, "__", 2)) {
-				open = name - 1;
-				continue;
-			}
-			open = p;
-			break;
-		}
-		if (name >= 0 && open >= 0 && is(s, &v->t[open], "(")) {
-			struct fn_extent *e;
-
-			if (*nr == cap) {
-				cap = cap ? cap * 2 : 64;
-				*out = realloc(*out, (size_t)cap * sizeof(**out));
-				if (!*out)
-					abort();
-			}
-			e = &(*out)[(*nr)++];
-			memset(e, 0, sizeof(*e));
-			snprintf(e->f.name, sizeof(e->f.name), "%.*s", (int)v->t[name].len, s + v->t[name].off);
-			e->f.name_line = v->t[name].line;
-			e->f.open_line = v->t[i].line;
-			e->f.close_line = v->t[close].line;
-			e->params_open = open;
-			e->params_close = match_forward(s, v, open);
-			e->body_open = i;
-			e->body_close = close;
-		}
-		i = close;   /* file scope again after the block, whatever it was */
-	}
-}
-
-void c_functions(const char *text, size_t len, struct c_function **out, int *nr)
-{
-	struct toks v = { 0 };
-	struct fn_extent *fx;
-
-	tokenize(text, len, &v);
-	find_functions(text, &v, &fx, nr);
-	*out = *nr ? malloc((size_t)*nr * sizeof(**out)) : NULL;
-	for (int i = 0; i < *nr; i++)
-		(*out)[i] = fx[i].f;
-	free(fx);
-	free(v.t);
-}
-
-/* ---- variables in scope ---- */
-
-struct var {
-	char name[MUTANT_NAME_MAX];
-	char type[128];
-	int depth;
-};
-
-struct scope_vars {
-	struct var v[256];
-	int nr;
-};
-
-static int is_keyword_type(const char *s, const struct tok *t)
-{
-	static const char *const words[] = {
-		"int", "unsigned", "signed", "long", "short", "char", "bool", "_Bool", "const",
-		"volatile", "static", "struct", "union", "enum", "register", "u8", "u16", "u32",
-		"u64", "s8", "s16", "s32", "s64", "size_t", "ssize_t", "gfp_t", "nodemask_t",
-		"pgoff_t", "void",
-	};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (is(s, t, words[i]))
-			return 1;
-	return 0;
-}
-
-static void add_var(struct scope_vars *sv, const char *s, const struct tok *name, const char *base,
-		    int stars, int depth)
-{
-	struct var *x;
-
-	if (sv->nr == (int)(sizeof(sv->v) / sizeof(sv->v[0])) || !base[0])
-		return;
-	x = &sv->v[sv->nr++];
-	snprintf(x->name, sizeof(x->name), "%.*s", (int)name->len, s + name->off);
-	snprintf(x->type, sizeof(x->type), "%s%s%.*s", base, stars ? " " : "", stars, "********");
-	x->depth = depth;
-}
-
-/* The type words of tokens [a, b) ("static" dropped) into base. */
-static void type_text(const char *s, const struct toks *v, int a, int b, char *base, size_t cap)
-{
-	size_t n = 0;
-
-	base[0] = '\0';
-	for (int k = a; k < b && n < cap; k++) {
-		if (is(s, &v->t[k], "static") || is(s, &v->t[k], "register"))
-			continue;
-		n += (size_t)snprintf(base + n, cap - n, "%s%.*s", n ? " " : "", (int)v->t[k].len,
-				      s + v->t[k].off);
-	}
-}
-
-/*
- * One declarator list, tokens [a, b) (b: its ';' or the parameter's end):
- * every "stars NAME" that ends at '=', ',', '[' (arrays are left out) or b.
- * params: one declarator only, and no initializers.
- */
-static void read_declaration(const char *s, const struct toks *v, int a, int b, int depth,
-			     struct scope_vars *sv)
-{
-	char base[128];
-	int k, name = -1, stars = 0, start;
-
-	/* The first declarator's name: the last identifier before '=', ',', '[' or the end. */
-	for (k = a; k < b; k++) {
-		if (is(s, &v->t[k], "(") || is(s, &v->t[k], "["))
-			return;   /* function pointers, arrays: not understood */
-		if (is(s, &v->t[k], "=") || is(s, &v->t[k], ","))
-			break;
-		if (v->t[k].kind == TOK_IDENT)
-			name = k;
-	}
-	if (name <= a)
-		return;
-	for (start = name; start > a && is(s, &v->t[start - 1], "*"); start--)
-		stars++;
-	if (start == a)
-		return;
-	type_text(s, v, a, start, base, sizeof(base));
-	add_var(sv, s, &v->t[name], base, stars, depth);
-	/* Further declarators: ", stars NAME [= init]". */
-	for (int depth_paren = 0; k < b; k++) {
-		if (is(s, &v->t[k], "(") || is(s, &v->t[k], "{"))
-			depth_paren++;
-		else if (is(s, &v->t[k], ")") || is(s, &v->t[k], "}"))
-			depth_paren--;
-		else if (!depth_paren && is(s, &v->t[k], ",")) {
-			int n = k + 1;
-
-			for (stars = 0; n < b && is(s, &v->t[n], "*"); n++)
-				stars++;
-			if (n < b && v->t[n].kind == TOK_IDENT &&
-			    (n + 1 == b || is(s, &v->t[n + 1], "=") || is(s, &v->t[n + 1], ",")))
-				add_var(sv, s, &v->t[n], base, stars, depth);
-		}
-	}
-}
-
-/* Tokens [a, b) (a statement, b its ';') look like a declaration. */
-static int looks_like_declaration(const char *s, const struct toks *v, int a, int b)
-{
-	if (b - a < 2)
-		return 0;
-	if (is_keyword_type(s, &v->t[a]))
-		return 1;
-	if (v->t[a].kind != TOK_IDENT)
-		return 0;
-	if (v->t[a + 1].kind == TOK_IDENT)
-		return 1;
-	/* "type *name": a product is never a statement of its own. */
-	for (int k = a + 1; k < b; k++) {
-		if (v->t[k].kind == TOK_IDENT)
-			return k > a + 1 && (k + 1 == b || is(s, &v->t[k + 1], "=") || is(s, &v->t[k + 1], ",") ||
-					     is(s, &v->t[k + 1], ";"));
-		if (!is(s, &v->t[k], "*"))
-			return 0;
-	}
-	return 0;
-}
-
-static void read_params(const char *s, const struct toks *v, const struct fn_extent *e,
-			struct scope_vars *sv)
-{
-	int a = e->params_open + 1, depth = 0;
-
-	for (int k = a; k <= e->params_close; k++) {
-		if (k < e->params_close && is(s, &v->t[k], "("))
-			depth++;
-		else if (k < e->params_close && is(s, &v->t[k], ")"))
-			depth--;
-		else if (k == e->params_close || (!depth && is(s, &v->t[k], ","))) {
-			if (k - a >= 2)
-				read_declaration(s, v, a, k, 1, sv);
-			a = k + 1;
-		}
-	}
-}
-
 /* ---- generation ---- */
 
 struct gen {
 	const char *file, *s;
-	const struct toks *v;
+	const struct ctoks *v;
 	const char **line_start;   /* [line] -> its first byte; [last line + 1] -> the end */
 	const char *function;
 	const unsigned char *wanted;   /* [line] */
@@ -478,10 +113,10 @@ static void relational_logical(struct gen *g, int k)
 		{ "&&", "||" }, { "||", "&&" },
 	};
 
-	if (g->v->t[k].kind != TOK_PUNCT)
+	if (g->v->t[k].kind != CTOK_PUNCT)
 		return;
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-		if (is(g->s, &g->v->t[k], pairs[i][0])) {
+		if (ctok_is(g->s, &g->v->t[k], pairs[i][0])) {
 			char what[32];
 
 			snprintf(what, sizeof(what), "%s to %s", pairs[i][0], pairs[i][1]);
@@ -491,14 +126,14 @@ static void relational_logical(struct gen *g, int k)
 
 static void constant(struct gen *g, int k)
 {
-	char digits[64], suffix[16], with[96], what[160];
+	char digits[64], suffix[16], with[48], what[160];
 	const char *t = g->s + g->v->t[k].off;
 	size_t n = g->v->t[k].len, d;
 	int hex = n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
 	uint64_t val;
 	char *end;
 
-	if (g->v->t[k].kind != TOK_NUMBER || n >= sizeof(digits))
+	if (g->v->t[k].kind != CTOK_NUMBER || n >= sizeof(digits))
 		return;
 	for (d = hex ? 2 : 0; d < n && (hex ? isxdigit((unsigned char)t[d]) : isdigit((unsigned char)t[d])); d++)
 		;
@@ -529,7 +164,7 @@ static void expression(struct gen *g, int k, int semi, int assign)
 	if (b < a || g->v->t[a].line != g->v->t[semi].line)
 		return;
 	e = range_text(g, a, b);
-	if (a == b && (g->v->t[a].kind == TOK_NUMBER || !strcmp(e, "NULL") || !strcmp(e, "true") ||
+	if (a == b && (g->v->t[a].kind == CTOK_NUMBER || !strcmp(e, "NULL") || !strcmp(e, "true") ||
 		       !strcmp(e, "false"))) {
 		free(e);
 		return;   /* a literal: the constant operator's; a bool or NULL plus one is no integer slip */
@@ -547,11 +182,11 @@ static void expression(struct gen *g, int k, int semi, int assign)
 
 static void condition(struct gen *g, int k)
 {
-	int open = k + 1, close, is_if = is(g->s, &g->v->t[k], "if");
+	int open = k + 1, close, is_if = ctok_is(g->s, &g->v->t[k], "if");
 
-	if (!(is_if || is(g->s, &g->v->t[k], "while")) || open >= g->v->nr || !is(g->s, &g->v->t[open], "("))
+	if (!(is_if || ctok_is(g->s, &g->v->t[k], "while")) || open >= g->v->nr || !ctok_is(g->s, &g->v->t[open], "("))
 		return;
-	close = match_forward(g->s, g->v, open);
+	close = ctok_match_forward(g->s, g->v, open);
 	if (close < 0 || close == open + 1 || g->v->t[close].line != g->v->t[k].line)
 		return;
 	if (is_if)
@@ -573,12 +208,12 @@ static int is_check_call(const char *name)
 	return 0;
 }
 
-static int is_assign_op(const char *s, const struct tok *t)
+static int is_assign_op(const char *s, const struct ctok *t)
 {
 	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=" };
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (is(s, t, ops[i]))
+		if (ctok_is(s, t, ops[i]))
 			return 1;
 	return 0;
 }
@@ -586,16 +221,16 @@ static int is_assign_op(const char *s, const struct tok *t)
 /* An lvalue this reads: '*'s, NAME, then ->NAME, .NAME, [..]; its end (the token after), or -1. */
 static int lvalue_end(const struct gen *g, int k, int limit)
 {
-	while (k < limit && is(g->s, &g->v->t[k], "*"))
+	while (k < limit && ctok_is(g->s, &g->v->t[k], "*"))
 		k++;
-	if (k >= limit || g->v->t[k].kind != TOK_IDENT)
+	if (k >= limit || g->v->t[k].kind != CTOK_IDENT)
 		return -1;
 	for (k++; k < limit;) {
-		if ((is(g->s, &g->v->t[k], "->") || is(g->s, &g->v->t[k], ".")) && k + 1 < limit &&
-		    g->v->t[k + 1].kind == TOK_IDENT)
+		if ((ctok_is(g->s, &g->v->t[k], "->") || ctok_is(g->s, &g->v->t[k], ".")) && k + 1 < limit &&
+		    g->v->t[k + 1].kind == CTOK_IDENT)
 			k += 2;
-		else if (is(g->s, &g->v->t[k], "[") && match_forward(g->s, g->v, k) > 0)
-			k = match_forward(g->s, g->v, k) + 1;
+		else if (ctok_is(g->s, &g->v->t[k], "[") && ctok_match_forward(g->s, g->v, k) > 0)
+			k = ctok_match_forward(g->s, g->v, k) + 1;
 		else
 			break;
 	}
@@ -608,7 +243,7 @@ static int is_control(const struct gen *g, int k)
 	static const char *const words[] = { "if", "while", "for", "switch", "do", "sizeof", "return" };
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (is(g->s, &g->v->t[k], words[i]))
+		if (ctok_is(g->s, &g->v->t[k], words[i]))
 			return 1;
 	return 0;
 }
@@ -620,14 +255,14 @@ static void statement(struct gen *g, int k, int semi)
 
 	if (g->v->t[semi].line != g->v->t[k].line)
 		return;
-	if (is(g->s, &g->v->t[k], "return")) {
+	if (ctok_is(g->s, &g->v->t[k], "return")) {
 		expression(g, k, semi, -1);
 		return;
 	}
 	if (is_control(g, k))
 		return;
-	if (g->v->t[k].kind == TOK_IDENT && is(g->s, &g->v->t[k + 1], "(") &&
-	    match_forward(g->s, g->v, k + 1) == semi - 1) {
+	if (g->v->t[k].kind == CTOK_IDENT && ctok_is(g->s, &g->v->t[k + 1], "(") &&
+	    ctok_match_forward(g->s, g->v, k + 1) == semi - 1) {
 		char *name = tok_text(g, k);
 
 		if (!is_check_call(name))
@@ -638,18 +273,18 @@ static void statement(struct gen *g, int k, int semi)
 	end = lvalue_end(g, k, semi);
 	if (end < 0)
 		return;
-	if (end + 1 == semi && (is(g->s, &g->v->t[end], "++") || is(g->s, &g->v->t[end], "--"))) {
+	if (end + 1 == semi && (ctok_is(g->s, &g->v->t[end], "++") || ctok_is(g->s, &g->v->t[end], "--"))) {
 		emit(g, MUTANT_REMOVE, k, semi, ";", "increment removed");
 		return;
 	}
 	if (end < semi && is_assign_op(g->s, &g->v->t[end])) {
 		emit(g, MUTANT_REMOVE, k, semi, ";", "assignment removed");
-		if (is(g->s, &g->v->t[end], "="))
+		if (ctok_is(g->s, &g->v->t[end], "="))
 			expression(g, k, semi, end);
 	}
 }
 
-static const struct var *find_var(const struct scope_vars *sv, const char *name)
+static const struct c_var *find_var(const struct c_vars *sv, const char *name)
 {
 	for (int i = sv->nr - 1; i >= 0; i--)
 		if (!strcmp(sv->v[i].name, name))
@@ -658,25 +293,25 @@ static const struct var *find_var(const struct scope_vars *sv, const char *name)
 }
 
 /* A call's '(' at open: each plain-variable argument swapped for up to two others of its type. */
-static void arguments(struct gen *g, int open, const struct scope_vars *sv)
+static void arguments(struct gen *g, int open, const struct c_vars *sv)
 {
-	int close = match_forward(g->s, g->v, open), a = open + 1;
+	int close = ctok_match_forward(g->s, g->v, open), a = open + 1;
 
 	if (close < 0 || g->v->t[close].line != g->v->t[open].line || open < 1 ||
-	    g->v->t[open - 1].kind != TOK_IDENT || is_check_call(g->s + g->v->t[open - 1].off) ||
-	    is(g->s, &g->v->t[open - 1], "if") || is(g->s, &g->v->t[open - 1], "while") ||
-	    is(g->s, &g->v->t[open - 1], "for") || is(g->s, &g->v->t[open - 1], "switch") ||
-	    is(g->s, &g->v->t[open - 1], "return") || is(g->s, &g->v->t[open - 1], "sizeof"))
+	    g->v->t[open - 1].kind != CTOK_IDENT || is_check_call(g->s + g->v->t[open - 1].off) ||
+	    ctok_is(g->s, &g->v->t[open - 1], "if") || ctok_is(g->s, &g->v->t[open - 1], "while") ||
+	    ctok_is(g->s, &g->v->t[open - 1], "for") || ctok_is(g->s, &g->v->t[open - 1], "switch") ||
+	    ctok_is(g->s, &g->v->t[open - 1], "return") || ctok_is(g->s, &g->v->t[open - 1], "sizeof"))
 		return;
 	for (int k = a, depth = 0; k <= close; k++) {
-		if (k < close && (is(g->s, &g->v->t[k], "(") || is(g->s, &g->v->t[k], "[")))
+		if (k < close && (ctok_is(g->s, &g->v->t[k], "(") || ctok_is(g->s, &g->v->t[k], "[")))
 			depth++;
-		else if (k < close && (is(g->s, &g->v->t[k], ")") || is(g->s, &g->v->t[k], "]")))
+		else if (k < close && (ctok_is(g->s, &g->v->t[k], ")") || ctok_is(g->s, &g->v->t[k], "]")))
 			depth--;
-		else if (k == close || (!depth && is(g->s, &g->v->t[k], ","))) {
-			if (k == a + 1 && g->v->t[a].kind == TOK_IDENT) {
+		else if (k == close || (!depth && ctok_is(g->s, &g->v->t[k], ","))) {
+			if (k == a + 1 && g->v->t[a].kind == CTOK_IDENT) {
 				char *name = tok_text(g, a);
-				const struct var *x = find_var(sv, name);
+				const struct c_var *x = find_var(sv, name);
 				int made = 0;
 
 				for (int i = sv->nr - 1; x && i >= 0 && made < 2; i--) {
@@ -701,13 +336,13 @@ static void arguments(struct gen *g, int open, const struct scope_vars *sv)
 static int statement_end(const struct gen *g, int k, int limit)
 {
 	for (int depth = 0; k < limit; k++) {
-		if (is(g->s, &g->v->t[k], "(") || is(g->s, &g->v->t[k], "["))
+		if (ctok_is(g->s, &g->v->t[k], "(") || ctok_is(g->s, &g->v->t[k], "["))
 			depth++;
-		else if (is(g->s, &g->v->t[k], ")") || is(g->s, &g->v->t[k], "]"))
+		else if (ctok_is(g->s, &g->v->t[k], ")") || ctok_is(g->s, &g->v->t[k], "]"))
 			depth--;
-		else if (is(g->s, &g->v->t[k], "{") || is(g->s, &g->v->t[k], "}"))
+		else if (ctok_is(g->s, &g->v->t[k], "{") || ctok_is(g->s, &g->v->t[k], "}"))
 			return -1;
-		else if (!depth && is(g->s, &g->v->t[k], ";"))
+		else if (!depth && ctok_is(g->s, &g->v->t[k], ";"))
 			return k;
 	}
 	return -1;
@@ -720,35 +355,35 @@ static int statement_end(const struct gen *g, int k, int limit)
  */
 static int starts_statement(const struct gen *g, int k)
 {
-	const struct tok *p = &g->v->t[k - 1];
+	const struct ctok *p = &g->v->t[k - 1];
 	int open, line_end = p->line != g->v->t[k].line;
 
-	if (is(g->s, p, ";") || is(g->s, p, "{") || is(g->s, p, "}") || is(g->s, p, "else") ||
-	    (line_end && (is(g->s, p, ":") || is(g->s, p, ")"))))
+	if (ctok_is(g->s, p, ";") || ctok_is(g->s, p, "{") || ctok_is(g->s, p, "}") || ctok_is(g->s, p, "else") ||
+	    (line_end && (ctok_is(g->s, p, ":") || ctok_is(g->s, p, ")"))))
 		return 1;
-	if (!is(g->s, p, ")") || (open = match_backward(g->s, g->v, k - 1)) < 1)
+	if (!ctok_is(g->s, p, ")") || (open = ctok_match_backward(g->s, g->v, k - 1)) < 1)
 		return 0;
-	return is(g->s, &g->v->t[open - 1], "if") || is(g->s, &g->v->t[open - 1], "while") ||
-	       is(g->s, &g->v->t[open - 1], "for");
+	return ctok_is(g->s, &g->v->t[open - 1], "if") || ctok_is(g->s, &g->v->t[open - 1], "while") ||
+	       ctok_is(g->s, &g->v->t[open - 1], "for");
 }
 
-static void function_mutants(struct gen *g, const struct fn_extent *e)
+static void function_mutants(struct gen *g, const struct c_extent *e)
 {
-	struct scope_vars *sv = xcalloc(1, sizeof(*sv));
+	struct c_vars *sv = xcalloc(1, sizeof(*sv));
 	int depth = 1;
 
 	g->function = e->f.name;
-	read_params(g->s, g->v, e, sv);
+	c_read_params(g->s, g->v, e, sv);
 	for (int k = e->body_open + 1; k < e->body_close; k++) {
-		const struct tok *t = &g->v->t[k];
+		const struct ctok *t = &g->v->t[k];
 
-		if (is(g->s, t, "{")) {
+		if (ctok_is(g->s, t, "{")) {
 			depth++;
 			continue;
 		}
-		if (t->kind == TOK_IDENT && k + 1 < e->body_close && is(g->s, &g->v->t[k + 1], "(")) {
+		if (t->kind == CTOK_IDENT && k + 1 < e->body_close && ctok_is(g->s, &g->v->t[k + 1], "(")) {
 			char *name = tok_text(g, k);
-			int close = is_check_call(name) ? match_forward(g->s, g->v, k + 1) : -1;
+			int close = is_check_call(name) ? ctok_match_forward(g->s, g->v, k + 1) : -1;
 
 			free(name);
 			if (close > k) {   /* an assertion's condition is no code to mutate */
@@ -756,7 +391,7 @@ static void function_mutants(struct gen *g, const struct fn_extent *e)
 				continue;
 			}
 		}
-		if (is(g->s, t, "}")) {
+		if (ctok_is(g->s, t, "}")) {
 			depth--;
 			while (sv->nr && sv->v[sv->nr - 1].depth > depth)
 				sv->nr--;
@@ -765,16 +400,16 @@ static void function_mutants(struct gen *g, const struct fn_extent *e)
 		if (starts_statement(g, k)) {
 			int semi = statement_end(g, k, e->body_close);
 
-			if (semi > k && looks_like_declaration(g->s, g->v, k, semi) &&
-			    !is(g->s, t, "return")) {
+			if (semi > k && c_looks_like_declaration(g->s, g->v, k, semi) &&
+			    !ctok_is(g->s, t, "return")) {
 				/* Its initializers are mutated like expressions, then its names join the scope. */
 				for (int i = k; i < semi; i++) {
 					relational_logical(g, i);
 					constant(g, i);
-					if (is(g->s, &g->v->t[i], "(") && i > k)
+					if (ctok_is(g->s, &g->v->t[i], "(") && i > k)
 						arguments(g, i, sv);
 				}
-				read_declaration(g->s, g->v, k, semi, depth, sv);
+				c_read_declaration(g->s, g->v, k, semi, depth, sv);
 				k = semi;
 				continue;
 			}
@@ -784,7 +419,7 @@ static void function_mutants(struct gen *g, const struct fn_extent *e)
 		condition(g, k);
 		relational_logical(g, k);
 		constant(g, k);
-		if (is(g->s, t, "("))
+		if (ctok_is(g->s, t, "("))
 			arguments(g, k, sv);
 	}
 	free(sv);
@@ -793,8 +428,8 @@ static void function_mutants(struct gen *g, const struct fn_extent *e)
 int mutant_generate(const char *file, const char *text, size_t len, const struct mutant_scope *scope,
 		    struct mutant_list *list, struct error *err)
 {
-	struct toks v = { 0 };
-	struct fn_extent *fx;
+	struct ctoks v = { 0 };
+	struct c_extent *fx;
 	int nr_fx, nr_lines = 1, rc = 0;
 	const char **starts;
 	unsigned char *wanted;
@@ -811,8 +446,8 @@ int mutant_generate(const char *file, const char *text, size_t len, const struct
 	starts[nr_lines + 1] = text + len;
 	g.line_start = starts;
 	g.wanted = wanted;
-	tokenize(text, len, &v);
-	find_functions(text, &v, &fx, &nr_fx);
+	ctoks_read(text, len, &v);
+	c_extents(text, &v, &fx, &nr_fx);
 	for (int f = 0; f < scope->nr_functions && !rc; f++) {
 		int found = 0;
 
@@ -838,7 +473,7 @@ int mutant_generate(const char *file, const char *text, size_t len, const struct
 		function_mutants(&g, &fx[i]);
 	}
 	free(fx);
-	free(v.t);
+	ctoks_free(&v);
 	free(starts);
 	free(wanted);
 	return rc;

@@ -1,11 +1,10 @@
 /*
- * mutant: single-line mutants of a C source file, the function extents
- * they are drawn from, their diffs and ids, and the file of equivalent
+ * mutant: single-line mutants of a C source file, drawn from the functions
+ * cread.h finds in it, their diffs and ids, and the file of equivalent
  * mutants (docs/mutate.md).  Pure: text in, text out.
  *
- * The generator reads C as tokens (comments, strings, character literals
- * and preprocessor lines skipped; no preprocessing, no types beyond the
- * declarations it can read), and makes one mutant per change of one line:
+ * The generator reads C with cread.h (tokens, function definitions, the
+ * variables they declare) and makes one mutant per change of one line:
  *
  *   relational  <  <=  >  >=  ==  !=  each to its neighbour (< to <=, ...)
  *   logical     && to ||, || to &&
@@ -33,9 +32,10 @@
 
 #include <stddef.h>
 #include "base/util.h"
+#include "model/cread.h"
 
 #define MUTANT_ID_LEN 12
-#define MUTANT_NAME_MAX 64
+#define MUTANT_NAME_MAX CREAD_NAME_MAX   /* a function's name (cread.h) */
 
 enum mutant_op {
 	MUTANT_RELATIONAL,
@@ -49,20 +49,6 @@ enum mutant_op {
 
 /* "relational", "logical", ... as in the table above. */
 const char *mutant_op_name(enum mutant_op op);
-
-/* A function definition of the file: its name's line, its body's braces' lines (1-based). */
-struct c_function {
-	char name[MUTANT_NAME_MAX];
-	int name_line, open_line, close_line;
-};
-
-/*
- * The function definitions of text (len bytes), in file order, into *out
- * (free() it), their number in *nr.  A definition is a name and its
- * parameters in parentheses followed by a brace at file scope (attribute
- * macros such as __releases(x) between them are skipped).
- */
-void c_functions(const char *text, size_t len, struct c_function **out, int *nr);
 
 struct mutant {
 	char id[MUTANT_ID_LEN + 1];

@@ -1,4 +1,5 @@
 #include "model/recipe.h"
+#include "base/lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -150,7 +151,9 @@ int recipe_parse(const char *path, const char *text, size_t len, const char *roo
 		 struct recipe *r, struct error *err)
 {
 	struct parse_ctx c = { path, root, 0, r, err };
-	const char *p = text, *end = text + len;
+	struct lines l;
+	char *line, *tok[LINES_MAX_WORDS];
+	int rc, nt = 0;
 	const char *slash = strrchr(path, '/'), *dot;
 
 	memset(r, 0, sizeof(*r));
@@ -159,27 +162,14 @@ int recipe_parse(const char *path, const char *text, size_t len, const char *roo
 	if ((dot = strrchr(r->name, '.')))
 		r->name[dot - r->name] = '\0';
 	snprintf(r->base, sizeof(r->base), "allnoconfig");
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		char line[1024], *tok[8], *save = NULL;
-		int nt = 0;
-
-		c.line++;
-		if (n >= sizeof(line))
-			return error_input(err, "%s:%d: line longer than %zu characters", path, c.line,
-					   sizeof(line) - 1);
-		memcpy(line, p, n);
-		line[n] = '\0';
-		p += n + 1;
-		if (strchr(line, '#'))
-			*strchr(line, '#') = '\0';
-		for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
-			if (nt < 8)
-				tok[nt++] = t;
-		if (nt && parse_line(&c, tok, nt))
+	lines_init(&l, path, text, len);
+	while ((rc = lines_next(&l, &line)) > 0 && (nt = lines_words(&l, line, tok)) > 0) {
+		c.line = l.nr;
+		if (parse_line(&c, tok, nt))
 			return -1;
 	}
+	if (rc < 0 || nt < 0)
+		return error_input(err, "%s", l.msg);
 	if (!r->source_line)
 		return error_input(err, "%s: no source line; add e.g. `source pinned linux-7.2`", path);
 	if (!r->nr_configs)

@@ -1,7 +1,8 @@
 /*
  * recipe: how to build a kernel from source (kernels/recipes/NAME.recipe).
  *
- * A recipe is lines of `KEY VALUE...`; '#' starts a comment:
+ * A recipe is lines of `KEY VALUE...`, read by base/lines.h ('#' starts a
+ * comment):
  *
  *   source pinned NAME       the source pinned as NAME (arch "source") in
  *                            kernels/prebuilt.lock: Debian's linux-source

@@ -1,4 +1,5 @@
 #include "model/suite.h"
+#include "base/lines.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -63,15 +64,12 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 static int sidecar_line(const char *path, int lineno, char *line, struct suite *s, struct error *err)
 {
-	char *key = line + strspn(line, " \t"), *value;
-	size_t klen = strcspn(key, " \t");
+	char *key = line, *value = line + strcspn(line, " \t");
 
-	value = key + klen;
+	/* lines.h took the blanks around the line: the value runs to its end, blanks inside kept. */
 	if (*value)
 		*value++ = '\0';
 	value += strspn(value, " \t");
-	for (size_t n = strlen(value); n && (value[n - 1] == ' ' || value[n - 1] == '\t'); n--)
-		value[n - 1] = '\0';
 	if (!strcmp(key, "timeout")) {
 		if (parse_int(value, 1, 86400, &s->timeout_s))
 			return error_input(err, "%s:%d: timeout '%s': give seconds, 1..86400", path, lineno, value);
@@ -103,27 +101,15 @@ static int sidecar_line(const char *path, int lineno, char *line, struct suite *
 int suite_parse_sidecar(const char *path, const char *text, size_t len, struct suite *s,
 			struct error *err)
 {
-	char *copy = xmalloc(len + 1), *line, *next;
-	int lineno = 0, rc = 0;
+	struct lines l;
+	char *line;
+	int rc;
 
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	if (memchr(text, '\0', len))
-		rc = error_input(err, "%s: contains a NUL byte; a sidecar is text", path);
-	for (line = copy; line && !rc; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		if (strchr(line, '#'))
-			*strchr(line, '#') = '\0';
-		if (line[strspn(line, " \t\r")] == '\0')
-			continue;
-		line[strcspn(line, "\r")] = '\0';
-		rc = sidecar_line(path, lineno, line, s, err);
-	}
-	free(copy);
-	return rc;
+	lines_init(&l, path, text, len);
+	while ((rc = lines_next(&l, &line)) > 0)
+		if (sidecar_line(path, l.nr, line, s, err))
+			return -1;
+	return rc < 0 ? error_input(err, "%s", l.msg) : 0;
 }
 
 static int compare_names(const void *a, const void *b)

@@ -10,7 +10,8 @@
  * anything else fail).
  *
  * A sidecar DIR/NAME.numalab may declare another convention, one
- * "KEY VALUE" per line ('#' starts a comment):
+ * "KEY VALUE" per line, read by base/lines.h ('#' starts a comment; the
+ * VALUE is the rest of the line, blanks inside kept):
  *
  *   timeout 600          this suite's timeout in seconds (default: the run's)
  *   skip-code 77         the exit status that means "skipped" (default 4)

@@ -1,4 +1,5 @@
 #include "model/topology.h"
+#include "base/lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_WORDS 16
 
 /* Parser state beyond the model: where things were declared. */
 struct parse {
@@ -369,22 +368,6 @@ static int statement(struct parse *ps, char **w, int nw)
 	return fail(ps, ps->line, "unknown statement '%s'; see docs/topology.md for the keys", w[0]);
 }
 
-/* Split a line (modified in place) into words; '#' starts a comment. */
-static int split_words(struct parse *ps, char *line, char **w)
-{
-	int nw = 0;
-	char *hash = strchr(line, '#');
-
-	if (hash)
-		*hash = '\0';
-	for (char *tok = strtok(line, " \t\r"); tok; tok = strtok(NULL, " \t\r")) {
-		if (nw == MAX_WORDS)
-			return fail(ps, ps->line, "too many words on one line (at most %d)", MAX_WORDS);
-		w[nw++] = tok;
-	}
-	return nw;
-}
-
 static int check_distances(struct parse *ps, int last_line)
 {
 	struct topology *t = ps->topo;
@@ -470,30 +453,25 @@ int topo_parse(const char *path, const char *buf, size_t len,
 	       struct topology *topo, struct topo_error *err)
 {
 	struct parse ps = { .path = path, .topo = topo, .err = err };
-	char line[1024];
-	size_t pos = 0;
+	struct lines l;
+	char *line, *w[LINES_MAX_WORDS];
+	int rc, nw = 0;
 
 	memset(topo, 0, sizeof(*topo));
 	set_name(topo, path);
 	topo->timeout_s = 600;
 	snprintf(topo->tests, sizeof(topo->tests), "topology");
-	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-		char *w[MAX_WORDS];
-		int nw;
-
-		ps.line++;
-		if (n >= sizeof(line) || memchr(buf + pos, '\0', n))
-			return fail(&ps, ps.line, "line too long or not text; keep lines under %zu bytes", sizeof(line));
-		memcpy(line, buf + pos, n);
-		line[n] = '\0';
-		pos += n + 1;
-		nw = split_words(&ps, line, w);
-		if (nw < 0 || (nw > 0 && statement(&ps, w, nw)))
+	lines_init(&l, path, buf, len);
+	while ((rc = lines_next(&l, &line)) > 0 && (nw = lines_words(&l, line, w)) > 0) {
+		ps.line = l.nr;
+		if (statement(&ps, w, nw))
 			return -1;
 	}
-	return check_whole(&ps, ps.line ? ps.line : 1);
+	if (rc < 0 || nw < 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s", l.msg);
+		return -1;
+	}
+	return check_whole(&ps, l.nr);
 }
 
 int topo_load(const char *path, struct topology *topo, struct topo_error *err)

@@ -7,7 +7,8 @@
  * this same file and read the topology file the runner put in the image, so
  * host and guest can never disagree about the format.
  *
- * This file uses only ISO C and POSIX stdio so it builds for the guest too.
+ * This file uses only ISO C and POSIX stdio so it builds for the guest too;
+ * it reads lines with base/lines.h, linked into the guest beside it.
  */
 #ifndef LAB_TOPOLOGY_H
 #define LAB_TOPOLOGY_H
@@ -65,9 +66,9 @@ struct topology {
 	char tests[256];           /* default test plan, comma-separated */
 };
 
-/* Why parsing failed: "FILE:LINE: what is wrong; what to do". */
+/* Why parsing failed: "FILE:LINE: what is wrong; what to do" (lines.h's size). */
 struct topo_error {
-	char msg[512];
+	char msg[1024];
 };
 
 /*

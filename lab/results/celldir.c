@@ -26,8 +26,8 @@ static int first_subdir(const char *dir, char *out, size_t cap)
 	while (d && found && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(out, cap, "%s/%s", dir, e->d_name);
-		if (is_dir(out))
+		/* A path that does not fit is none this caller can use. */
+		if (snprintf(out, cap, "%s/%s", dir, e->d_name) < (int)cap && is_dir(out))
 			found = 0;
 	}
 	if (d)

@@ -21,7 +21,7 @@ enum mutant_status {
 
 struct mutant_result {
 	enum mutant_status status;
-	char why[512];          /* killed: the failed tests or the guest's end; else "" or a note */
+	char why[sizeof(((struct error *)0)->msg)];   /* killed: the failed tests or the guest's end; else "" or a note */
 	double build_s, run_s;  /* < 0: not measured */
 	char run_dir[4096];     /* the run's results directory; "" none */
 };

@@ -69,6 +69,10 @@ UNIT_TEST(errors_name_file_and_line)
 	check_error("suite bookworm\nsize 1G\nvariant fat\n", "images/t.image:3: variant is");
 	check_error("suite bookworm\nsize 1G\nmirror ftp://x\n", "images/t.image:3: mirror must be");
 	check_error("suite bookworm\nsize 99999999999G\n", "images/t.image:2: size");
+	/* More packages on one line than base/lines.h splits: refused, not cut. */
+	check_error("suite bookworm\nsize 1G\npackages a b c d e f g h i j k l m n o p q r s t u v w x y z "
+		    "a0 b0 c0 d0 e0 f0 g0 h0 i0 j0 k0 l0 m0 n0 o0 p0 q0 r0 s0 t0 u0 v0 w0 x0 y0 z0 "
+		    "a1 b1 c1 d1 e1 f1 g1 h1 i1 j1 k1 l1\n", "images/t.image:3: more than 64 words on one line");
 }
 
 UNIT_TEST(unknown_image_name)

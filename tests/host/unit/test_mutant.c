@@ -33,24 +33,6 @@ static void generate(const char *text, size_t len, const struct mutant_scope *sc
 	CHECK_INT(mutant_generate(SAMPLE, text, len, sc, l, &err), 0);
 }
 
-UNIT_TEST(functions_found)
-{
-	size_t len = 0;
-	char *text = sample(&len);
-	struct c_function *f;
-	struct buf got = BUF_INIT;
-	int nr;
-
-	c_functions(text, len, &f, &nr);
-	for (int i = 0; i < nr; i++)
-		buf_addf(&got, "%s %d %d %d\n", f[i].name, f[i].name_line, f[i].open_line, f[i].close_line);
-	/* The initializers at file scope are no functions; __must_hold() is skipped; #else's twin is read. */
-	CHECK_STR(buf_str(&got), "pick_node 11 12 30\nfind_target 33 35 45\nfind_target 47 48 50\n");
-	buf_free(&got);
-	free(f);
-	free(text);
-}
-
 UNIT_TEST(mutants_golden)
 {
 	size_t len = 0;
@@ -322,8 +304,7 @@ UNIT_TEST(reports_golden)
 	free(text);
 }
 
-UNIT_MAIN(UNIT_CASE(functions_found),
-	  UNIT_CASE(mutants_golden),
+UNIT_MAIN(UNIT_CASE(mutants_golden),
 	  UNIT_CASE(mutants_avoid),
 	  UNIT_CASE(scope_functions_and_lines),
 	  UNIT_CASE(ids_deterministic),

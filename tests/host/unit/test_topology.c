@@ -3,6 +3,7 @@
  * edge cases (tests/host/unit/topo/good/) and one fixture per error
  * (tests/host/unit/topo/bad/, each starting with `# expect: LINE: SUBSTRING`).
  */
+#include "base/lines.h"
 #include "model/labdata.h"
 #include "model/topology.h"
 #include "unit.h"
@@ -364,7 +365,7 @@ UNIT_TEST(parse_buffer)
 	struct topology t;
 	struct topo_error err;
 	char *exact;
-	char line[1100];
+	char line[LINES_MAX_LEN + 2];
 
 	/* Unterminated last line: parsed like any other. */
 	CHECK_INT(parse_str(two, &t, &err), 0);
@@ -396,17 +397,17 @@ UNIT_TEST(parse_buffer)
 	CHECK_INT(topo_parse("e.topo", "\n", 1, &t, &err), -1);
 	CHECK(!strncmp(err.msg, "e.topo:1: no arch", 17));
 
-	/* A NUL inside the given length is not text. */
+	/* A NUL inside the given length is not text (base/lines.h's message). */
 	CHECK_INT(topo_parse("n.topo", "arch x86_64\nno\0de 0", 19, &t, &err), -1);
-	CHECK(!strncmp(err.msg, "n.topo:2: line too long or not text", 35));
+	CHECK_STR(err.msg, "n.topo:2: NUL byte; the file must be text");
 
-	/* 1023 bytes is the longest line; 1024 fails. */
+	/* LINES_MAX_LEN bytes is the longest line; one more fails. */
 	memset(line, ' ', sizeof(line));
 	memcpy(line, "arch x86_64", 11);
-	CHECK_INT(topo_parse("l.topo", line, 1023, &t, &err), -1);
+	CHECK_INT(topo_parse("l.topo", line, LINES_MAX_LEN, &t, &err), -1);
 	CHECK(!strncmp(err.msg, "l.topo:1: no nodes", 18));
-	CHECK_INT(topo_parse("l.topo", line, 1024, &t, &err), -1);
-	CHECK(!strncmp(err.msg, "l.topo:1: line too long or not text", 35));
+	CHECK_INT(topo_parse("l.topo", line, LINES_MAX_LEN + 1, &t, &err), -1);
+	CHECK_STR(err.msg, "l.topo:1: line longer than 2047 characters; shorten it");
 
 	/* A name without ".topo" and a directory in the path. */
 	CHECK_INT(topo_parse("a/b/plain", "arch x86_64\nnode 0 cpus=0 mem=1G\n", 33, &t, &err), 0);
