@@ -17,6 +17,8 @@ static const char flatten_usage[] =
 
 static const char exit_tail[] = "\nExit: 0 written (whatever the results), 2 bad usage or FILE unreadable.\n";
 
+static const char tap_usage[] = "usage: numalab tap flatten FILE\n\n`numalab tap flatten --help` says more.\n\n";
+
 static const struct opt no_opts[] = { OPT_END };
 static const struct opt_spec flatten_spec = { .name = "tap flatten", .usage = flatten_usage, .opts = no_opts,
 					      .tail = exit_tail };
@@ -29,15 +31,7 @@ static const struct opt tap_opts[] = {
 	OPT_END,
 };
 
-const struct opt_spec tap_spec = {
-	.name = "tap",
-	.usage = "usage: numalab tap flatten FILE\n"
-		 "\n"
-		 "`numalab tap flatten --help` says more.\n"
-		 "\n",
-	.opts = tap_opts,
-	.tail = exit_tail,
-};
+const struct opt_spec tap_spec = { .name = "tap", .usage = tap_usage, .opts = tap_opts, .tail = exit_tail };
 
 int cmd_tap(int argc, char **argv)
 {

@@ -21,6 +21,14 @@ static const char show_usage[] =
 	"options the QEMU on PATH (LoongArch: the toolchain's) has (KERNEL, INITRD\n"
 	"and fds 3/4 stand for what a run fills in).\n";
 
+static const char topo_usage[] =
+	"usage: numalab topo check FILE|NAME...\n"
+	"       numalab topo show FILE|NAME\n"
+	"\n"
+	"Topologies: topologies/NAME.topo or a file (docs/topology.md).\n"
+	"`numalab topo SUBCOMMAND --help` says more.\n"
+	"\n";
+
 static const char exit_tail[] = "\nExit: 0 valid, 2 invalid or bad usage.\n";
 
 static const struct opt no_opts[] = { OPT_END };
@@ -38,17 +46,7 @@ static const struct opt topo_opts[] = {
 	OPT_END,
 };
 
-const struct opt_spec topo_spec = {
-	.name = "topo",
-	.usage = "usage: numalab topo check FILE|NAME...\n"
-		 "       numalab topo show FILE|NAME\n"
-		 "\n"
-		 "Topologies: topologies/NAME.topo or a file (docs/topology.md).\n"
-		 "`numalab topo SUBCOMMAND --help` says more.\n"
-		 "\n",
-	.opts = topo_opts,
-	.tail = exit_tail,
-};
+const struct opt_spec topo_spec = { .name = "topo", .usage = topo_usage, .opts = topo_opts, .tail = exit_tail };
 
 static int load(const char *arg, struct topology *t)
 {

@@ -252,12 +252,21 @@ UNIT_TEST(tables_are_checked)
 					OPT_END };
 	const struct opt good[] = { OPT_FLAG("x", &a, "x"), OPT_STRING("s", &s, "S", "s"), OPT_END };
 
-	CHECK_STR(table_refusal(twice), "bad's options: x twice");
-	CHECK_STR(table_refusal(negated), "bad's options: 'no-x' cannot be a name (empty, -, help, no-: taken)");
-	CHECK_STR(table_refusal(help), "bad's options: 'help' cannot be a name (empty, -, help, no-: taken)");
-	CHECK_STR(table_refusal(no_arg), "bad's options: s lacks what its kind needs");
-	CHECK_STR(table_refusal(no_choices), "bad's options: c lacks what its kind needs");
-	CHECK_STR(table_refusal(late_sub), "bad's options: subcommands come first");
+	const struct { const struct opt *opts; const char *want; } cases[] = {
+		{ twice, "x twice" },
+		{ negated, "'no-x' cannot be a name (empty, -, help, no-: taken)" },
+		{ help, "'help' cannot be a name (empty, -, help, no-: taken)" },
+		{ no_arg, "s lacks what its kind needs" },
+		{ no_choices, "c lacks what its kind needs" },
+		{ late_sub, "subcommands come first" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *want = xprintf("bad's options: %s", cases[i].want);
+
+		CHECK_STR(table_refusal(cases[i].opts), want);
+		free(want);
+	}
 	CHECK_STR(table_refusal(good), "");
 }
 
