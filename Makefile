@@ -43,14 +43,15 @@ GB       = $(B)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/base/lines.c
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
-# /init takes from the guest library only its file and id-list readers.
-INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c
+# /init takes from the guest library only its file and id-list readers and
+# the child rule (child.h: a test's session killed whole).
+INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
 # model and the mempolicy suite's replay of a step trace against it, the
 # case harness and its KTAP counts).
-UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c \
+UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c tests/guest/lib/child.c \
 	   tests/guest/suites/mempolicy/replay.c
 # Objects of their own, so a unit test's -MMD list names only headers.
 UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(B)/host/%.o)

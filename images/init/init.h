@@ -6,7 +6,7 @@
  *               deadline, so PID 1 never hangs on a stuck reader
  *   view.c      the guest's view of itself ("# guest.KEY: VALUE" lines) and
  *               the kernel warnings after the plan
- *   run.c       the plan (/lab/plan), each test in its own process group,
+ *   run.c       the plan (/lab/plan), each test in its own session,
  *               its KTAP relayed nested under "# Subtest:", its result
  *   disk.c      booting from a disk root (numalab.root=)
  *   shares.c    the Linux system third-party suites expect, the host's 9p

@@ -1,4 +1,4 @@
-/* run: the plan, each test in its own process group, its KTAP relayed (init.h). */
+/* run: the plan, each test in its own session, its KTAP relayed (init.h). */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "init.h"
 #include "ktap.h"
 
@@ -231,13 +232,23 @@ static int relay_until_exit(pid_t pid, struct relay *r, int64_t deadline, int *s
 	return 0;
 }
 
-/* SIGKILL the test's group and reap it; gives up (-1) on a task stuck in the kernel. */
+/*
+ * Everything the test started: its session, whatever process groups it
+ * made in it (a suite's cases, their selftests), and the test itself
+ * should it not have reached its setsid() yet.
+ */
+static void kill_test(pid_t pid)
+{
+	child_kill_session(pid);
+	kill(pid, SIGKILL);
+}
+
+/* SIGKILL all the test started and reap it; gives up (-1) on a task stuck in the kernel. */
 static int kill_and_reap(pid_t pid, int *status)
 {
 	int64_t deadline = now_ms() + REAP_TIMEOUT_MS;
 
-	killpg(pid, SIGKILL);
-	kill(pid, SIGKILL);   /* should the child not have reached setpgid() */
+	kill_test(pid);
 	while (waitpid(pid, status, WNOHANG) != pid) {
 		if (ms_until(deadline) == 0)
 			return -1;
@@ -255,15 +266,16 @@ void move_fd(int fd, int target)
 }
 
 /*
- * In the child: own process group, stdout and stderr to the relay pipe (a
- * suite's report on stderr is its output too), stdin from /dev/null.
+ * In the child: own session (so its own process group, and no group it
+ * makes leaves what kill_test() reaches), stdout and stderr to the relay
+ * pipe (a suite's report on stderr is its output too), stdin from /dev/null.
  */
 static _Noreturn void exec_test(const struct launch *l, int out_fd)
 {
 	char *const default_argv[] = { (char *)l->path, NULL };
 	char *const *argv = l->argv ? l->argv : default_argv;
 
-	setpgid(0, 0);
+	setsid();
 	dup2(out_fd, STDOUT_FILENO);
 	dup2(out_fd, STDERR_FILENO);
 	move_fd(open("/dev/null", O_RDONLY), STDIN_FILENO);
@@ -324,7 +336,7 @@ static void run_started_test(int number, const char *name, const struct plan_ent
 		if (kill_and_reap(pid, &status))
 			log_msg("%s (pid %d) did not die after SIGKILL", name, (int)pid);
 	} else {
-		killpg(pid, SIGKILL);   /* leftovers of the test's process group */
+		kill_test(pid);   /* its leftovers */
 	}
 	close(out_fd);
 	report_result(number, name, t, l, timed_out, status, &r);
@@ -478,7 +490,6 @@ void run_test(int number, const struct plan_entry *t)
 		tap_line("not ok %d %s # ERROR fork: %s", number, name, strerror(errno));
 		return;
 	}
-	setpgid(pid, pid);   /* also here, so killpg() works before the child runs */
 	run_started_test(number, name, t, &l, pid, pipefd[0]);
 }
 

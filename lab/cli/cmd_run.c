@@ -147,7 +147,7 @@ void run_options_help(int shell, struct buf *out)
 	struct run_cli c;
 	struct opt table[RUN_MAX_OPTS];
 	struct opt_spec spec;
-	int quiet;
+	int quiet = 0;
 
 	run_cli_init(&c, shell);
 	run_spec(&c, &quiet, table, &spec);

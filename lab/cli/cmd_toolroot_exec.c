@@ -6,6 +6,7 @@
  * command could not be started (as a shell would say).
  */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "host/toolroot.h"
 
 #include <errno.h>
@@ -15,49 +16,85 @@
 #include <unistd.h>
 
 static const char exec_usage[] =
-	"usage: numalab toolroot-exec [--bind DIR]... ROOT|--auto -- CMD [ARG]...\n"
-	"       numalab toolroot-exec --host -- CMD [ARG]...   (private mount namespace only)";
+	"usage: numalab toolroot-exec [--bind DIR]... [--bare] ROOT -- CMD [ARG]...\n"
+	"       numalab toolroot-exec --auto -- CMD [ARG]...\n"
+	"       numalab toolroot-exec --host -- CMD [ARG]...\n"
+	"\n"
+	"Internal (the runner and the Makefile start it): run CMD inside the LoongArch\n"
+	"toolchain root ROOT, in a private mount namespace (docs/toolroot.md).\n"
+	"\n";
+
+static const char exec_tail[] =
+	"\nExit: CMD's own status, 2 bad usage, 127 CMD could not be started.\n";
+
+static int bind_option(void *value, const char *dir, struct error *err)
+{
+	struct toolroot_exec_opts *o = value;
+
+	if (dir[0] != '/')
+		return error_input(err, "give an absolute directory");
+	if (o->nr_binds == (int)(sizeof(o->binds) / sizeof(o->binds[0])))
+		return error_input(err, "too many --bind directories (at most %d)", o->nr_binds);
+	o->binds[o->nr_binds++] = dir;
+	return 0;
+}
+
+#define EXEC_OPTS 5
+
+/* The one declaration of toolroot-exec's options, over o and its --host. */
+static void exec_spec(struct toolroot_exec_opts *o, int *host, struct opt *table, struct opt_spec *spec)
+{
+	const struct opt opts[] = {
+		OPT_CALLBACK("bind", o, "DIR", bind_option,
+			     "also bind DIR (absolute) into ROOT (repeatable, at most 16)"),
+		OPT_FLAG("bare", &o->bare, "only /dev, /proc and /sys bound, cwd / (building a root)"),
+		OPT_FLAG("auto", &o->automatic, "the user's own tools if complete, else the lab's root"),
+		OPT_FLAG("host", host, "no root: the private mount namespace only"),
+		OPT_END,
+	};
+
+	_Static_assert(sizeof(opts) / sizeof(opts[0]) == EXEC_OPTS, "EXEC_OPTS: every row");
+	memcpy(table, opts, sizeof(opts));
+	*spec = (struct opt_spec){ .name = "toolroot-exec", .usage = exec_usage, .opts = table, .tail = exec_tail };
+}
+
+void toolroot_exec_help(struct buf *out)
+{
+	struct toolroot_exec_opts o;
+	struct opt table[EXEC_OPTS];
+	struct opt_spec spec;
+	int host = 0;
+
+	memset(&o, 0, sizeof(o));
+	exec_spec(&o, &host, table, &spec);
+	opt_help(&spec, out);
+}
 
 int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err)
 {
-	int i, host = 0;
+	struct opt table[EXEC_OPTS];
+	struct opt_spec spec;
+	int dash = 1, host = 0, first;
 
-	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--host")) {
-			host = 1;
-		} else if (!strcmp(a, "--bare")) {
-			o->bare = 1;
-		} else if (!strcmp(a, "--auto")) {
-			o->automatic = 1;
-		} else if (!strcmp(a, "--bind") || !strncmp(a, "--bind=", 7)) {
-			const char *dir = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!dir || dir[0] != '/')
-				return error_input(err, "--bind needs an absolute directory\n%s", exec_usage);
-			if (o->nr_binds == (int)(sizeof(o->binds) / sizeof(o->binds[0])))
-				return error_input(err, "too many --bind directories (at most %d)",
-						   o->nr_binds);
-			o->binds[o->nr_binds++] = dir;
-		} else if (a[0] == '-') {
-			return error_input(err, "unknown option %s\n%s", a, exec_usage);
-		} else if (o->root) {
-			return error_input(err, "unexpected %s before --\n%s", a, exec_usage);
-		} else {
-			o->root = a;
-		}
-	}
+	memset(o, 0, sizeof(o[0]));
+	exec_spec(o, &host, table, &spec);
+	/* The options and ROOT end at the first "--": what follows is CMD's, untouched. */
+	while (dash < argc && strcmp(argv[dash], "--"))
+		dash++;
+	if ((first = opt_parse(&spec, dash, argv, err)) < 0)
+		return first;
+	if (dash - first > 1)
+		return error_input(err, "unexpected %s before --", argv[first + 1]);
+	o->root = first < dash ? argv[first] : NULL;
 	if ((host || o->automatic) && o->root)
-		return error_input(err, "%s takes no ROOT\n%s", host ? "--host" : "--auto", exec_usage);
+		return error_input(err, "%s takes no ROOT", host ? "--host" : "--auto");
 	if (host && o->automatic)
-		return error_input(err, "--host and --auto exclude each other\n%s", exec_usage);
+		return error_input(err, "--host and --auto exclude each other");
 	if (!host && !o->automatic && !o->root)
-		return error_input(err, "missing ROOT\n%s", exec_usage);
-	if (i >= argc || i + 1 >= argc)
-		return error_input(err, "missing -- CMD\n%s", exec_usage);
-	o->cmd = argv + i + 1;
+		return error_input(err, "missing ROOT");
+	if (dash + 1 >= argc)
+		return error_input(err, "missing -- CMD");
+	o->cmd = argv + dash + 1;
 	return 0;
 }
 
@@ -68,13 +105,19 @@ int cmd_toolroot_exec(int argc, char **argv)
 	struct toolroot_exec_opts o;
 	struct error err;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("%s\n", exec_usage);
+	switch (toolroot_exec_parse(argc, argv, &o, &err)) {
+	case 0:
+		break;
+	case OPT_HELP: {
+		struct buf help = BUF_INIT;
+
+		toolroot_exec_help(&help);
+		fputs(buf_str(&help), stdout);
+		buf_free(&help);
 		return EXIT_PASS;
 	}
-	if (toolroot_exec_parse(argc, argv, &o, &err)) {
-		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-		return EXIT_USAGE;
+	default:
+		return command_usage_error("toolroot-exec", "%s", err.msg);
 	}
 	if (o.automatic) {
 		struct toolroot_tools tools;

@@ -1,23 +1,52 @@
 /* numalab topo: validate topology files and show the QEMU command line. */
 #include "cli/command.h"
+#include "cli/options.h"
 #include "boot/qemu.h"
 #include "host/toolroot.h"
 #include "model/labdata.h"
 #include "results/results.h"
 
 #include <stdio.h>
-#include <string.h>
 
-static const char help[] =
+static const char check_usage[] =
+	"usage: numalab topo check FILE|NAME...\n"
+	"\n"
+	"Validate each topology (docs/topology.md): a line per valid one, errors as\n"
+	"FILE:LINE.\n";
+
+static const char show_usage[] =
+	"usage: numalab topo show FILE|NAME\n"
+	"\n"
+	"Print the QEMU argv the topology gives, one argument per line, with the\n"
+	"options the QEMU on PATH (LoongArch: the toolchain's) has (KERNEL, INITRD\n"
+	"and fds 3/4 stand for what a run fills in).\n";
+
+static const char topo_usage[] =
 	"usage: numalab topo check FILE|NAME...\n"
 	"       numalab topo show FILE|NAME\n"
 	"\n"
-	"check: validate each topology (docs/topology.md); errors are FILE:LINE.\n"
-	"show:  print the QEMU argv the topology gives, one argument per line, with the\n"
-	"       options the QEMU on PATH (LoongArch: the toolchain's) has\n"
-	"       (KERNEL, INITRD and fds 3/4 stand for what a run fills in).\n"
-	"\n"
-	"Exit: 0 valid, 2 invalid or bad usage.\n";
+	"Topologies: topologies/NAME.topo or a file (docs/topology.md).\n"
+	"`numalab topo SUBCOMMAND --help` says more.\n"
+	"\n";
+
+static const char exit_tail[] = "\nExit: 0 valid, 2 invalid or bad usage.\n";
+
+static const struct opt no_opts[] = { OPT_END };
+static const struct opt_spec check_spec = { .name = "topo check", .usage = check_usage, .opts = no_opts,
+					    .tail = exit_tail };
+static const struct opt_spec show_spec = { .name = "topo show", .usage = show_usage, .opts = no_opts,
+					   .tail = exit_tail };
+
+/* The subcommand the command line names. */
+static const struct opt_spec *chosen;
+
+static const struct opt topo_opts[] = {
+	OPT_SUBCOMMAND("check", &chosen, &check_spec, "validate topology files"),
+	OPT_SUBCOMMAND("show", &chosen, &show_spec, "print the QEMU argv of one"),
+	OPT_END,
+};
+
+const struct opt_spec topo_spec = { .name = "topo", .usage = topo_usage, .opts = topo_opts, .tail = exit_tail };
 
 static int load(const char *arg, struct topology *t)
 {
@@ -84,13 +113,13 @@ static int show(const char *arg)
 
 int cmd_topo(int argc, char **argv)
 {
-	if (argc < 2)
-		return command_usage_error("topo", "give a subcommand: check or show");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return command_help(help);
-	if (!strcmp(argv[1], "check") && argc > 2)
-		return check(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "show") && argc == 3)
-		return show(argv[2]);
-	return command_usage_error("topo", "expected `check FILE...` or `show FILE`");
+	int rc, first;
+
+	if ((rc = command_options(&topo_spec, argc, argv, &first)) >= 0)
+		return rc;
+	if (chosen == &check_spec && first < argc)
+		return check(argc - first, argv + first);
+	if (chosen == &show_spec && argc - first == 1)
+		return show(argv[first]);
+	return command_usage_error(chosen->name, "give %s", chosen == &check_spec ? "FILE|NAME..." : "one FILE|NAME");
 }

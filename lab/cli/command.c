@@ -21,13 +21,15 @@ int command_options(const struct opt_spec *spec, int argc, char **argv, int *fir
 	int rc = opt_parse(spec, argc, argv, &err);
 
 	if (rc == OPT_HELP) {
-		opt_help(spec, &help);
+		opt_help(opt_chosen(spec), &help);
 		fputs(buf_str(&help), stdout);
 		buf_free(&help);
 		return EXIT_PASS;
 	}
+	if (rc < 0 && err.kind != ERROR_INPUT)
+		return command_fail(spec->name, &err);
 	if (rc < 0)
-		return command_usage_error(spec->name, "%s", err.msg);
+		return command_usage_error(opt_chosen(spec)->name, "%s", err.msg);
 	*first = rc;
 	return -1;
 }

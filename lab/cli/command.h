@@ -34,9 +34,11 @@ struct opt_spec;
 
 /*
  * Parse a command's options (cli/options.h).  Returns -1 when the command
- * goes on, its operands from argv[*first]; else the exit code to return at
- * once: EXIT_PASS after printing the help on stdout, EXIT_USAGE after
- * reporting the bad option once, on stderr.
+ * goes on, its operands from argv[*first] (opt_chosen(spec): the
+ * subcommand named); else the exit code to return at once: EXIT_PASS after
+ * printing the help (the subcommand's, if one was named) on stdout,
+ * EXIT_USAGE after reporting the bad option once, on stderr, with the
+ * subcommand's name (EXIT_HARNESS: a bad table).
  */
 int command_options(const struct opt_spec *spec, int argc, char **argv, int *first);
 
@@ -116,7 +118,16 @@ int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
 
-/* toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, or -1 with err (ERROR_INPUT). */
+/* topo's and tap's options and subcommands, for their pinned --help (test_options). */
+extern const struct opt_spec topo_spec, tap_spec;
+
+/*
+ * toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, OPT_HELP
+ * (cli/options.h), or -1 with err (ERROR_INPUT).  Options and ROOT end at
+ * the first "--"; o->cmd points into argv after it.
+ */
 int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);
+/* `numalab toolroot-exec --help`, appended to out. */
+void toolroot_exec_help(struct buf *out);
 
 #endif

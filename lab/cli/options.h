@@ -9,18 +9,35 @@
  *   storage lives (usually on the command's stack, as git does), with the
  *   OPT_* macros below.  A value's storage keeps its default unless the
  *   option is given; OPT_STRING and OPT_LIST keep pointers into argv.
- * - opt_parse() runs getopt_long over argv (argv[0] is the command's name),
- *   without printing anything.  It returns the index of the first operand,
- *   OPT_HELP when --help (or -h) was given, or -1 with err (kind
- *   ERROR_INPUT) naming the option and what it wants, for the first bad one:
- *   an unknown option, a missing value, a value a flag does not take, a
- *   number out of range, a word not among the choices.
- * - Long names only.  The one short option is -h, for --help, in every
- *   command (as `numalab -h`): numalab has no others, so a letter never
- *   means two things in two commands.
+ * - opt_parse() checks the table first (as git's parse_options_check():
+ *   names unique, none "help" or "no-...", each row with what its kind
+ *   needs, subcommands first; a bad table is the programmer's: -1 with err
+ *   of kind ERROR_HARNESS), then runs getopt_long over argv (argv[0] is the
+ *   command's name), without printing anything.  It returns the index of
+ *   the first operand, OPT_HELP when --help (or -h) was given, or -1 with
+ *   err (kind ERROR_INPUT) naming the option and what it wants, for the
+ *   first bad one: an unknown option, a missing value, a value a flag does
+ *   not take, a number out of range, a word not among the choices.
+ * - Long names only, and whole: `--kern` is refused, naming --kernel
+ *   (getopt_long would take any unambiguous prefix, and a new option would
+ *   then change what an old command line means).  The one short option is
+ *   -h, for --help, in every command (as `numalab -h`): numalab has no
+ *   others, so a letter never means two things in two commands.
+ * - Every flag also takes --no-NAME, which sets it back to 0: the last one
+ *   given counts (git's OPT_BOOL).  A flag whose storage is 1 before the
+ *   parse defaults on: its help entry reads --no-NAME, and its help says
+ *   what --no-NAME does.
+ * - Subcommands (git's OPT_SUBCOMMAND): a table may start with
+ *   OPT_SUBCOMMAND rows.  Its own options then end at the first operand,
+ *   which must name one of them; *value becomes that row's spec (value
+ *   starts NULL), and the rest of argv, from the subcommand's name as its
+ *   argv[0], is parsed by that spec.  The index returned is the first
+ *   operand's in the whole argv; OPT_HELP is the help of the deepest
+ *   subcommand named (opt_chosen()).
  * - opt_help() writes the whole help: spec->usage, the option list (one
  *   entry per row, in table order, the help's own line breaks kept and
- *   indented), then spec->tail.  Pinned by tests/host/unit/golden/options/.
+ *   indented; a subcommand as "  NAME"), then spec->tail.  Pinned by
+ *   tests/host/unit/golden/options/.
  * - getopt_long's state is global: not reentrant, and it permutes argv's
  *   pointers (not the strings) unless spec->stop_at_operand.
  */
@@ -39,7 +56,10 @@ enum opt_kind {
 	OPT_KIND_DOUBLE,    /* *(double *)value: finite, in [dmin, dmax] ((dmin, dmax): open) */
 	OPT_KIND_LIST,      /* repeatable: each argument pushed onto *(struct strvec *)value */
 	OPT_KIND_CALLBACK,  /* fn(value, argument, err): 0, or -1 with err saying what it wants */
+	OPT_KIND_SUBCOMMAND, /* the first operand names it: *(const struct opt_spec **)value = sub */
 };
+
+struct opt_spec;
 
 struct opt {
 	const char *name;       /* the long name, without "--" */
@@ -52,6 +72,7 @@ struct opt {
 	int open;               /* OPT_KIND_DOUBLE: both ends excluded */
 	const char *choices;    /* OPT_KIND_CHOICE */
 	int (*fn)(void *value, const char *arg, struct error *err);
+	const struct opt_spec *sub;   /* OPT_KIND_SUBCOMMAND: its options, help and name ("topo show") */
 };
 
 #define OPT_FLAG(n, v, h) { .name = (n), .kind = OPT_KIND_FLAG, .help = (h), .value = (v) }
@@ -70,6 +91,9 @@ struct opt {
 #define OPT_LIST(n, v, a, h) { .name = (n), .kind = OPT_KIND_LIST, .arg = (a), .help = (h), .value = (v) }
 #define OPT_CALLBACK(n, v, a, f, h) \
 	{ .name = (n), .kind = OPT_KIND_CALLBACK, .arg = (a), .help = (h), .value = (v), .fn = (f) }
+/* v: a const struct opt_spec *, NULL until the command line names s. */
+#define OPT_SUBCOMMAND(n, v, s, h) \
+	{ .name = (n), .kind = OPT_KIND_SUBCOMMAND, .help = (h), .value = (v), .sub = (s) }
 #define OPT_END { .kind = OPT_KIND_END }
 
 /* A command's options and the free text of its help around them. */
@@ -85,6 +109,9 @@ struct opt_spec {
 
 /* See the contract above: first operand's index, OPT_HELP, or -1 with err. */
 int opt_parse(const struct opt_spec *spec, int argc, char **argv, struct error *err);
+
+/* The subcommand the last opt_parse() of spec went down to (spec itself if none). */
+const struct opt_spec *opt_chosen(const struct opt_spec *spec);
 
 /* The whole `numalab CMD --help` text, appended to out. */
 void opt_help(const struct opt_spec *spec, struct buf *out);

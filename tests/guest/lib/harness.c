@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "harness.h"
 
 #define FAULT_ENV "NUMALAB_FAULT"
@@ -49,56 +49,21 @@ static unsigned case_timeout(const struct guest_case *c)
 	return c->timeout_s ? c->timeout_s : GUEST_TIMEOUT_DEFAULT;
 }
 
-static double now_s(void)
+struct case_child {
+	const struct guest_case *c;
+	int first;
+};
+
+static void run_in_child(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * Wait for the case's child until timeout_s; 0 with its status, or -1 once
- * the timeout passed (the child SIGKILLed and reaped).  SIGCHLD is blocked
- * by the caller, so sigtimedwait() sleeps until the child ends.
- */
-static int wait_case(pid_t pid, unsigned timeout_s, const sigset_t *chld, int *status)
-{
-	double deadline = now_s() + timeout_s;
-
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-		double left = deadline - now_s();
-		struct timespec ts;
-
-		if (r == pid)
-			return 0;
-		if (r < 0 && errno != EINTR) {
-			*status = 0;
-			return 0;
-		}
-		if (left <= 0) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			return -1;
-		}
-		ts.tv_sec = (time_t)left;
-		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-		sigtimedwait(chld, NULL, &ts);
-	}
-}
-
-static _Noreturn void run_in_child(const struct guest_case *c, const sigset_t *old_mask, int first)
-{
+	const struct case_child *cc = ctx;
 	const char *fault = getenv(FAULT_ENV);
 
-	sigprocmask(SIG_SETMASK, old_mask, NULL);
-	if (first && fault && !strcmp(fault, "case-segv")) {
+	if (cc->first && fault && !strcmp(fault, "case-segv")) {
 		signal(SIGSEGV, SIG_DFL);   /* whatever handler the suite (or a sanitizer) set */
 		raise(SIGSEGV);
 	}
-	c->run(c);
+	cc->c->run(cc->c);
 	fflush(stdout);
 	_exit(0);
 }
@@ -119,27 +84,23 @@ static void why_short(int timed_out, unsigned timeout_s, int status, int printed
 
 static void run_case(const struct guest_case *c, int first)
 {
-	unsigned timeout_s = case_timeout(c);
-	int before = ktap_results(), printed, status = 0, timed_out;
-	sigset_t chld, old_mask;
+	struct case_child cc = { c, first };
+	struct child_spec spec = { .in_child = run_in_child, .ctx = &cc, .timeout_s = case_timeout(c) };
+	unsigned timeout_s = spec.timeout_s;
+	int before = ktap_results(), printed, status = 0, timed_out = 0;
 	char why[64];
-	pid_t pid;
 
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old_mask);
-	fflush(stdout);   /* nothing buffered is printed twice */
-	pid = fork();
-	if (pid == 0)
-		run_in_child(c, &old_mask, first);
-	if (pid < 0) {
+	switch (child_deadline(&spec, &status)) {
+	case CHILD_NOT_RUN:
 		ktap_diag("%s: fork: %s", c->name, strerror(errno));
-		timed_out = 0;
 		status = 1 << 8;   /* as if it exited 1 before its results */
-	} else {
-		timed_out = wait_case(pid, timeout_s, &chld, &status) < 0;
+		break;
+	case CHILD_TIMED_OUT:
+		timed_out = 1;
+		break;
+	case CHILD_EXITED:
+		break;
 	}
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	printed = ktap_results() - before;
 	if (WIFSIGNALED(status) && !timed_out)
 		ktap_diag("%s: killed by signal %d (%s)", c->name, WTERMSIG(status),

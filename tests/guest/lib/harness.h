@@ -31,8 +31,11 @@
  * one file when their order matters).  Each runs in a forked child with a
  * timeout (GUEST_TIMEOUT_DEFAULT, or the case's own; the environment's
  * NUMALAB_CASE_TIMEOUT=S, set by /init from numalab.case_timeout=S,
- * overrides every case's).  The child stays in the suite's process group,
- * so /init's kill of the suite reaches it.  When a case dies early:
+ * overrides every case's).  The child is a process group of its own
+ * (child_deadline(), child.h): the timeout kills the whole group, a process
+ * the case forked included, and the end of the case kills what it left
+ * behind.  /init kills the suite's whole session, so its kill reaches every
+ * case's group.  When a case dies early:
  *
  *   not ok N NAME # crashed by signal S        killed by a signal
  *   not ok N NAME # TIMEOUT Ts                 killed after its timeout

@@ -10,6 +10,11 @@ expect_grep ":3: " "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --bogus
 expect_grep "^numalab run: unknown option '--bogus'; see \`numalab run --help\`$" "$SCRATCH/err"
 [ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "a bad option is reported once, got: $(cat "$SCRATCH/err")"
+# Whole names only: a prefix getopt_long would take is refused, naming the option.
+expect_rc 2 $NUMALAB run --topo 2node --kern stock
+expect_grep "^numalab run: unknown option '--kern'; options take their whole name: --kernel; see" "$SCRATCH/err"
+expect_rc 2 $NUMALAB topo sho 2node
+expect_grep "^numalab topo: unknown subcommand 'sho'; use check or show; see \`numalab topo --help\`$" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
 expect_grep "unknown test 'nosuchtest'" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRATCH/r"

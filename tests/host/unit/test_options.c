@@ -1,15 +1,17 @@
 /*
  * test_options: the option tables (lab/cli/options.h): every value kind,
  * the range checks and their one message form, repeatable options, unknown
- * options and missing values, --help generated from a table and pinned by
- * tests/host/unit/golden/options/ (UPDATE_GOLDEN=1 rewrites them: review the
- * diff).  And the command lines numalab writes for itself, parsed back by
+ * options and missing values, whole names only, every flag's --no-NAME, the
+ * table's own checks, subcommands, --help generated from a table and pinned
+ * by tests/host/unit/golden/options/ (UPDATE_GOLDEN=1 rewrites them: review
+ * the diff), topo's, tap's and toolroot-exec's with their subcommands.  And the command lines numalab writes for itself, parsed back by
  * the parser of the command that reads them: a matrix's cells as
  * `numalab run` (matrix_cell_argv), a bisect's steps as `numalab
  * bisect-run` (bisect_step_argv).
  */
 #include "cli/cmd_bisect.h"
 #include "cli/cmd_run.h"
+#include "cli/command.h"
 #include "cli/options.h"
 #include "drive/matrix_run.h"
 #include "model/matrix.h"
@@ -20,7 +22,7 @@
 
 /* Every kind once, and where each goes. */
 struct values {
-	int flag, count;
+	int flag, count, on;
 	const char *name, *accel;
 	uint64_t seed;
 	double ratio, level;
@@ -43,12 +45,13 @@ static const char test_usage[] =
 	"A made-up command with an option of every kind.\n"
 	"\n";
 
-#define NR_TEST_OPTS 11
+#define NR_TEST_OPTS 12
 
 static void test_spec(struct values *v, struct opt *opts, struct opt_spec *spec)
 {
 	const struct opt table[] = {
 		OPT_FLAG("flag", &v->flag, "a flag"),
+		OPT_FLAG("progress", &v->on, "a flag that defaults on: --no-progress turns it off"),
 		OPT_STRING("name", &v->name, "NAME", "a string"),
 		OPT_CHOICE("accel", &v->accel, "auto|tcg|kvm", "auto|tcg|kvm", "one word of three"),
 		OPT_INT("count", &v->count, "N", 1, 10, "an integer 1..10"),
@@ -188,9 +191,145 @@ UNIT_TEST(a_bad_option_is_reported_once_by_name)
 	CHECK_STR(REFUSAL("--flag=yes"), "--flag takes no value");
 	/* The first bad one stops the parse. */
 	CHECK_STR(REFUSAL("--count", "0", "--bogus"), "--count 0: give an integer 1..10");
-	/* getopt_long takes an unambiguous prefix, and only that. */
-	CHECK_STR(REFUSAL("--fla"), "");
 	CHECK_STR(REFUSAL("--a", "x"), "unknown option '--a'");
+}
+
+UNIT_TEST(names_are_whole_words)
+{
+	/* getopt_long would take these unambiguous prefixes: numalab names the option instead. */
+	CHECK_STR(REFUSAL("--fla"), "unknown option '--fla'; options take their whole name: --flag");
+	CHECK_STR(REFUSAL("--nam", "x"), "unknown option '--nam'; options take their whole name: --name");
+	CHECK_STR(REFUSAL("--nam=x"), "unknown option '--nam'; options take their whole name: --name");
+	CHECK_STR(REFUSAL("op", "--flag", "--cou", "3"), "unknown option '--cou'; options take their whole name: --count");
+	CHECK_STR(REFUSAL("--no-fl"), "unknown option '--no-fl'; options take their whole name: --no-flag");
+	CHECK_STR(REFUSAL("--hel"), "unknown option '--hel'; options take their whole name: --help");
+	/* A whole name that begins another is itself. */
+	CHECK_STR(REFUSAL("--name", "x", "--a-very-long-option-name", "y"), "");
+}
+
+UNIT_TEST(every_flag_has_its_negation)
+{
+	struct values v = { .on = 1, .dirs = STRVEC_INIT };
+	struct error err;
+
+	/* The last one given counts. */
+	CHECK_INT(PARSE(&v, &err, "--flag", "--no-flag", "--no-progress"), 4);
+	CHECK_INT(v.flag, 0);
+	CHECK_INT(v.on, 0);
+	CHECK_INT(PARSE(&v, &err, "--no-flag", "--flag", "--progress"), 4);
+	CHECK_INT(v.flag, 1);
+	CHECK_INT(v.on, 1);
+	CHECK_STR(REFUSAL("--no-flag=1"), "--no-flag takes no value");
+	/* Only flags: a value has no negation. */
+	CHECK_STR(REFUSAL("--no-name"), "unknown option '--no-name'");
+}
+
+/* A table's own mistakes: the programmer's (ERROR_HARNESS), found before any argument is read. */
+static const char *table_refusal(const struct opt *opts)
+{
+	static struct error err;
+	const struct opt_spec spec = { .name = "bad", .usage = "", .opts = opts };
+	char *argv[] = { "bad", NULL };
+
+	err.msg[0] = '\0';
+	if (opt_parse(&spec, 1, argv, &err) >= 0)
+		return "";
+	CHECK_INT(err.kind, ERROR_HARNESS);
+	return err.msg;
+}
+
+UNIT_TEST(tables_are_checked)
+{
+	int a, b;
+	const char *s = NULL;
+	const struct opt_spec *sub = NULL;
+	const struct opt twice[] = { OPT_FLAG("x", &a, "x"), OPT_INT("x", &b, "N", 0, 1, "x"), OPT_END };
+	const struct opt negated[] = { OPT_FLAG("no-x", &a, "x"), OPT_END };
+	const struct opt help[] = { OPT_FLAG("help", &a, "x"), OPT_END };
+	const struct opt no_arg[] = { OPT_STRING("s", &s, NULL, "x"), OPT_END };
+	const struct opt no_choices[] = { OPT_CHOICE("c", &s, "C", NULL, "x"), OPT_END };
+	const struct opt late_sub[] = { OPT_FLAG("x", &a, "x"), OPT_SUBCOMMAND("s", &sub, &(struct opt_spec){ 0 }, "s"),
+					OPT_END };
+	const struct opt good[] = { OPT_FLAG("x", &a, "x"), OPT_STRING("s", &s, "S", "s"), OPT_END };
+
+	const struct { const struct opt *opts; const char *want; } cases[] = {
+		{ twice, "x twice" },
+		{ negated, "'no-x' cannot be a name (empty, -, help, no-: taken)" },
+		{ help, "'help' cannot be a name (empty, -, help, no-: taken)" },
+		{ no_arg, "s lacks what its kind needs" },
+		{ no_choices, "c lacks what its kind needs" },
+		{ late_sub, "subcommands come first" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *want = xprintf("bad's options: %s", cases[i].want);
+
+		CHECK_STR(table_refusal(cases[i].opts), want);
+		free(want);
+	}
+	CHECK_STR(table_refusal(good), "");
+}
+
+/* A command with two subcommands, one with an option of its own. */
+static int sub_verbose;
+static const struct opt no_opts[] = { OPT_END };
+static const struct opt show_opts[] = { OPT_FLAG("verbose", &sub_verbose, "say more"), OPT_END };
+static const struct opt_spec show_spec = { .name = "cmd show", .usage = "usage: numalab cmd show X\n\n",
+					   .opts = show_opts };
+static const struct opt_spec check_spec = { .name = "cmd check", .usage = "usage: numalab cmd check X...\n",
+					    .opts = no_opts };
+
+static int parse_sub(const struct opt_spec **chosen, struct error *err, const char **args)
+{
+	int quiet = 0;
+	const struct opt opts[] = {
+		OPT_SUBCOMMAND("check", chosen, &check_spec, "check them"),
+		OPT_SUBCOMMAND("show", chosen, &show_spec, "show one"),
+		OPT_FLAG("quiet", &quiet, "the command's own option, before the subcommand"),
+		OPT_END,
+	};
+	const struct opt_spec spec = { .name = "cmd", .usage = "", .opts = opts };
+	char *argv[16] = { "cmd" };
+	int argc = 1, rc;
+
+	while (args[argc - 1])
+		argv[argc] = (char *)args[argc - 1], argc++;
+	*chosen = NULL;
+	sub_verbose = 0;
+	err->msg[0] = '\0';
+	rc = opt_parse(&spec, argc, argv, err);
+	CHECK(opt_chosen(&spec) == (*chosen ? *chosen : &spec));
+	return rc;
+}
+
+#define PARSE_SUB(chosen, err, ...) parse_sub(chosen, err, (const char *[]){ __VA_ARGS__, NULL })
+
+UNIT_TEST(subcommands_parse_their_own_options)
+{
+	const struct opt_spec *chosen;
+	struct error err;
+
+	CHECK_INT(PARSE_SUB(&chosen, &err, "show", "x", "--verbose"), 3);   /* argv permuted: x last */
+	CHECK(chosen == &show_spec);
+	CHECK_INT(sub_verbose, 1);
+	CHECK_INT(PARSE_SUB(&chosen, &err, "--quiet", "check", "a", "b"), 3);
+	CHECK(chosen == &check_spec);
+	CHECK_INT(PARSE_SUB(&chosen, &err, "check", "--verbose"), -1);
+	CHECK_STR(err.msg, "unknown option '--verbose'");
+	CHECK_INT(PARSE_SUB(&chosen, &err, "sho", "x"), -1);
+	CHECK_STR(err.msg, "unknown subcommand 'sho'; use check or show");
+	CHECK(chosen == NULL);
+	CHECK_INT(PARSE_SUB(&chosen, &err, "--quiet"), -1);
+	CHECK_STR(err.msg, "give a subcommand: check or show");
+	CHECK_INT(err.kind, ERROR_INPUT);
+	/* The command's options come before its subcommand. */
+	CHECK_INT(PARSE_SUB(&chosen, &err, "show", "--quiet"), -1);
+	CHECK_STR(err.msg, "unknown option '--quiet'");
+	/* Help at either level: opt_chosen() says whose. */
+	CHECK_INT(PARSE_SUB(&chosen, &err, "--help"), OPT_HELP);
+	CHECK(chosen == NULL);
+	CHECK_INT(PARSE_SUB(&chosen, &err, "show", "--help"), OPT_HELP);
+	CHECK(chosen == &show_spec);
 }
 
 UNIT_TEST(help_is_asked_by_long_name_or_h)
@@ -234,7 +373,7 @@ static void check_width(const char *what, const char *help)
 
 UNIT_TEST(help_is_generated_from_the_table)
 {
-	struct values v = { .dirs = STRVEC_INIT };
+	struct values v = { .on = 1, .dirs = STRVEC_INIT };
 	struct opt opts[NR_TEST_OPTS];
 	struct opt_spec spec;
 	struct buf help = BUF_INIT;
@@ -253,6 +392,42 @@ UNIT_TEST(help_is_generated_from_the_table)
 		CHECK((strstr(buf_str(&help), "--timeout") == NULL) == shell);
 		buf_free(&help);
 	}
+}
+
+/* "tests/host/unit/golden/options/topo-show.help" for "topo show". */
+static void check_help(const char *name, struct buf *help)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "tests/host/unit/golden/options/%s.help", name);
+	for (char *p = strrchr(path, '/'); *p; p++)
+		if (*p == ' ')
+			*p = '-';
+	unit_golden(path, buf_str(help), help->len);
+	check_width(name, buf_str(help));
+}
+
+/* A spec's help and its subcommands', each pinned. */
+static void check_helps(const struct opt_spec *spec)
+{
+	struct buf help = BUF_INIT;
+
+	opt_help(spec, &help);
+	check_help(spec->name, &help);
+	buf_free(&help);
+	for (const struct opt *o = spec->opts; o->kind == OPT_KIND_SUBCOMMAND; o++)
+		check_helps(o->sub);
+}
+
+UNIT_TEST(subcommand_helps_are_pinned)
+{
+	struct buf help = BUF_INIT;
+
+	check_helps(&topo_spec);
+	check_helps(&tap_spec);
+	toolroot_exec_help(&help);
+	check_help("toolroot-exec", &help);
+	buf_free(&help);
 }
 
 /* argv[0] is the program: the command's parser starts at argv[1], as runner.c calls it. */
@@ -436,6 +611,8 @@ UNIT_TEST(bisect_run_refuses_what_bisect_would_not_pass)
 UNIT_MAIN(UNIT_CASE(every_kind_stores_its_value), UNIT_CASE(values_not_given_keep_their_defaults),
 	  UNIT_CASE(repeatable_options_keep_every_value_in_order),
 	  UNIT_CASE(ranges_are_checked_with_one_message_form), UNIT_CASE(a_bad_option_is_reported_once_by_name),
+	  UNIT_CASE(names_are_whole_words), UNIT_CASE(every_flag_has_its_negation), UNIT_CASE(tables_are_checked),
+	  UNIT_CASE(subcommands_parse_their_own_options), UNIT_CASE(subcommand_helps_are_pinned),
 	  UNIT_CASE(help_is_asked_by_long_name_or_h), UNIT_CASE(stop_at_operand_leaves_the_rest_alone),
 	  UNIT_CASE(help_is_generated_from_the_table), UNIT_CASE(matrix_cells_parse_back_as_run_options),
 	  UNIT_CASE(bisect_steps_parse_back_as_bisect_run_options),

@@ -22,17 +22,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "khugepaged.h"
 #include "ktap.h"
 #include "swap.h"
@@ -237,17 +234,35 @@ static void run_on_cpu_fifo(int cpu)
 }
 
 /* Run the selftest for group, parsing its output as it comes; returns its wait status. */
+/* The selftest's child: on its CPU, then the program with group as its argument. */
+struct st_child {
+	struct st_run *r;
+	const char *group;
+};
+
+static void exec_selftest(void *ctx)
+{
+	const struct st_child *c = ctx;
+	char *argv[] = { (char *)KSELFTEST, (char *)c->group, NULL };
+
+	run_on_cpu_fifo(SELFTEST_CPU);
+	execv(KSELFTEST, argv);
+}
+
+static void selftest_line(void *ctx, char *line)
+{
+	parse_line(((struct st_child *)ctx)->r, line);
+}
+
 static int run_selftest(struct st_run *r, const char *group)
 {
 	struct khugepaged_pin pin;
-	int fds[2], status = -1;
-	char buf[4096], line[1024];
-	size_t len = 0;
-	pid_t pid;
-	time_t deadline = time(NULL) + SELFTEST_TIMEOUT_S;
+	struct st_child c = { r, group };
+	struct child_spec spec = { .in_child = exec_selftest, .ctx = &c, .timeout_s = SELFTEST_TIMEOUT_S,
+				   .line = selftest_line, .with_stderr = 1 };
+	enum child_end end;
+	int status;
 
-	if (pipe2(fds, O_CLOEXEC))
-		return -1;
 	/*
 	 * Hand the selftest as many free huge pages as the guest can: the
 	 * previous context leaves page cache and split THPs behind, and
@@ -257,44 +272,11 @@ static int run_selftest(struct st_run *r, const char *group)
 	sys_write("/proc/sys/vm/drop_caches", "3");
 	sys_write("/proc/sys/vm/compact_memory", "1");
 	pin_khugepaged(&pin, SELFTEST_CPU);
-	pid = fork();
-	if (pid == 0) {
-		char *argv[] = { (char *)KSELFTEST, (char *)group, NULL };
-
-		run_on_cpu_fifo(SELFTEST_CPU);
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		execv(KSELFTEST, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		struct pollfd p = { fds[0], POLLIN, 0 };
-		ssize_t n;
-
-		if (time(NULL) > deadline) {
-			kill(pid, SIGKILL);
-			snprintf(r->last_line, sizeof(r->last_line), "timed out after %d s", SELFTEST_TIMEOUT_S);
-		}
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		if ((n = read(fds[0], buf, sizeof(buf))) <= 0)
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '\n' || len == sizeof(line) - 1) {
-				line[len] = '\0';
-				parse_line(r, line);
-				len = 0;
-			} else {
-				line[len++] = buf[i];
-			}
-		}
-	}
-	close(fds[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
+	end = child_deadline(&spec, &status);
+	if (end == CHILD_TIMED_OUT)
+		snprintf(r->last_line, sizeof(r->last_line), "timed out after %d s", SELFTEST_TIMEOUT_S);
 	unpin_khugepaged(&pin);
-	return status;
+	return end == CHILD_NOT_RUN ? -1 : status;
 }
 
 /* The run's planned cases (its plan counts one setup step, alloc_at_fault). */

@@ -25,9 +25,6 @@
  * drops MLOCK_ONFAULT) fails mlock/mlock2-tests (kselftest-mm.sh).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "harness.h"
 
 #define DIR_MM "/lab/kselftest/mm"
@@ -284,68 +282,50 @@ static int split_argv(char *cmd, char **argv, int max)
 	return n;
 }
 
-/* Relay the child's output, 8 spaces in (depth 2), until it exits or times out. */
+/* A test's child and its output: argv run in DIR_MM; the last line that says it skipped. */
+struct test_child {
+	const char *bin;
+	char **argv;
+	char *last_skip;
+	size_t cap;
+};
+
+static void exec_in_dir(void *ctx)
+{
+	const struct test_child *t = ctx;
+
+	if (!chdir(DIR_MM))
+		execv(t->bin, t->argv);
+}
+
+/* Each line of the test's output, 8 spaces in (depth 2). */
+static void relay_line(void *ctx, char *line)
+{
+	struct test_child *t = ctx;
+
+	printf("        %s\n", line);
+	fflush(stdout);
+	if (strstr(line, "SKIP") || strstr(line, "skip"))
+		snprintf(t->last_skip, t->cap, "%.200s", line);
+}
+
+/* Run the test, its output relayed, until it exits or times out: its wait status, -1 not run. */
 static int run_one(const char *bin, const char *cmd, char *last_skip, size_t cap, int *timed_out)
 {
-	char copy[512], *argv[32], buf[4096], line[1024];
-	int fds[2], status = -1, timeout = test_timeout_s;
-	size_t len = 0;
-	time_t end;
-	pid_t pid;
+	char copy[512], *argv[32];
+	struct test_child t = { bin, argv, last_skip, cap };
+	struct child_spec spec = { .in_child = exec_in_dir, .ctx = &t, .line = relay_line, .with_stderr = 1 };
+	int timeout = test_timeout_s, status;
+	enum child_end end;
 
-	*timed_out = 0;
 	if (time(NULL) + timeout > deadline)
 		timeout = (int)(deadline - time(NULL));
-	end = time(NULL) + timeout;
+	spec.timeout_s = timeout > 0 ? (unsigned)timeout : 0;
 	snprintf(copy, sizeof(copy), "%s", cmd);
 	split_argv(copy, argv, 32);
-	if (pipe2(fds, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		if (chdir(DIR_MM))
-			_exit(127);
-		execv(bin, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		struct pollfd p = { fds[0], POLLIN, 0 };
-		ssize_t n;
-
-		if (time(NULL) >= end && !*timed_out) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			*timed_out = 1;
-		}
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		if ((n = read(fds[0], buf, sizeof(buf))) <= 0)
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] != '\n' && len < sizeof(line) - 1) {
-				line[len++] = buf[i];
-				continue;
-			}
-			line[len] = '\0';
-			printf("        %s\n", line);
-			if (strstr(line, "SKIP") || strstr(line, "skip"))
-				snprintf(last_skip, cap, "%.200s", line);
-			len = 0;
-		}
-		fflush(stdout);
-	}
-	if (len) {
-		line[len] = '\0';
-		printf("        %s\n", line);
-	}
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	kill(-pid, SIGKILL);   /* anything it left behind */
-	return status;
+	end = child_deadline(&spec, &status);
+	*timed_out = end == CHILD_TIMED_OUT;
+	return end == CHILD_NOT_RUN ? -1 : status;
 }
 
 /* A /proc/meminfo value in kB; 0 if absent. */
