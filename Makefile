@@ -253,6 +253,31 @@ fuzz: $(FUZZ_BIN)
 	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
 	    $(B)/fuzz/corpus/$$t tests/host/fuzz/corpus/$$t || exit; done
 
+# Every host and guest source and header compiled for its diagnostics only
+# (-fsyntax-only: nothing written, nothing linked) with the flags of its own
+# build, in four groups for -j.  tests/host/integration/portable-build.sh
+# runs `make syntax` inside the toolroot (trixie's gcc and glibc), so the
+# sources keep building with a newer toolchain than the host's.
+.PHONY: syntax syntax-host syntax-unit syntax-guest syntax-headers
+syntax: syntax-host syntax-unit syntax-guest syntax-headers
+SYNTAX_HOST_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab -I$(B)
+SYNTAX_GUEST_CFLAGS = $(filter-out -static,$(GUEST_CFLAGS))
+syntax-host: | $(CONFIG_H)
+	$(CC) $(SYNTAX_HOST_CFLAGS) -fsyntax-only runner.c $(LAB_SRC) $(FUZZ_SRC)
+syntax-unit: | $(CONFIG_H)
+	$(CC) $(SYNTAX_HOST_CFLAGS) -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy \
+		-fsyntax-only $(UNIT_SRC) $(UNIT_LIB)
+syntax-guest:
+	$(CC) $(SYNTAX_GUEST_CFLAGS) -Iimages/init -fsyntax-only $(INIT_SRC)
+	$(CC) $(SYNTAX_GUEST_CFLAGS) -fsyntax-only $(filter-out tests/guest/lib/sys.c,$(GUEST_LIB)) \
+		$(wildcard tests/guest/suites/*/*.c)
+# Each header alone: it includes what it uses itself.  Compiled as the main
+# file, its static inline helpers go unused, which clang reports.
+syntax-headers: | $(CONFIG_H)
+	$(CC) $(SYNTAX_HOST_CFLAGS) -Wno-unused-function -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy \
+		-Iimages/init -fsyntax-only -x c $(wildcard lab/*/*.h images/init/*.h tests/guest/lib/*.h \
+		tests/guest/suites/*/*.h tests/host/unit/*.h tests/host/fuzz/*.h)
+
 # Setup first (it installs clang, libvirt-dev, automake, ...), then a sub-make
 # that sees what it installed builds the tests and runs each under automake's
 # tap-driver.sh, logs in build/check/ (tests/host/check); `make recheck` runs again

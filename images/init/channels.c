@@ -1,13 +1,17 @@
 /* channels: the console and the TAP channel, writes that never block for good (init.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <termios.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "init.h"
 

@@ -1,10 +1,13 @@
 /* disk: boot from a disk root (numalab.root=): modules, mount, exec its /lab/init (init.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "ktap.h"

@@ -26,10 +26,12 @@
  * (this binary under that name: it signals PID 1) or exit ends.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "init.h"
 

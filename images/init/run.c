@@ -1,11 +1,16 @@
 /* run: the plan, each test in its own session, its KTAP relayed (init.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "init.h"

@@ -1,11 +1,13 @@
 /* shares: a Linux system for third-party suites, the host's 9p shares and its view (init.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "ktap.h"

@@ -1,11 +1,15 @@
 /* shell: `poweroff` as an applet, and the interactive shell after the plan (init.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "ktap.h"

@@ -1,11 +1,13 @@
 /* view: the guest's view of itself as "# guest.KEY: VALUE" lines (init.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "init.h"
 #include "ktap.h"

@@ -25,6 +25,8 @@
 #ifndef LAB_COMPARE_REPORT_H
 #define LAB_COMPARE_REPORT_H
 
+#include <stddef.h>
+
 #include "analysis/compare.h"
 #include "base/util.h"
 

@@ -35,6 +35,8 @@
 #ifndef LAB_TRY_REPORT_H
 #define LAB_TRY_REPORT_H
 
+#include <stddef.h>
+
 #include "analysis/compare.h"
 #include "base/util.h"
 

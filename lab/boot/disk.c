@@ -12,6 +12,7 @@
 #if NUMALAB_HAVE_GUESTFS
 #include <guestfs.h>
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

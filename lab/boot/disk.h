@@ -27,6 +27,8 @@
 #ifndef LAB_DISK_H
 #define LAB_DISK_H
 
+#include <stddef.h>
+
 #include "model/diskdesc.h"
 #include "boot/image.h"
 #include "base/util.h"

@@ -23,6 +23,8 @@
 #ifndef LAB_IMAGE_H
 #define LAB_IMAGE_H
 
+#include <stddef.h>
+
 #include "boot/qemu.h"
 #include "model/suite.h"
 #include "model/topology.h"

@@ -1,5 +1,6 @@
 #include "boot/libvirt_xml.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,9 @@
 #ifndef LAB_QEMU_H
 #define LAB_QEMU_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "model/topology.h"
 #include "base/util.h"
 #include "boot/qemucaps.h"

@@ -13,6 +13,8 @@
 #ifndef LAB_VM_H
 #define LAB_VM_H
 
+#include <stddef.h>
+
 #include "boot/console.h"
 #include "boot/qemu.h"
 #include "host/toolroot.h"

@@ -558,8 +558,17 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	if (!rc)
 		rc = channel_listen(&s, &s.tap, tap_path, 1, err);
 	if (!rc) {
+		/*
+		 * libvirt calls a lifecycle callback with its own type
+		 * (virConnectDomainEventCallback) but registers every kind as the
+		 * generic one.  Its VIR_DOMAIN_EVENT_CALLBACK() casts directly,
+		 * which clang >= 19 reports (-Wcast-function-type-mismatch); by
+		 * way of void (*)(void), the type C compilers take as "any
+		 * function", the cast says it is meant.
+		 */
 		callback = lv_api.virConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-							    VIR_DOMAIN_EVENT_CALLBACK(lifecycle), &s, NULL);
+							    (virConnectDomainEventGenericCallback)(void (*)(void))lifecycle,
+							    &s, NULL);
 		if (callback < 0)
 			rc = error_set(err, "libvirt lifecycle events: %s", last_error());
 	}

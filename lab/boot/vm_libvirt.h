@@ -20,6 +20,8 @@
 #ifndef LAB_VM_LIBVIRT_H
 #define LAB_VM_LIBVIRT_H
 
+#include <stddef.h>
+
 #include "boot/libvirt_xml.h"
 #include "boot/vm.h"
 

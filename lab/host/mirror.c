@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Does the space-separated list hold word exactly? */
 static int has_word(const char *list, const char *word)

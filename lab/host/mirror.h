@@ -17,6 +17,8 @@
 #ifndef LAB_MIRROR_H
 #define LAB_MIRROR_H
 
+#include <stddef.h>
+
 #include "base/util.h"
 
 int host_debian_mirror(char *out, size_t cap, struct error *err);

@@ -4,6 +4,7 @@
 #include "model/recipe.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

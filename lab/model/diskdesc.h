@@ -17,6 +17,7 @@
 #define LAB_DISKDESC_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "base/util.h"
 

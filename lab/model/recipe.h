@@ -31,6 +31,7 @@
 #define LAB_RECIPE_H
 
 #include <limits.h>
+#include <stddef.h>
 #include "base/util.h"
 
 #define RECIPE_DIR "kernels/recipes"

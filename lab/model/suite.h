@@ -26,6 +26,8 @@
 #ifndef LAB_SUITE_H
 #define LAB_SUITE_H
 
+#include <stddef.h>
+
 #include "base/util.h"
 
 #define SUITE_NAME_MAX 64

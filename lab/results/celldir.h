@@ -14,6 +14,8 @@
 #ifndef LAB_CELLDIR_H
 #define LAB_CELLDIR_H
 
+#include <stddef.h>
+
 #include "base/util.h"
 
 #define CELL_LOG_FILE "log"

@@ -5,6 +5,7 @@
 #include "boot/console.h"
 #include "fuzz.h"
 
+#include <stdint.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,6 +2,7 @@
 #include "fuzz.h"
 #include "model/matrix.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,6 +2,7 @@
 #include "fuzz.h"
 #include "model/recipe.h"
 
+#include <stdint.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,6 +12,9 @@
 #include "analysis/report.h"
 #include "results/tap.h"
 
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void check_flat(const uint8_t *data, size_t size)

@@ -6,6 +6,8 @@
 #include "cli/command.h"
 #include "unit.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* A run of mempolicy (and topology before it) as the runner saves it. */

@@ -1,4 +1,7 @@
 /* The console scanner: kernel findings, firmware trouble, hostile bytes. */
+#include <stdio.h>
+#include <string.h>
+
 #include "boot/console.h"
 #include "unit.h"
 

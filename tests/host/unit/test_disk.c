@@ -2,6 +2,9 @@
  * test_disk: the guest disk description parser (images/NAME.image) and the
  * choice between the streamed TAP and the one read back from a disk.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "boot/disk.h"
 #include "model/diskdesc.h"
 #include "unit.h"

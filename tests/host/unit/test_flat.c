@@ -12,6 +12,7 @@
 #include "unit.h"
 #include "base/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,7 @@
 #include "boot/image.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Does the cpio text hold an entry named name with data? */
 static int has(const char *cpio, size_t len, const char *what)

@@ -6,6 +6,7 @@
 #include "kernel/resolve.h"
 #include "unit.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

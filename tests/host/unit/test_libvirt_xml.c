@@ -11,6 +11,7 @@
 #include "base/util.h"
 
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

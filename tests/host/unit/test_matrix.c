@@ -11,6 +11,9 @@
 #include "results/tap.h"
 #include "unit.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int parse(const char *text, struct matrix *m, struct error *err)

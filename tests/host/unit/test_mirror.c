@@ -1,4 +1,6 @@
 /* mirror: which archive of the host's apt sources the lab downloads from. */
+#include <stdlib.h>
+
 #include "unit.h"
 #include "host/mirror.h"
 

@@ -9,6 +9,9 @@
 #include "analysis/mutate_report.h"
 #include "model/mutant.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define SAMPLE "tests/host/unit/mutate/sample.c"

@@ -19,6 +19,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Every kind once, and where each goes. */
 struct values {

@@ -10,6 +10,7 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define WI "kernels/patches/wi-carryover/"

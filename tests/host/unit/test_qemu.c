@@ -14,6 +14,8 @@
 #include "base/util.h"
 
 #include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

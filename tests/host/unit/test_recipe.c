@@ -10,7 +10,9 @@
 #include "unit.h"
 
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int parse(const char *text, struct recipe *r, struct error *err)

@@ -7,6 +7,8 @@
  * sweep's map sizes; with the mutant the sweep was written for
  * (`delta > weight` -> `>=`) it finds a mismatch.
  */
+#include <string.h>
+
 #include "replay.h"
 #include "unit.h"
 

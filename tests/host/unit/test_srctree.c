@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

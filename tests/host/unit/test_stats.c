@@ -8,6 +8,8 @@
  * t density (Python's fractions and math.lgamma; no statistics library).
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "analysis/stats.h"
 #include "unit.h"

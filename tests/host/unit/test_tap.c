@@ -2,6 +2,10 @@
  * test_tap: the KTAP parser against well-formed, truncated and hostile guest
  * streams.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "results/tap.h"
 #include "unit.h"
 

@@ -1,4 +1,7 @@
 /* toolroot: the pure parts (hash, paths, argv wrapping, option parsing, bind sets). */
+#include <stdio.h>
+#include <string.h>
+
 #include "unit.h"
 #include "host/toolroot.h"
 #include "cli/command.h"

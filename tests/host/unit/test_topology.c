@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,9 @@
  * bulk placement equal to the same number of single pages, for many weight
  * vectors, masks and sizes.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "wi_model.h"
 #include "unit.h"
 

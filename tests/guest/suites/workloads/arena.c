@@ -7,6 +7,7 @@
  * up with PMDs, so THP can back all of it and smaps finds it by its start.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
