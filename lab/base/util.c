@@ -35,6 +35,12 @@ int error_input(struct error *err, const char *fmt, ...)
 	return -1;
 }
 
+int error_as_input(struct error *err)
+{
+	err->kind = ERROR_INPUT;
+	return -1;
+}
+
 int error_prefix(struct error *err, const char *fmt, ...)
 {
 	char prefix[512];

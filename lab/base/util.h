@@ -33,6 +33,17 @@ int error_set(struct error *err, const char *fmt, ...)
 int error_input(struct error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Make err the user's to fix (ERROR_INPUT), when it was filled by a general
+ * tool that cannot know whose input it handled (read_file(), sha256_file(),
+ * git, make, kernel_check_image()) and the caller handed that tool nothing
+ * but what the user gave (their patch, tree, recipe, image, --option value).
+ * The one way a kind changes after it was chosen; everywhere else the code
+ * that detects the problem picks error_input() or error_set().  Returns -1,
+ * for `return error_as_input(err);`.
+ */
+int error_as_input(struct error *err);
+
 /* Prefix an existing message: "prefix: old message"; the kind stays. Returns -1. */
 int error_prefix(struct error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

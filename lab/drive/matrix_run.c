@@ -103,8 +103,8 @@ static int load_matrix(const char *path, struct matrix *m, struct error *err)
 	int rc = read_file(path, &text, err);
 
 	if (rc) {
+		error_as_input(err);
 		error_prefix(err, "matrix file (a path, or NAME for matrices/NAME.matrix)");
-		err->kind = ERROR_INPUT;
 	} else
 		rc = matrix_parse(path, buf_str(&text), text.len, m, err);
 	buf_free(&text);
@@ -743,10 +743,9 @@ static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct erro
 	int line = 0;
 
 	snprintf(path, sizeof(path), "%s/cells.list", dir);
-	if (read_file(path, &text, err))
-	{
-		error_prefix(err, "%s is not a matrix output directory", dir);
-		return err->kind = ERROR_INPUT, -1;
+	if (read_file(path, &text, err)) {
+		error_as_input(err);   /* a directory the user named (--merge) */
+		return error_prefix(err, "%s is not a matrix output directory", dir);
 	}
 	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
 		struct mcell *c;

@@ -5,7 +5,9 @@
  * Types only, and the one rule for errors: every function of lab/kernel/
  * returns 0, or -1 with a struct error whose kind says whose fault it is
  * (ERROR_INPUT: a bad recipe, fragment, patch, tree or lock line; else
- * ERROR_HARNESS: a tool or a download failed).
+ * ERROR_HARNESS: a tool or a download failed).  A general tool's failure on
+ * what only the user gave (read_file() of their patch, git am of it) is
+ * made theirs with error_as_input() (util.h).
  */
 #ifndef LAB_KERNEL_H
 #define LAB_KERNEL_H
@@ -42,17 +44,5 @@ struct kernel_request {
 	const char *const *patches;    /* files as patch.h reads them, applied in order */
 	int nr_patches;
 };
-
-/*
- * Mark err, set by a step that read only what the user gave (a recipe, a
- * fragment, a patch, a source tree, a lock line), as the user's to fix,
- * whatever kind its callee chose (read_file() cannot know whose file it
- * read).  Returns -1, for `return kernel_input_error(err);`.
- */
-static inline int kernel_input_error(struct error *err)
-{
-	err->kind = ERROR_INPUT;
-	return -1;
-}
 
 #endif

@@ -83,7 +83,8 @@ int recipe_parse(const char *path, const char *text, size_t len, const char *roo
 /*
  * root/kernels/recipes/NAME.recipe parsed, extras appended as configs, and
  * every patch and fragment checked to exist (and the patches hashed).
- * Returns 0, 1 if there is no such recipe (err says so), -1 on a bad recipe.
+ * Returns 0, 1 if there is no such recipe (err says so), -1 on a bad recipe;
+ * err is ERROR_INPUT either way (the recipe and what it names are the user's).
  */
 int recipe_load(const char *root, const char *spec, struct recipe *r, struct error *err);
 
