@@ -54,6 +54,7 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * A NULL-terminated vector of owned strings, e.g. an argv under construction

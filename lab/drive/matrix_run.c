@@ -70,14 +70,11 @@ static void show(const struct matrix_show *sh, const char *fmt, ...)
 {
 	char *s;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	show_text(sh, s, (size_t)n);
+	show_text(sh, s, strlen(s));
 	free(s);
 }
 

@@ -50,8 +50,7 @@ static void show(const struct mutate_opts *o, const char *fmt, ...)
 	if (!o->show.text)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		abort();
+	text = xvprintf(fmt, ap);
 	va_end(ap);
 	o->show.text(o->show.ctx, text, strlen(text));
 	free(text);
@@ -64,8 +63,7 @@ static char *out_path(const struct mutate_opts *o, const char *fmt, ...)
 	char *rel, *path;
 
 	va_start(ap, fmt);
-	if (vasprintf(&rel, fmt, ap) < 0)
-		abort();
+	rel = xvprintf(fmt, ap);
 	va_end(ap);
 	path = xprintf("%s/%s", o->out, rel);
 	free(rel);

@@ -38,9 +38,7 @@ static void tok_push(struct toks *v, enum tok_kind kind, size_t off, size_t len,
 {
 	if (v->nr == v->cap) {
 		v->cap = v->cap ? v->cap * 2 : 1024;
-		v->t = realloc(v->t, (size_t)v->cap * sizeof(*v->t));
-		if (!v->t)
-			abort();
+		v->t = xrealloc(v->t, (size_t)v->cap * sizeof(*v->t));
 	}
 	v->t[v->nr++] = (struct tok){ kind, off, len, line };
 }
@@ -211,9 +209,7 @@ static void find_functions(const char *s, const struct toks *v, struct fn_extent
 
 			if (*nr == cap) {
 				cap = cap ? cap * 2 : 64;
-				*out = realloc(*out, (size_t)cap * sizeof(**out));
-				if (!*out)
-					abort();
+				*out = xrealloc(*out, (size_t)cap * sizeof(**out));
 			}
 			e = &(*out)[(*nr)++];
 			memset(e, 0, sizeof(*e));
@@ -237,7 +233,7 @@ void c_functions(const char *text, size_t len, struct c_function **out, int *nr)
 
 	tokenize(text, len, &v);
 	find_functions(text, &v, &fx, nr);
-	*out = *nr ? malloc((size_t)*nr * sizeof(**out)) : NULL;
+	*out = *nr ? xmalloc((size_t)*nr * sizeof(**out)) : NULL;
 	for (int i = 0; i < *nr; i++)
 		(*out)[i] = fx[i].f;
 	free(fx);
@@ -445,9 +441,7 @@ static void emit(struct gen *g, enum mutant_op op, int a, int b, const char *wit
 		}
 	if (g->list->nr == g->list->cap) {
 		g->list->cap = g->list->cap ? g->list->cap * 2 : 256;
-		g->list->items = realloc(g->list->items, (size_t)g->list->cap * sizeof(*g->list->items));
-		if (!g->list->items)
-			abort();
+		g->list->items = xrealloc(g->list->items, (size_t)g->list->cap * sizeof(*g->list->items));
 	}
 	m = &g->list->items[g->list->nr++];
 	memset(m, 0, sizeof(*m));
@@ -915,9 +909,7 @@ void mutant_added_lines(const char *diff, const char *file, int **lines, int *nr
 		} else if (in_file && line > 0 && *p == '+') {
 			if (*nr == cap) {
 				cap = cap ? cap * 2 : 64;
-				*lines = realloc(*lines, (size_t)cap * sizeof(**lines));
-				if (!*lines)
-					abort();
+				*lines = xrealloc(*lines, (size_t)cap * sizeof(**lines));
 			}
 			(*lines)[(*nr)++] = line++;
 		}
@@ -976,9 +968,7 @@ int mutant_equivalents_parse(const char *path, const char *text, size_t len,
 			}
 		if (eq->nr == cap) {
 			cap = cap ? cap * 2 : 32;
-			eq->items = realloc(eq->items, (size_t)cap * sizeof(*eq->items));
-			if (!eq->items)
-				abort();
+			eq->items = xrealloc(eq->items, (size_t)cap * sizeof(*eq->items));
 		}
 		e = &eq->items[eq->nr++];
 		snprintf(e->id, sizeof(e->id), "%.*s", MUTANT_ID_LEN, q);
