@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "analysis/report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,22 +21,21 @@ static const char help[] =
 int cmd_tap(int argc, char **argv)
 {
 	struct buf tap = BUF_INIT, flat = BUF_INIT;
-	struct error err;
+	struct error err, why;
 	int rc = EXIT_PASS;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return command_help(help);
 	if (argc != 3 || strcmp(argv[1], "flatten"))
 		return command_usage_error("tap", "want `numalab tap flatten FILE`");
-	if (read_file(argv[2], &tap, &err)) {
-		fprintf(stderr, "numalab tap: %s; give a KTAP file (e.g. results/RUN-ID/CELL/tap)\n",
-			err.msg);
-		rc = EXIT_USAGE;
+	if (read_file(argv[2], &tap, &why)) {
+		error_input(&err, "%s; give a KTAP file (e.g. results/RUN-ID/CELL/tap)", why.msg);
+		rc = command_fail("tap", &err);
 	} else {
 		report_flatten(buf_str(&tap), tap.len, &flat);
 		if (fwrite(buf_str(&flat), 1, flat.len, stdout) != flat.len || fflush(stdout)) {
-			perror("numalab tap: stdout");
-			rc = EXIT_HARNESS;
+			error_set(&err, "stdout: %s", strerror(errno));
+			rc = command_fail("tap", &err);
 		}
 	}
 	buf_free(&tap);

@@ -22,6 +22,7 @@ enum {
 	EXIT_FAIL = 1,      /* a test failed, timed out, or the guest crashed */
 	EXIT_USAGE = 2,     /* bad command line or input file */
 	EXIT_HARNESS = 3,   /* the lab itself could not do its job */
+	EXIT_NOT_STARTED = 127,  /* toolroot-exec: the wrapped command could not be started */
 };
 
 struct command {
@@ -58,7 +59,13 @@ int command_exit_matrix(enum matrix_verdict v);
 /* try's verdict: EXIT_PASS no regression, EXIT_FAIL a regression, EXIT_HARNESS incomplete. */
 int command_exit_try(enum try_verdict v);
 
-/* Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err). */
+/*
+ * Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err):
+ * every command's errors reach the user and their exit code here.  The one
+ * exception is a wrapper's: toolroot-exec says its error here but exits
+ * EXIT_NOT_STARTED, as a shell does, since the command it runs may exit 2
+ * or 3 of its own (make does).
+ */
 int command_fail(const char *cmd, const struct error *err);
 
 /*
