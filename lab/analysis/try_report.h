@@ -46,7 +46,7 @@ struct try_claim {
 };
 
 /* "bulk_calls decreases" (or increases, unchanged): 0, or -1 with err (ERROR_INPUT) saying the form. */
-int try_claim_parse(const char *s, struct try_claim *claim, struct error *err);
+int try_claim_parse(const char *s, struct try_claim *claim, struct error *err) LAB_MUST_CHECK;
 
 enum try_judged { TRY_HOLDS, TRY_DOES_NOT_HOLD, TRY_CANNOT_JUDGE };
 

@@ -130,7 +130,9 @@ int proc_start(struct proc *p, struct error *err)
 	while (n < 0 && errno == EINTR);
 	close(errpipe[0]);
 	if (n > 0) {
-		proc_wait(p, err);
+		if (proc_wait(p, err)) {
+			/* Only reaped: its status is the failed exec's, said below. */
+		}
 		return error_set(err, "cannot run %s: %s", p->argv[0], strerror(child_errno));
 	}
 	return 0;

@@ -36,13 +36,13 @@ struct proc {
 void proc_init(struct proc *p, const char **argv);
 
 /* Fork and exec.  0 on success, -1 with err set (nothing left running). */
-int proc_start(struct proc *p, struct error *err);
+int proc_start(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Reap the child.  Returns its exit code, 128+signal if killed by a signal,
  * -1 on waitpid failure (err set).
  */
-int proc_wait(struct proc *p, struct error *err);
+int proc_wait(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
  * For a child that passes an interrupt on to a descendant in its process
@@ -53,8 +53,8 @@ int proc_wait(struct proc *p, struct error *err);
  * proc_wait() does, then gives what is left of its group grace_s seconds
  * to end, reaping it, and SIGKILLs the rest (proc_wait() is grace 0).
  */
-int proc_adopt_orphans(struct error *err);
-int proc_wait_group(struct proc *p, double grace_s, struct error *err);
+int proc_adopt_orphans(struct error *err) LAB_MUST_CHECK;
+int proc_wait_group(struct proc *p, double grace_s, struct error *err) LAB_MUST_CHECK;
 
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);
@@ -79,7 +79,7 @@ void proc_kill_all(void);
  * pipe's read end (close-on-exec; the caller reads and closes it, then
  * proc_wait(p)), or -1 with err and nothing left running.
  */
-int proc_start_reader(struct proc *p, const char **argv, struct error *err);
+int proc_start_reader(struct proc *p, const char **argv, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv to completion, stdout and stderr to the file log_path (appended;
@@ -87,7 +87,7 @@ int proc_start_reader(struct proc *p, const char **argv, struct error *err);
  * start (err set).  timeout_s > 0 kills the child after that many seconds
  * (returns 128+SIGKILL).
  */
-int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err);
+int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv to completion in dir (NULL: here) with env (NULL: inherited),
@@ -95,12 +95,12 @@ int proc_run(const char **argv, const char *log_path, int timeout_s, struct erro
  * exited 0, else -1 with err: "WHAT exited N (the log's last line); see LOG".
  */
 int proc_run_logged(const char *what, const char **argv, const char *dir,
-		    const char **env, const char *log, struct error *err);
+		    const char **env, const char *log, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv and capture its stdout (at most cap-1 bytes, NUL terminated).
  * Returns the exit code, -1 if it could not start.
  */
-int proc_capture(const char **argv, char *out, size_t cap, struct error *err);
+int proc_capture(const char **argv, char *out, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -519,7 +519,9 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	if (!rc && spec.host_nodes && pin_vcpus(&spec, qmp[0], res, err)) {
 		/* Not the guest's failure: QEMU never ran it. */
 		proc_kill(&qemu);
-		proc_wait(&qemu, NULL);
+		if (proc_wait(&qemu, NULL)) {
+			/* Killed: its status adds nothing to err. */
+		}
 		rc = -1;
 	}
 	if (qmp[0] >= 0)
@@ -667,8 +669,9 @@ static void accel_cache_write(const char *path, enum vm_accel accel, const char 
 
 	*strrchr(dir, '/') = '\0';
 	line = xprintf("%s %lld %s\n", accel == VM_ACCEL_KVM ? "kvm" : "tcg", (long long)time(NULL), why);
-	if (!mkdir_p(dir, &err))
-		write_file_atomic(path, line, strlen(line), &err);
+	if (mkdir_p(dir, &err) || write_file_atomic(path, line, strlen(line), &err)) {
+		/* Lost: the next run probes again (see above). */
+	}
 	free(line);
 	free(dir);
 }

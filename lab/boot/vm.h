@@ -82,7 +82,7 @@ struct vm_io {
  * vCPUs not pinned.
  */
 int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
-	   struct vm_result *res, struct strvec *argv_out, struct error *err);
+	   struct vm_result *res, struct strvec *argv_out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The command vm_run() starts for spec: QEMU's argv, wrapped to run inside

@@ -182,8 +182,9 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 
 	git_line(bo->ksrc, bad_args, first_bad, sizeof(first_bad));
 	git_line(bo->ksrc, skip_args, skipped, sizeof(skipped));
-	read_file(bo->log, &steps_text, &ignored);
-	read_file(out, &run_text, &ignored);
+	if (read_file(bo->log, &steps_text, &ignored) || read_file(out, &run_text, &ignored)) {
+		/* A log that is missing counts no steps and finds no first bad commit. */
+	}
 	bisect_log_count(buf_str(&steps_text), &steps, &builds);
 	found = run_rc == 0 && strstr(buf_str(&run_text), "is the first bad commit") != NULL;
 	if (found) {
@@ -251,7 +252,8 @@ static int bisect(struct bisect_opts *bo)
 	rc = bo->step.metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
 	rc = rc < 0 ? command_fail("bisect", &err) : summarise(bo, nr_commits, rc);
 	git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
+	if (run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err))
+		rc = command_fail("bisect", &err);
 	return interrupt_caught() ? EXIT_HARNESS : rc;
 }
 

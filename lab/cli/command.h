@@ -72,7 +72,7 @@ int command_fail(const char *cmd, const struct error *err);
  * run_cell() as an exit code: EXIT_PASS / EXIT_FAIL by its verdict, or
  * command_exit_for(err) when it did not run (err set; nothing printed).
  */
-int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
+int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Where progress() and warning() lines go (progress.h): "PREFIXLINE\n",
@@ -124,6 +124,6 @@ int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
 
 /* toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, or -1 with err (ERROR_INPUT). */
-int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);
+int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -84,7 +84,7 @@ struct opt_spec {
 #define OPT_HELP (-2)
 
 /* See the contract above: first operand's index, OPT_HELP, or -1 with err. */
-int opt_parse(const struct opt_spec *spec, int argc, char **argv, struct error *err);
+int opt_parse(const struct opt_spec *spec, int argc, char **argv, struct error *err) LAB_MUST_CHECK;
 
 /* The whole `numalab CMD --help` text, appended to out. */
 void opt_help(const struct opt_spec *spec, struct buf *out);

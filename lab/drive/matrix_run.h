@@ -70,7 +70,7 @@ void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const
  * when the output could not be set up or written (*v then still says what
  * the cells did, if they ran).
  */
-int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err);
+int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Merge the outputs (cells.list + cells/) of dirs into out, in cell order,
@@ -78,6 +78,6 @@ int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct e
  * matrix output, or two hold the same cell).
  */
 int matrix_merge(char *const *dirs, int n, const char *out, const struct matrix_show *sh,
-		 enum matrix_verdict *v, struct error *err);
+		 enum matrix_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 #endif

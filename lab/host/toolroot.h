@@ -97,7 +97,7 @@ int toolroot_bind_reduce(const char *root, const char **dirs, int nr);
  * As root, also makes sure the project and cache directories have mount
  * points inside.  0, or -1 with err saying what to do.
  */
-int toolroot_ensure(char *root, size_t cap, struct error *err);
+int toolroot_ensure(char *root, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /* The existing root for the current table, without creating: 1 found, 0 not. */
 int toolroot_find(char *root, size_t cap);
@@ -107,7 +107,7 @@ int toolroot_find(char *root, size_t cap);
  * loongarch64-linux-gnu-gcc on PATH, and the firmware at $NUMALAB_LOONGARCH_FIRMWARE
  * or TOOLROOT_FIRMWARE.  1 and *out filled (root ""), or 0 with why set.
  */
-int toolroot_found_on_path(struct toolroot_tools *out, struct error *why);
+int toolroot_found_on_path(struct toolroot_tools *out, struct error *why) LAB_MUST_CHECK;
 
 /*
  * The tools to use: the user's own if complete, else the lab's root
@@ -115,10 +115,10 @@ int toolroot_found_on_path(struct toolroot_tools *out, struct error *why);
  * replaces the firmware either way; naming a missing file is an error.
  * 0, or -1 with err.
  */
-int toolroot_tools(struct toolroot_tools *out, int create, struct error *err);
+int toolroot_tools(struct toolroot_tools *out, int create, struct error *err) LAB_MUST_CHECK;
 
 /* $NUMALAB_LOONGARCH_FIRMWARE, when set, names an existing file.  0, or -1 with err. */
-int toolroot_check_env(struct error *err);
+int toolroot_check_env(struct error *err) LAB_MUST_CHECK;
 
 /*
  * The way into o's root for the command o->cmd, which the caller then
@@ -127,6 +127,6 @@ int toolroot_check_env(struct error *err);
  * runner gave this process armed again (parent: getppid() when it started;
  * if that parent is gone, -1).  0, or -1 with err (ERROR_HARNESS).
  */
-int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err);
+int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err) LAB_MUST_CHECK;
 
 #endif
