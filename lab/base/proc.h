@@ -13,13 +13,28 @@
  *  - All started children are registered so proc_kill_all() (called from
  *    signal handling) can stop them: SIGKILL, or interrupt_signal for a child
  *    that records its own interruption (a `numalab run` cell); whoever set
- *    it SIGKILLs the child later if it does not end.
+ *    it SIGKILLs the child later if it does not end.  The register is a
+ *    fixed table (a signal handler reads it): at most PROC_MAX_LIVE children
+ *    at once, and proc_start() refuses one more (-1, err) rather than start
+ *    a child nothing could stop.  The most numalab starts at once is
+ *    MATRIX_MAX_JOBS cells (matrix_run.h, --jobs) and a git or two.
+ *  - File descriptors: in, out, err and keep_fds stay the caller's.  The
+ *    child gets its own copies (dup2 onto 0-2; keep_fds with close-on-exec
+ *    cleared in the child only); proc_start() closes none of them, on
+ *    success or failure, and the caller closes each when done (a pipe's
+ *    write end at once after proc_start(), or its reader never sees EOF).
+ *    Any other fd the caller has open reaches the child unless it is
+ *    close-on-exec: numalab opens every fd with O_CLOEXEC.
+ *    proc_start_reader() closes its pipe's write end itself and hands the
+ *    read end to the caller to close.
  */
 #ifndef LAB_PROC_H
 #define LAB_PROC_H
 
 #include <sys/types.h>
 #include "base/util.h"
+
+#define PROC_MAX_LIVE 320
 
 struct proc {
 	const char **argv;     /* NULL-terminated */

@@ -7,6 +7,7 @@
 #include "model/labdata.h"
 #include "model/matrix.h"
 #include "base/parallel.h"
+#include "base/proc.h"
 #include "analysis/report.h"
 #include "model/topology.h"
 #include "base/interrupt.h"
@@ -555,6 +556,9 @@ static unsigned long long max_cell_mem(const struct mrun *r)
 	return max;
 }
 
+/* Room for the cells and the runner's own children (git, a kernel build). */
+_Static_assert(MATRIX_MAX_JOBS + 8 <= PROC_MAX_LIVE, "proc.h could not register every cell");
+
 static void choose_jobs(struct mrun *r, int asked)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -574,6 +578,8 @@ static void choose_jobs(struct mrun *r, int asked)
 	}
 	if (r->jobs < 1)
 		r->jobs = 1;
+	if (r->jobs > MATRIX_MAX_JOBS)   /* the hosts' capacities add up to more */
+		r->jobs = MATRIX_MAX_JOBS;
 	progress("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
 		 "a cell needs up to %.1f GiB)", r->to_run, r->jobs, cores,
 		 (double)r->mem_budget / (1 << 30), (double)need / (1 << 30));

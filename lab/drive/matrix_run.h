@@ -39,11 +39,14 @@ enum matrix_verdict {
 	MATRIX_INCOMPLETE,   /* none failed, but one timed out, hit a harness error or was not run */
 };
 
+/* The most cells at once (--jobs of matrix and try): each is one child, under proc.h's PROC_MAX_LIVE. */
+#define MATRIX_MAX_JOBS 256
+
 struct matrix_run_opts {
 	const char *file;     /* the matrix file (labdata.h resolves a NAME) */
 	const char *out;      /* the output directory */
 	enum matrix_run_mode mode;
-	int jobs;             /* cells at once; 0: as cores and memory allow */
+	int jobs;             /* cells at once, 1..MATRIX_MAX_JOBS; 0: as cores and memory allow */
 	int shard, nr_shards; /* run cells k with k % nr_shards == shard */
 	int quiet;            /* no cell logs, only a line per cell */
 	const char *resume_out;   /* the --out that resumes, in the interrupted line (NULL: out) */
