@@ -115,9 +115,9 @@ int copy_file(const char *from, const char *to, struct error *err) LAB_MUST_CHEC
  * with progress() (naming what) before waiting.
  */
 int lock_file(const char *path, const char *what, struct error *err) LAB_MUST_CHECK;
-/* mkdir -p.  0 on success. */
 /* Write all of data to fd, retrying short writes and EINTR; -1 (errno) on failure. */
 int write_all(int fd, const void *data, size_t len);
+/* mkdir -p.  0, or -1 with err. */
 int mkdir_p(const char *path, struct error *err) LAB_MUST_CHECK;
 /* Remove a file tree (no symlink following). */
 int remove_tree(const char *path);

@@ -20,7 +20,9 @@ struct kernel {
 	char name[64];        /* lock name, or "file" */
 	char arch[16];        /* x86_64 | loongarch64 */
 	char path[PATH_MAX];  /* the image, absolute */
-	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
+	/* A pinned package's version; "recipe-key KEY" for one built from source (kbuild.h's
+	 * cache key); "" for a file (the guest reports uname -r).  meta's kernel: NAME VERSION. */
+	char version[64];
 	char source[512];     /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
 	char origin[640];     /* a pinned package's: "mirror URL SUITE" | "snapshot URL" (pin.h); "" otherwise */
 	double fetch_s;       /* > 0: this call downloaded it, taking that long */
