@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* How one plan entry runs: what, where, with which environment and skip code. */
 struct launch {

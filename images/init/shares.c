@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* Why the host view is missing, for the command's result (until it is mounted). */
 char host_view_error[256] = "no host root share (/lab/shares)";

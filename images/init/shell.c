@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 volatile sig_atomic_t poweroff_requested;
 
