@@ -156,9 +156,6 @@ struct comparison {
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };
 
-/* Load every cell below root that passes filter into side; -1 with err (bad input). */
-int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
-		 struct error *err) LAB_MUST_CHECK;
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on

@@ -88,11 +88,7 @@ struct try_report {
 };
 
 void try_judge(struct try_report *r);
-/* 1: this metric is not judged in r (performance under TCG, or too few samples). */
-int try_metric_not_judged(const struct try_report *r, const struct cmp_metric *m);
 void try_report_free(struct try_report *r);
-
-const char *try_judged_name(enum try_judged j);
 
 void try_report_text(const struct try_report *r, struct buf *out);
 void try_report_tap(const struct try_report *r, struct buf *out);

@@ -552,7 +552,8 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	return rc;
 }
 
-const char *vm_kvm_device(void)
+/* The KVM device the probe opens (vm.h). */
+static const char *kvm_device(void)
 {
 	const char *dev = getenv("NUMALAB_KVM_DEVICE");
 
@@ -722,7 +723,7 @@ static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t ca
 
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap)
 {
-	const char *dev = vm_kvm_device();
+	const char *dev = kvm_device();
 	char cache[4200], reason[600];
 	enum vm_accel accel;
 	int fd = open(dev, O_RDWR | O_CLOEXEC), cacheable, definite;
