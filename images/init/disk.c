@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* The value of KEY=VALUE on the command line into out; 0, or -1 when absent. */
 int cmdline_value(const char *cmdline, const char *key, char *out, size_t cap)

@@ -14,7 +14,7 @@
 
 #include "child.h"
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* How one plan entry runs: what, where, with which environment and skip code. */
 struct launch {

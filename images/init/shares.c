@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* Why the host view is missing, for the command's result (until it is mounted). */
 char host_view_error[256] = "no host root share (/lab/shares)";

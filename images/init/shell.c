@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 volatile sig_atomic_t poweroff_requested;
 

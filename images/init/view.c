@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "ktap.h"
+#include "sys.h"
 
 /* A file as one TAP-safe value: control characters become spaces, trailing ones go. */
 int read_value(const char *path, char *buf, size_t size)

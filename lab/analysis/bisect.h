@@ -86,7 +86,7 @@ struct bisect_step {
 	enum bisect_verdict verdict;
 	const char *why;
 };
-int bisect_log_step(const char *path, const struct bisect_step *s, struct error *err);
+int bisect_log_step(const char *path, const struct bisect_step *s, struct error *err) LAB_MUST_CHECK;
 
 /* Steps and kernel builds recorded in the log text. */
 void bisect_log_count(const char *text, int *steps, int *builds);

@@ -421,8 +421,9 @@ static int walk(const char *dir, int depth, struct cmp_side *side, struct error 
 	return rc;
 }
 
-int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
-		 struct error *err)
+/* Load every cell below root that passes filter into side; -1 with err (bad input). */
+static int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
+			struct error *err)
 {
 	struct stat st;
 

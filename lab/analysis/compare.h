@@ -156,9 +156,6 @@ struct comparison {
 	size_t nr_functional, nr_regressed, nr_improved, nr_changed, nr_few;
 };
 
-/* Load every cell below root that passes filter into side; -1 with err (bad input). */
-int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_side *side,
-		 struct error *err);
 
 /*
  * Load both roots and compare them into c (opts copied in).  -1 with err on
@@ -166,7 +163,7 @@ int compare_load(const char *root, const struct cmp_filter *filter, struct cmp_s
  * cannot be read (ERROR_HARNESS).  Free c with compare_free() either way.
  */
 int compare_run(struct comparison *c, const char *root_a, const char *root_b,
-		const struct cmp_options *opts, struct error *err);
+		const struct cmp_options *opts, struct error *err) LAB_MUST_CHECK;
 
 /* What the comparison found, as a whole (docs/compare.md: exit 0 or 1). */
 enum compare_result {

@@ -595,7 +595,8 @@ static void chart_side(struct buf *out, const struct chart_scale *s, const char 
 			 chart_x(s, x[i]), y + 6);
 }
 
-void compare_report_html_chart(const struct cmp_metric *m, struct buf *out)
+/* A metric's inline SVG (A and B: mean bar, +-1 sd whiskers, samples). */
+static void html_chart(const struct cmp_metric *m, struct buf *out)
 {
 	struct chart_scale s = { 0, 0 };
 	double hi = 0;
@@ -723,7 +724,7 @@ void compare_report_html_metric(const struct cmp_metric *m, struct buf *out)
 	if (m->ci_valid)
 		buf_addf(out, "%+.1f%% .. %+.1f%%", m->ci_lo, m->ci_hi);
 	buf_addstr(out, "</td><td>");
-	compare_report_html_chart(m, out);
+	html_chart(m, out);
 	buf_addstr(out, "</td></tr>\n");
 }
 

@@ -47,8 +47,6 @@ void compare_report_json_str(struct buf *out, const char *s);         /* "quoted
 void compare_report_tap_text(struct buf *out, const char *s);         /* # and \ escaped */
 /* <!DOCTYPE ...> through <body>: the CSP that forbids scripts and fetches, the style sheet. */
 void compare_report_html_head(struct buf *out, const char *title);
-/* A metric's inline SVG (A and B: mean bar, +-1 sd whiskers, samples). */
-void compare_report_html_chart(const struct cmp_metric *m, struct buf *out);
 /* A metric's table row: verdict, key, A, B, change, p (q), CI, chart. */
 void compare_report_html_metric(const struct cmp_metric *m, struct buf *out);
 /* A test's why cell: its directive and the failure's diagnostic lines. */

@@ -46,7 +46,8 @@ void mutate_score_of(const struct mutate_report *r, const char *function, struct
 	}
 }
 
-double mutate_score_pct(const struct mutate_score *s)
+/* killed / (killed + survived) in percent; -1 when no mutant was judged. */
+static double score_pct(const struct mutate_score *s)
 {
 	return s->killed + s->survived ? 100.0 * s->killed / (s->killed + s->survived) : -1;
 }
@@ -96,7 +97,7 @@ static int *functions(const struct mutate_report *r, const int *idx, int *nr)
 
 static void pct(char *out, size_t cap, const struct mutate_score *s)
 {
-	double p = mutate_score_pct(s);
+	double p = score_pct(s);
 
 	if (p < 0)
 		snprintf(out, cap, "-");
@@ -232,7 +233,7 @@ static void json_str(struct buf *out, const char *s)
 
 static void json_score(struct buf *out, const struct mutate_score *s)
 {
-	double p = mutate_score_pct(s);
+	double p = score_pct(s);
 
 	buf_addf(out, "\"mutants\": %d, \"killed\": %d, \"survived\": %d, \"equivalent\": %d, "
 		 "\"same_object\": %d, \"uncompilable\": %d, \"not_run\": %d, \"wrongly_listed\": %d, ",

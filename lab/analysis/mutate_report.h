@@ -35,8 +35,6 @@ struct mutate_score {
 /* The score of function (NULL: every mutant) of r. */
 void mutate_score_of(const struct mutate_report *r, const char *function, struct mutate_score *s);
 
-/* killed / (killed + survived) in percent; -1 when no mutant was judged. */
-double mutate_score_pct(const struct mutate_score *s);
 
 /* The reports, appended to out. */
 void mutate_report_text(const struct mutate_report *r, struct buf *out);

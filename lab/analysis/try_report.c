@@ -28,7 +28,7 @@ int try_claim_parse(const char *s, struct try_claim *claim, struct error *err)
 			   "'METRIC unchanged' (METRIC as the suites name it, e.g. 'bulk_calls decreases')", s);
 }
 
-const char *try_judged_name(enum try_judged j)
+static const char *judged_name(enum try_judged j)
 {
 	static const char *const names[] = { [TRY_HOLDS] = "holds", [TRY_DOES_NOT_HOLD] = "does not hold",
 					     [TRY_CANNOT_JUDGE] = "cannot be judged here" };
@@ -54,7 +54,8 @@ static struct try_shape *shape_of(const struct try_report *r, const char *topolo
 	return NULL;
 }
 
-int try_metric_not_judged(const struct try_report *r, const struct cmp_metric *m)
+/* 1: this metric is not judged in r (performance under TCG, or too few samples). */
+static int not_judged(const struct try_report *r, const struct cmp_metric *m)
 {
 	const struct try_shape *s = shape_of(r, m->topology);
 
@@ -186,7 +187,7 @@ void try_judge(struct try_report *r)
 
 		if (!s)
 			continue;
-		if (try_metric_not_judged(r, m)) {
+		if (not_judged(r, m)) {
 			s->not_judged++;
 			s->few_samples += !m->welch_valid;
 			continue;
@@ -327,7 +328,7 @@ static void text_shape(const struct try_report *r, const struct try_shape *s, st
 	for (int k = 0; k < r->nr_claims; k++) {
 		buf_addstr(out, "  claim ");
 		claim_text(out, &r->claims[k]);
-		buf_addf(out, ": %s: ", try_judged_name(s->claims[k].judged));
+		buf_addf(out, ": %s: ", judged_name(s->claims[k].judged));
 		text_line(out, "", s->claims[k].why);
 	}
 	buf_addf(out, "  tests that pass on base and fail patched: %zu\n", s->broken);
@@ -345,7 +346,7 @@ static void text_shape(const struct try_report *r, const struct try_shape *s, st
 		 s->regressed + s->improved + s->changed, s->regressed, s->improved, s->changed);
 	for (size_t i = 0; i < c->nr_metrics; i++)
 		if (!strcmp(c->metrics[i].topology, s->topology) && significant(&c->metrics[i]) &&
-		    !try_metric_not_judged(r, &c->metrics[i]))
+		    !not_judged(r, &c->metrics[i]))
 			text_metric(out, &c->metrics[i]);
 	buf_addf(out, "  behaviour that is not a number: %zu differ\n", s->facts_differ);
 	for (size_t i = 0; i < c->nr_facts; i++)
@@ -373,7 +374,7 @@ static void text_shape(const struct try_report *r, const struct try_shape *s, st
 	for (size_t i = 0; i < c->nr_metrics && shown < NOT_JUDGED_SHOWN; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
 
-		if (!strcmp(m->topology, s->topology) && try_metric_not_judged(r, m) && significant(m)) {
+		if (!strcmp(m->topology, s->topology) && not_judged(r, m) && significant(m)) {
 			text_metric(out, m);
 			shown++;
 		}
@@ -389,7 +390,7 @@ void try_report_text(const struct try_report *r, struct buf *out)
 		for (int k = 0; k < r->nr_claims; k++) {
 			buf_addstr(out, "  ");
 			claim_text(out, &r->claims[k]);
-			buf_addf(out, ": %s (%s)\n", try_judged_name(r->overall[k].judged), r->overall[k].why);
+			buf_addf(out, ": %s (%s)\n", judged_name(r->overall[k].judged), r->overall[k].why);
 		}
 	}
 	for (size_t i = 0; i < r->nr_shapes; i++)
@@ -427,7 +428,7 @@ void try_report_tap(const struct try_report *r, struct buf *out)
 	for (int k = 0; k < r->nr_claims; k++) {
 		buf_addf(out, "%s %d - claim ", r->overall[k].judged == TRY_DOES_NOT_HOLD ? "not ok" : "ok", ++n);
 		claim_text(out, &r->claims[k]);
-		buf_addf(out, ": %s%s", try_judged_name(r->overall[k].judged),
+		buf_addf(out, ": %s%s", judged_name(r->overall[k].judged),
 			 r->overall[k].judged == TRY_CANNOT_JUDGE ? " # SKIP " : " (");
 		compare_report_tap_text(out, r->overall[k].why);
 		buf_addstr(out, r->overall[k].judged == TRY_CANNOT_JUDGE ? "\n" : ")\n");
@@ -487,7 +488,7 @@ void try_report_json(const struct try_report *r, struct buf *out)
 		buf_addf(out, "{\"metric\": ");
 		compare_report_json_str(out, r->claims[k].metric);
 		buf_addf(out, ", \"claim\": \"%s\", \"judged\": \"%s\", \"why\": ", dir_words[r->claims[k].dir],
-			 try_judged_name(r->overall[k].judged));
+			 judged_name(r->overall[k].judged));
 		compare_report_json_str(out, r->overall[k].why);
 		buf_addstr(out, "}");
 	}
@@ -506,7 +507,7 @@ void try_report_json(const struct try_report *r, struct buf *out)
 			 s->regression ? "regression" : "no regression", s->broken, s->fixed, s->regressed,
 			 s->improved, s->changed, s->facts_differ, s->not_judged);
 		for (int k = 0; k < r->nr_claims; k++) {
-			buf_addf(out, "%s{\"judged\": \"%s\", \"why\": ", k ? ", " : "", try_judged_name(s->claims[k].judged));
+			buf_addf(out, "%s{\"judged\": \"%s\", \"why\": ", k ? ", " : "", judged_name(s->claims[k].judged));
 			compare_report_json_str(out, s->claims[k].why);
 			buf_addstr(out, "}");
 		}
@@ -562,7 +563,7 @@ static void html_shape(const struct try_report *r, const struct try_shape *s, st
 			struct buf tmp = BUF_INIT;
 
 			claim_text(&tmp, &r->claims[k]);
-			buf_addf(&tmp, ": %s: %s", try_judged_name(s->claims[k].judged), s->claims[k].why);
+			buf_addf(&tmp, ": %s: %s", judged_name(s->claims[k].judged), s->claims[k].why);
 			html_li(out, buf_str(&tmp));
 			buf_free(&tmp);
 		}
@@ -597,7 +598,7 @@ static void html_shape(const struct try_report *r, const struct try_shape *s, st
 		   "<th>p (q)</th><th>bootstrap CI</th><th>base vs patched</th></tr>\n");
 	for (size_t i = 0; i < c->nr_metrics; i++)
 		if (!strcmp(c->metrics[i].topology, s->topology) && significant(&c->metrics[i]) &&
-		    !try_metric_not_judged(r, &c->metrics[i]))
+		    !not_judged(r, &c->metrics[i]))
 			compare_report_html_metric(&c->metrics[i], out);
 	buf_addstr(out, "</table>\n");
 	buf_addf(out, "<h3>Behaviour that is not a number (%zu differ)</h3>\n", s->facts_differ);
@@ -610,7 +611,7 @@ static void html_shape(const struct try_report *r, const struct try_shape *s, st
 		 "times, rates or scores under TCG (they time the emulator, not the kernel).</p>\n<table>",
 		 s->not_judged, s->few_samples, s->not_judged - s->few_samples);
 	for (size_t i = 0; i < c->nr_metrics && shown < 40; i++)
-		if (!strcmp(c->metrics[i].topology, s->topology) && try_metric_not_judged(r, &c->metrics[i])) {
+		if (!strcmp(c->metrics[i].topology, s->topology) && not_judged(r, &c->metrics[i])) {
 			compare_report_html_metric(&c->metrics[i], out);
 			shown++;
 		}
@@ -636,7 +637,7 @@ void try_report_html(const struct try_report *r, struct buf *out)
 			buf_addf(out, "<tr class=\"%s\"><td>", r->overall[k].judged == TRY_DOES_NOT_HOLD ? "regressed" :
 				 r->overall[k].judged == TRY_HOLDS ? "improved" : "same");
 			compare_report_html_text(out, buf_str(&tmp));
-			buf_addf(out, "</td><td>%s</td><td>", try_judged_name(r->overall[k].judged));
+			buf_addf(out, "</td><td>%s</td><td>", judged_name(r->overall[k].judged));
 			compare_report_html_text(out, r->overall[k].why);
 			buf_addstr(out, "</td></tr>\n");
 			buf_free(&tmp);

@@ -48,7 +48,7 @@ struct try_claim {
 };
 
 /* "bulk_calls decreases" (or increases, unchanged): 0, or -1 with err (ERROR_INPUT) saying the form. */
-int try_claim_parse(const char *s, struct try_claim *claim, struct error *err);
+int try_claim_parse(const char *s, struct try_claim *claim, struct error *err) LAB_MUST_CHECK;
 
 enum try_judged { TRY_HOLDS, TRY_DOES_NOT_HOLD, TRY_CANNOT_JUDGE };
 
@@ -90,11 +90,7 @@ struct try_report {
 };
 
 void try_judge(struct try_report *r);
-/* 1: this metric is not judged in r (performance under TCG, or too few samples). */
-int try_metric_not_judged(const struct try_report *r, const struct cmp_metric *m);
 void try_report_free(struct try_report *r);
-
-const char *try_judged_name(enum try_judged j);
 
 void try_report_text(const struct try_report *r, struct buf *out);
 void try_report_tap(const struct try_report *r, struct buf *out);

@@ -32,9 +32,9 @@
  * Open soname once (*handle keeps it; later calls return 0 at once): 0, or
  * -1 with err naming the library, dlopen's reason and the Debian package.
  */
-int dynlib_open(void **handle, const char *soname, const char *package, struct error *err);
+int dynlib_open(void **handle, const char *soname, const char *package, struct error *err) LAB_MUST_CHECK;
 
 /* *slot = the address of name in handle: 0, or -1 with err. */
-int dynlib_symbol(void *handle, const char *name, void **slot, struct error *err);
+int dynlib_symbol(void *handle, const char *name, void **slot, struct error *err) LAB_MUST_CHECK;
 
 #endif

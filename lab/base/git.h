@@ -34,19 +34,19 @@ struct git {
 void git_argv(const struct git *g, const char *const *args, struct strvec *argv);
 
 /* Run git args to completion; what names it in err ("git checkout"). */
-int git_run(const struct git *g, const char *what, const char *const *args, struct error *err);
+int git_run(const struct git *g, const char *what, const char *const *args, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run git args and capture its stdout into out (at most cap-1 bytes, NUL
  * terminated, trailing newlines removed).  g->env and g->log are not used.
  */
 int git_capture(const struct git *g, const char *const *args, char *out, size_t cap,
-		struct error *err);
+		struct error *err) LAB_MUST_CHECK;
 
 /*
  * The full commit id (40 or 64 hex digits) that rev names in g's tree into
  * hex (cap >= 65).  -1 with err "REV is not a commit of the git tree DIR".
  */
-int git_rev_parse(const struct git *g, const char *rev, char *hex, size_t cap, struct error *err);
+int git_rev_parse(const struct git *g, const char *rev, char *hex, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 #endif

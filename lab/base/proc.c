@@ -14,30 +14,28 @@
 extern char **environ;
 
 /* Live children and what proc_kill_all() sends them, for a signal handler. */
-#define MAX_LIVE 64
-static volatile pid_t live[MAX_LIVE];
-static volatile int live_sig[MAX_LIVE];
+static volatile pid_t live[PROC_MAX_LIVE];
+static volatile int live_sig[PROC_MAX_LIVE];
 
-static void live_add(pid_t pid, int sig)
+/* A free entry of live[], or -1 when PROC_MAX_LIVE children run. */
+static int live_slot(void)
 {
-	for (int i = 0; i < MAX_LIVE; i++)
-		if (!live[i]) {
-			live_sig[i] = sig;
-			live[i] = pid;
-			return;
-		}
+	for (int i = 0; i < PROC_MAX_LIVE; i++)
+		if (!live[i])
+			return i;
+	return -1;
 }
 
 static void live_del(pid_t pid)
 {
-	for (int i = 0; i < MAX_LIVE; i++)
+	for (int i = 0; i < PROC_MAX_LIVE; i++)
 		if (live[i] == pid)
 			live[i] = 0;
 }
 
 void proc_kill_all(void)
 {
-	for (int i = 0; i < MAX_LIVE; i++)
+	for (int i = 0; i < PROC_MAX_LIVE; i++)
 		if (live[i] > 0)
 			kill(-live[i], live_sig[i]);
 }
@@ -107,10 +105,13 @@ static void child_exec(const struct proc *p, int errpipe, pid_t parent)
 
 int proc_start(struct proc *p, struct error *err)
 {
-	int errpipe[2], child_errno = 0;
+	int errpipe[2], child_errno = 0, slot = live_slot();
 	pid_t parent = getpid();
 	ssize_t n;
 
+	if (slot < 0)
+		return error_set(err, "cannot run %s: %d children of numalab already run", p->argv[0],
+				 PROC_MAX_LIVE);
 	if (pipe2(errpipe, O_CLOEXEC))
 		return error_set(err, "cannot run %s: pipe: %s", p->argv[0], strerror(errno));
 	p->pid = fork();
@@ -123,14 +124,17 @@ int proc_start(struct proc *p, struct error *err)
 		child_exec(p, errpipe[1], parent);
 	/* Also from the parent, so the group exists before we may signal it. */
 	setpgid(p->pid, p->pid);
-	live_add(p->pid, p->interrupt_signal ? p->interrupt_signal : SIGKILL);
+	live_sig[slot] = p->interrupt_signal ? p->interrupt_signal : SIGKILL;
+	live[slot] = p->pid;
 	close(errpipe[1]);
 	do
 		n = read(errpipe[0], &child_errno, sizeof(child_errno));
 	while (n < 0 && errno == EINTR);
 	close(errpipe[0]);
 	if (n > 0) {
-		proc_wait(p, err);
+		if (proc_wait(p, err)) {
+			/* Only reaped: its status is the failed exec's, said below. */
+		}
 		return error_set(err, "cannot run %s: %s", p->argv[0], strerror(child_errno));
 	}
 	return 0;

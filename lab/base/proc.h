@@ -13,13 +13,28 @@
  *  - All started children are registered so proc_kill_all() (called from
  *    signal handling) can stop them: SIGKILL, or interrupt_signal for a child
  *    that records its own interruption (a `numalab run` cell); whoever set
- *    it SIGKILLs the child later if it does not end.
+ *    it SIGKILLs the child later if it does not end.  The register is a
+ *    fixed table (a signal handler reads it): at most PROC_MAX_LIVE children
+ *    at once, and proc_start() refuses one more (-1, err) rather than start
+ *    a child nothing could stop.  The most numalab starts at once is
+ *    MATRIX_MAX_JOBS cells (matrix_run.h, --jobs) and a git or two.
+ *  - File descriptors: in, out, err and keep_fds stay the caller's.  The
+ *    child gets its own copies (dup2 onto 0-2; keep_fds with close-on-exec
+ *    cleared in the child only); proc_start() closes none of them, on
+ *    success or failure, and the caller closes each when done (a pipe's
+ *    write end at once after proc_start(), or its reader never sees EOF).
+ *    Any other fd the caller has open reaches the child unless it is
+ *    close-on-exec: numalab opens every fd with O_CLOEXEC.
+ *    proc_start_reader() closes its pipe's write end itself and hands the
+ *    read end to the caller to close.
  */
 #ifndef LAB_PROC_H
 #define LAB_PROC_H
 
 #include <sys/types.h>
 #include "base/util.h"
+
+#define PROC_MAX_LIVE 320
 
 struct proc {
 	const char **argv;     /* NULL-terminated */
@@ -36,13 +51,13 @@ struct proc {
 void proc_init(struct proc *p, const char **argv);
 
 /* Fork and exec.  0 on success, -1 with err set (nothing left running). */
-int proc_start(struct proc *p, struct error *err);
+int proc_start(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Reap the child.  Returns its exit code, 128+signal if killed by a signal,
  * -1 on waitpid failure (err set).
  */
-int proc_wait(struct proc *p, struct error *err);
+int proc_wait(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
  * For a child that passes an interrupt on to a descendant in its process
@@ -53,8 +68,8 @@ int proc_wait(struct proc *p, struct error *err);
  * proc_wait() does, then gives what is left of its group grace_s seconds
  * to end, reaping it, and SIGKILLs the rest (proc_wait() is grace 0).
  */
-int proc_adopt_orphans(struct error *err);
-int proc_wait_group(struct proc *p, double grace_s, struct error *err);
+int proc_adopt_orphans(struct error *err) LAB_MUST_CHECK;
+int proc_wait_group(struct proc *p, double grace_s, struct error *err) LAB_MUST_CHECK;
 
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);
@@ -79,7 +94,7 @@ void proc_kill_all(void);
  * pipe's read end (close-on-exec; the caller reads and closes it, then
  * proc_wait(p)), or -1 with err and nothing left running.
  */
-int proc_start_reader(struct proc *p, const char **argv, struct error *err);
+int proc_start_reader(struct proc *p, const char **argv, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv to completion, stdout and stderr to the file log_path (appended;
@@ -87,7 +102,7 @@ int proc_start_reader(struct proc *p, const char **argv, struct error *err);
  * start (err set).  timeout_s > 0 kills the child after that many seconds
  * (returns 128+SIGKILL).
  */
-int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err);
+int proc_run(const char **argv, const char *log_path, int timeout_s, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv to completion in dir (NULL: here) with env (NULL: inherited),
@@ -95,12 +110,12 @@ int proc_run(const char **argv, const char *log_path, int timeout_s, struct erro
  * exited 0, else -1 with err: "WHAT exited N (the log's last line); see LOG".
  */
 int proc_run_logged(const char *what, const char **argv, const char *dir,
-		    const char **env, const char *log, struct error *err);
+		    const char **env, const char *log, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run argv and capture its stdout (at most cap-1 bytes, NUL terminated).
  * Returns the exit code, -1 if it could not start.
  */
-int proc_capture(const char **argv, char *out, size_t cap, struct error *err);
+int proc_capture(const char **argv, char *out, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -36,6 +36,12 @@ int error_input(struct error *err, const char *fmt, ...)
 	return -1;
 }
 
+int error_as_input(struct error *err)
+{
+	err->kind = ERROR_INPUT;
+	return -1;
+}
+
 int error_prefix(struct error *err, const char *fmt, ...)
 {
 	char prefix[512];
@@ -89,7 +95,7 @@ char *xstrdup(const char *s)
 	return p ? p : die_oom();
 }
 
-static char *xvprintf(const char *fmt, va_list ap)
+char *xvprintf(const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
@@ -98,6 +104,8 @@ static char *xvprintf(const char *fmt, va_list ap)
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
+	if (n < 0)   /* more than INT_MAX bytes */
+		die_oom();
 	s = xmalloc((size_t)n + 1);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	return s;

@@ -41,7 +41,7 @@
  * Progress lines go through progress().  0, or -1 with err.
  */
 int disk_build(const struct disk_desc *d, const char *guest_dir, int tcg, char *out, size_t cap,
-	       int *cached, struct error *err);
+	       int *cached, struct error *err) LAB_MUST_CHECK;
 
 /* Where a disk's root filesystem is, as libguestfs and the guest kernel see it. */
 struct disk_root {
@@ -58,14 +58,14 @@ struct disk_root {
  * 0, or -1 with err (a base that is no qcow2, has no ext2/3/4 root, ...).
  */
 int disk_inject(const char *base, const char *overlay, const char *guest_dir,
-		const struct run_part *run, int tcg, struct disk_root *root, struct error *err);
+		const struct run_part *run, int tcg, struct disk_root *root, struct error *err) LAB_MUST_CHECK;
 
 /* Whether path starts like a qcow2 image ("QFI\xfb"). */
 int disk_is_qcow2(const char *path);
 
 /* DISK_RESULTS_TAP of overlay's root into out ("" when the guest wrote none). */
 int disk_readback(const char *overlay, const struct disk_root *root, int tcg, struct buf *out,
-		  struct error *err);
+		  struct error *err) LAB_MUST_CHECK;
 
 /*
  * The boot initramfs for a disk root: /init (guest_dir/init) and, from
@@ -75,7 +75,7 @@ int disk_readback(const char *overlay, const struct disk_root *root, int tcg, st
  * out receives its path.
  */
 int disk_boot_initrd(const char *guest_dir, const char *modules_dir, const char *fstype,
-		     char *out, size_t cap, struct error *err);
+		     char *out, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * A cpio of the modules called names (NULL-terminated, e.g. the 9p stack)
@@ -85,7 +85,7 @@ int disk_boot_initrd(const char *guest_dir, const char *modules_dir, const char 
  * content; out receives its path.
  */
 int disk_modules_cpio(const char *modules_dir, const char *const *names, char *out, size_t cap,
-		      struct error *err);
+		      struct error *err) LAB_MUST_CHECK;
 
 
 /* The TAP a run keeps: the streamed copy or the one read back from the disk. */

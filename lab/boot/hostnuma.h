@@ -25,7 +25,7 @@
  * user's to fix (exit 2).
  */
 int hostnuma_bind(const char *arg, const struct topology *t, const char *node_dir,
-		  struct vm_host_nodes *out, struct error *err);
+		  struct vm_host_nodes *out, struct error *err) LAB_MUST_CHECK;
 
 /* "guest0=host0,guest1=host1,..." (meta's host_numa, as the libvirt backend writes it). */
 void hostnuma_line(const struct topology *t, const struct vm_host_nodes *h, struct buf *out);

@@ -48,7 +48,7 @@ struct guest_share {
  * put init and tests/ for that arch.  out receives its path.
  */
 int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
-	       struct error *err);
+	       struct error *err) LAB_MUST_CHECK;
 
 /* What a run adds to the base image. */
 struct run_part {
@@ -82,7 +82,7 @@ void image_plan(const struct run_part *run, struct buf *out);
 /* Write base + the run part to out_path (atomically), streaming: the caller holds
  * one entry at a time in memory, not the image. */
 int image_run_initrd(const char *base, const struct run_part *run, const char *out_path,
-		     struct error *err);
+		     struct error *err) LAB_MUST_CHECK;
 
 /* Append one newc entry (file, directory or trailer when name is NULL). */
 void cpio_add(struct buf *out, const char *name, unsigned mode,

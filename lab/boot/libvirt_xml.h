@@ -45,11 +45,11 @@ struct libvirt_domain {
  * direct backend.  Also -1 when a CPU-less node's initiator is not the one
  * libvirt derives (the initiator with the lowest HMAT latency to it).
  */
-int libvirt_xml_supported(const struct topology *t, struct error *err);
+int libvirt_xml_supported(const struct topology *t, struct error *err) LAB_MUST_CHECK;
 
 /* Append the domain XML for spec to out; -1 with err when unsupported. */
 int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *d,
-		       struct buf *out, struct error *err);
+		       struct buf *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Parse --host-nodes: "auto" (guest node N → host node N) or
@@ -57,7 +57,7 @@ int libvirt_domain_xml(const struct vm_spec *spec, const struct libvirt_domain *
  * sets bound; host_cpus are left for the caller (they come from the host).
  */
 int libvirt_parse_host_nodes(const char *arg, const struct topology *t,
-			     struct libvirt_host_map *map, struct error *err);
+			     struct libvirt_host_map *map, struct error *err) LAB_MUST_CHECK;
 
 /* "guest0=host0,guest1=host1,..." for meta's host_numa key. */
 void libvirt_host_map_line(const struct topology *t, const struct libvirt_host_map *map,

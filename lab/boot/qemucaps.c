@@ -232,12 +232,13 @@ int qemu_caps_probe(const char *qemu, const char *toolroot, struct qemu_caps *ca
 		return -1;
 	}
 	qemu_caps_parse(buf_str(&replies), caps);
-	if (cacheable) {   /* a lost cache write only costs asking again */
+	if (cacheable) {
 		char *dir = xstrdup(cache);
 
 		*strrchr(dir, '/') = '\0';
-		if (!mkdir_p(dir, &ignored))
-			write_file_atomic(cache, replies.data, replies.len, &ignored);
+		if (mkdir_p(dir, &ignored) || write_file_atomic(cache, replies.data, replies.len, &ignored)) {
+			/* A lost cache write only costs asking again. */
+		}
 		free(dir);
 	}
 	buf_free(&replies);

@@ -73,6 +73,6 @@ int qemu_identity(const char *qemu, const char *toolroot, struct buf *out);
  * cached replies.  0 with caps filled; -1 with err when QEMU cannot be run
  * or does not answer --version (err says to install QEMU: make setup).
  */
-int qemu_caps_probe(const char *qemu, const char *toolroot, struct qemu_caps *caps, struct error *err);
+int qemu_caps_probe(const char *qemu, const char *toolroot, struct qemu_caps *caps, struct error *err) LAB_MUST_CHECK;
 
 #endif

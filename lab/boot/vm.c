@@ -519,7 +519,9 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	if (!rc && spec.host_nodes && pin_vcpus(&spec, qmp[0], res, err)) {
 		/* Not the guest's failure: QEMU never ran it. */
 		proc_kill(&qemu);
-		proc_wait(&qemu, NULL);
+		if (proc_wait(&qemu, NULL)) {
+			/* Killed: its status adds nothing to err. */
+		}
 		rc = -1;
 	}
 	if (qmp[0] >= 0)
@@ -550,7 +552,8 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 	return rc;
 }
 
-const char *vm_kvm_device(void)
+/* The KVM device the probe opens (vm.h). */
+static const char *kvm_device(void)
 {
 	const char *dev = getenv("NUMALAB_KVM_DEVICE");
 
@@ -667,8 +670,9 @@ static void accel_cache_write(const char *path, enum vm_accel accel, const char 
 
 	*strrchr(dir, '/') = '\0';
 	line = xprintf("%s %lld %s\n", accel == VM_ACCEL_KVM ? "kvm" : "tcg", (long long)time(NULL), why);
-	if (!mkdir_p(dir, &err))
-		write_file_atomic(path, line, strlen(line), &err);
+	if (mkdir_p(dir, &err) || write_file_atomic(path, line, strlen(line), &err)) {
+		/* Lost: the next run probes again (see above). */
+	}
 	free(line);
 	free(dir);
 }
@@ -719,7 +723,7 @@ static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t ca
 
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap)
 {
-	const char *dev = vm_kvm_device();
+	const char *dev = kvm_device();
 	char cache[4200], reason[sizeof(((struct error *)0)->msg) + 64];   /* reason: the probe's error and a prefix */
 	enum vm_accel accel;
 	int fd = open(dev, O_RDWR | O_CLOEXEC), cacheable, definite;

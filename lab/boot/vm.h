@@ -84,7 +84,7 @@ struct vm_io {
  * vCPUs not pinned.
  */
 int vm_run(const struct vm_spec *spec, int timeout_s, const struct vm_io *io,
-	   struct vm_result *res, struct strvec *argv_out, struct error *err);
+	   struct vm_result *res, struct strvec *argv_out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The command vm_run() starts for spec: QEMU's argv, wrapped to run inside
@@ -116,15 +116,10 @@ void vm_spec_set_emulator(struct vm_spec *spec, enum topo_arch arch, const struc
  * host boot, QEMU binary, kernel image and device (its path and number), so
  * later runs pay nothing; why then says "tcg (cached, probed WHEN: REASON)".
  * Remove CACHE/accel to probe again.  why receives the reason, recorded in
- * results.
+ * results.  The KVM device is $NUMALAB_KVM_DEVICE, else /dev/kvm (tests hide
+ * KVM with NUMALAB_KVM_DEVICE=/nonexistent).
  */
 enum vm_accel vm_probe_accel(const struct vm_spec *spec, char *why, size_t cap);
-
-/*
- * The KVM device the probe opens: $NUMALAB_KVM_DEVICE, else /dev/kvm (tests
- * hide KVM with NUMALAB_KVM_DEVICE=/nonexistent).
- */
-const char *vm_kvm_device(void);
 
 const char *vm_end_name(enum vm_end end);
 

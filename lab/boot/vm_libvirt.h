@@ -32,7 +32,7 @@ struct vm_libvirt;   /* an open connection */
  * The first connection to a fresh daemon takes ~30 s (it probes every
  * installed QEMU).  -1 with err naming the URI and what to do.
  */
-int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err);
+int vm_libvirt_open(const char *uri, struct vm_libvirt **out, struct error *err) LAB_MUST_CHECK;
 void vm_libvirt_close(struct vm_libvirt *lv);
 
 /*
@@ -41,7 +41,7 @@ void vm_libvirt_close(struct vm_libvirt *lv);
  * (a usage error: the host lacks a node) otherwise.
  */
 int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const char *map_arg,
-			 struct error *err);
+			 struct error *err) LAB_MUST_CHECK;
 
 /*
  * Run one guest like vm_run().  The domain XML is written to xml_path
@@ -51,7 +51,7 @@ int vm_libvirt_bind_host(struct vm_libvirt *lv, const struct topology *t, const 
  */
 int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeout_s,
 		   const struct vm_io *io, struct vm_result *res, const char *xml_path,
-		   struct strvec *argv_out, struct error *err);
+		   struct strvec *argv_out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The emulator libvirt starts for guests of arch (the <emulator> of its
@@ -60,7 +60,7 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
  * when libvirt names none for arch.
  */
 int vm_libvirt_emulator(struct vm_libvirt *lv, enum topo_arch arch, char *path, size_t cap,
-			struct error *err);
+			struct error *err) LAB_MUST_CHECK;
 
 /* meta keys: backend, libvirt (library and daemon versions), libvirt.uri, host_numa. */
 void vm_libvirt_meta(const struct vm_libvirt *lv, const struct topology *t, struct buf *meta);

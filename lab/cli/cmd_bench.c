@@ -154,7 +154,7 @@ static int bench(const struct run_opts *o, int reps)
 		before_kernel[i] = out.before_kernel_s;
 		snprintf(dir, sizeof(dir), "%s/baseline", out.cell_dir);
 		if (rc == EXIT_PASS && by_hand(o, in, out.accel, dir, &hand[i], &err))
-			rc = EXIT_HARNESS;
+			rc = command_exit_for(&err);
 		if (rc == EXIT_PASS)
 			printf("rep %d: first TAP %.2f s, runner total %.2f s, QEMU by hand %.2f s\n",
 			       i + 1, first_tap[i], total[i], hand[i]);
@@ -403,7 +403,9 @@ static double kbench_ccache(struct kbench *kb, const char *op)
 	toolroot_argv(kb->toolroot, argv, &full);
 	out[0] = '\0';
 	setenv("CCACHE_DIR", dir, 1);
-	proc_capture(strvec_argv(&full), out, sizeof(out), &err);
+	if (proc_capture(strvec_argv(&full), out, sizeof(out), &err)) {
+		/* No statistics: out keeps what ccache printed, if anything; missing counts are 0. */
+	}
 	unsetenv("CCACHE_DIR");
 	for (p = out; *p; p = next_line(p)) {
 		if (sscanf(p, "direct_cache_hit %ld", &n) == 1 || sscanf(p, "preprocessed_cache_hit %ld", &n) == 1)
@@ -460,9 +462,7 @@ static int kernel_bench(const char *recipe, const char *patched, const char *arc
 		rc = kbench_scratch(&kb, &err) || kbench_run(&kb, recipe, patched, &err);
 	remove_tree(kb.cache);
 	strvec_clear(&kb.env);
-	if (rc)
-		fprintf(stderr, "numalab bench: %s\n", err.msg);
-	return rc ? EXIT_HARNESS : EXIT_PASS;
+	return rc ? command_fail("bench", &err) : EXIT_PASS;
 }
 
 int cmd_bench(int argc, char **argv)

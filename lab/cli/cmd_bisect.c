@@ -182,8 +182,9 @@ static int summarise(const struct bisect_opts *bo, int nr_commits, int run_rc)
 
 	git_line(bo->ksrc, bad_args, first_bad, sizeof(first_bad));
 	git_line(bo->ksrc, skip_args, skipped, sizeof(skipped));
-	read_file(bo->log, &steps_text, &ignored);
-	read_file(out, &run_text, &ignored);
+	if (read_file(bo->log, &steps_text, &ignored) || read_file(out, &run_text, &ignored)) {
+		/* A log that is missing counts no steps and finds no first bad commit. */
+	}
 	bisect_log_count(buf_str(&steps_text), &steps, &builds);
 	found = run_rc == 0 && strstr(buf_str(&run_text), "is the first bad commit") != NULL;
 	if (found) {
@@ -217,8 +218,8 @@ static int count_commits(const struct bisect_opts *bo, struct error *err)
 
 	free(range);
 	if (n < 1)
-		error_set(err, "%s..%s is not a range of commits of %s; give --good older than --bad",
-			  bo->good, bo->bad, bo->ksrc);
+		error_input(err, "%s..%s is not a range of commits of %s; give --good older than --bad",
+			    bo->good, bo->bad, bo->ksrc);
 	return n;
 }
 
@@ -228,8 +229,8 @@ static int start(const struct bisect_opts *bo, struct error *err)
 	char out[256];
 
 	if (git_line(bo->ksrc, args, out, sizeof(out)))
-		return error_set(err, "`git bisect start` failed in %s (a bisect in progress? uncommitted "
-				 "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc);
+		return error_input(err, "`git bisect start` failed in %s (a bisect in progress? uncommitted "
+				   "changes?); see `git -C %s status`", bo->ksrc, bo->ksrc);
 	return 0;
 }
 
@@ -240,27 +241,19 @@ static int bisect(struct bisect_opts *bo)
 	struct error err;
 	int nr_commits = count_commits(bo, &err), rc;
 
-	if (!nr_commits) {
-		fprintf(stderr, "numalab bisect: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
-	if (start(bo, &err)) {
-		fprintf(stderr, "numalab bisect: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (!nr_commits || start(bo, &err))
+		return command_fail("bisect", &err);
 	if (results_new_run(bo->out_abs, run_dir, sizeof(run_dir), &err)) {
-		fprintf(stderr, "numalab bisect: %s\n", err.msg);
 		git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-		return EXIT_HARNESS;
+		return command_fail("bisect", &err);
 	}
 	snprintf(bo->dir, sizeof(bo->dir), "%s", run_dir);
 	snprintf(bo->log, sizeof(bo->log), "%s/bisect.log", bo->dir);
 	rc = bo->step.metric && record_baseline(bo, &err) ? -1 : bisect_run(bo, &err);
-	if (rc < 0)
-		fprintf(stderr, "numalab bisect: %s\n", err.msg);
-	rc = rc < 0 ? EXIT_HARNESS : summarise(bo, nr_commits, rc);
+	rc = rc < 0 ? command_fail("bisect", &err) : summarise(bo, nr_commits, rc);
 	git_line(bo->ksrc, reset_args, reset_out, sizeof(reset_out));
-	run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err);
+	if (run_state_set(bo->dir, interrupt_caught() ? RUN_STATE_INTERRUPTED : RUN_STATE_COMPLETE, &err))
+		rc = command_fail("bisect", &err);
 	return interrupt_caught() ? EXIT_HARNESS : rc;
 }
 

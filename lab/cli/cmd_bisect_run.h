@@ -46,6 +46,6 @@ void step_opts_init(struct step_opts *so);
  * OPT_HELP, or -1 with err (ERROR_INPUT).  Names (topology, recipe) are
  * checked by the command, against the project.
  */
-int bisect_run_options_parse(int argc, char **argv, struct step_opts *so, struct error *err);
+int bisect_run_options_parse(int argc, char **argv, struct step_opts *so, struct error *err) LAB_MUST_CHECK;
 
 #endif

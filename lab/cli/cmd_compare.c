@@ -36,6 +36,7 @@ struct outputs {
 	int all, quiet;
 };
 
+/* The report writer makes, to path (none: NULL).  Returns an exit code: EXIT_PASS when written. */
 static int write_report(const char *path, const struct comparison *c,
 			void (*writer)(const struct comparison *, struct buf *))
 {
@@ -44,17 +45,19 @@ static int write_report(const char *path, const struct comparison *c,
 	int rc;
 
 	if (!path)
-		return 0;
+		return EXIT_PASS;
 	writer(c, &b);
 	rc = write_file_atomic(path, b.data ? b.data : "", b.len, &err);
 	if (rc)
-		fprintf(stderr, "numalab compare: %s\n", err.msg);
+		rc = command_fail("compare", &err);
 	buf_free(&b);
 	return rc;
 }
 
 static int report(const struct comparison *c, const struct outputs *o)
 {
+	int rc;
+
 	if (!o->quiet) {
 		struct buf text = BUF_INIT;
 
@@ -62,10 +65,12 @@ static int report(const struct comparison *c, const struct outputs *o)
 		fputs(buf_str(&text), stdout);
 		buf_free(&text);
 	}
-	if (write_report(o->tap, c, compare_report_tap) || write_report(o->json, c, compare_report_json) ||
-	    write_report(o->html, c, compare_report_html))
-		return EXIT_HARNESS;
-	return command_exit_compare(compare_result(c));
+	rc = write_report(o->tap, c, compare_report_tap);
+	if (rc == EXIT_PASS)
+		rc = write_report(o->json, c, compare_report_json);
+	if (rc == EXIT_PASS)
+		rc = write_report(o->html, c, compare_report_html);
+	return rc != EXIT_PASS ? rc : command_exit_compare(compare_result(c));
 }
 
 int cmd_compare(int argc, char **argv)

@@ -56,7 +56,7 @@ int cmd_matrix(int argc, char **argv)
 	struct error err;
 	int rc, first, dry_run = 0, arches = 0, merging = 0;
 	const struct opt opts[] = {
-		OPT_INT("jobs", &o.jobs, "N", 1, 256,
+		OPT_INT("jobs", &o.jobs, "N", 1, MATRIX_MAX_JOBS,
 			"cells at once, 1..256 (default: as cores and free memory\n"
 			"allow, counting each cell's guest memory plus QEMU's own)"),
 		OPT_STRING("out", &o.out, "DIR", "output directory (default: results/matrix-NAME-TIME)"),

@@ -352,10 +352,8 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 	}
 	if (files->tap_flat && !strcmp(files->tap_flat, "-") && report.cell.tap)
 		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
-	if (write_reports(&report, files, &err)) {
-		fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
-		rc = EXIT_HARNESS;
-	}
+	if (write_reports(&report, files, &err))
+		rc = command_fail(cmd, &err);
 	buf_free(&report.tap);
 	return rc;
 }

@@ -27,7 +27,7 @@ void run_cli_free(struct run_cli *c);
  * given, the files named readable, the combinations.  Returns 0, OPT_HELP
  * (options.h) when help was asked, or -1 with err (ERROR_INPUT).
  */
-int run_options_parse(int argc, char **argv, struct run_cli *c, struct error *err);
+int run_options_parse(int argc, char **argv, struct run_cli *c, struct error *err) LAB_MUST_CHECK;
 
 /* The help of run (shell 0) or shell (1), appended to out. */
 void run_options_help(int shell, struct buf *out);

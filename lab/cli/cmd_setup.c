@@ -71,7 +71,8 @@ static const char *help_tail(void)
 	static struct buf tail = BUF_INIT;
 
 	if (!tail.len) {
-		buf_addstr(&tail, "\nExit: 0 ready, 2 bad usage, 3 a step failed (the reason is on stderr).\n"
+		buf_addstr(&tail, "\nExit: 0 ready, 2 bad usage or input (a lock line that can no longer be\n"
+			   "fetched, NUMALAB_CACHE), 3 a step failed (the reason is on stderr).\n"
 			   "\nHost packages:\n");
 		for (size_t i = 0; i < NR_PACKAGES; i++)
 			buf_addf(&tail, "  %-16s %s\n", packages[i].name, packages[i].why);
@@ -263,8 +264,7 @@ int cmd_setup(int argc, char **argv)
 	if (ensure_packages(quiet, &err) || ensure_kernel("x86_64", quiet, &err) ||
 	    (la && (ensure_toolroot(quiet, &err) || ensure_kernel(arch, quiet, &err)))) {
 		fflush(stdout);
-		fprintf(stderr, "numalab setup: %s\n", err.msg);
-		return EXIT_HARNESS;
+		return command_fail("setup", &err);
 	}
 	return EXIT_PASS;
 }

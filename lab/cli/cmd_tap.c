@@ -3,7 +3,9 @@
 #include "cli/options.h"
 #include "analysis/report.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char flatten_usage[] =
 	"usage: numalab tap flatten FILE\n"
@@ -36,7 +38,7 @@ const struct opt_spec tap_spec = { .name = "tap", .usage = tap_usage, .opts = ta
 int cmd_tap(int argc, char **argv)
 {
 	struct buf tap = BUF_INIT, flat = BUF_INIT;
-	struct error err;
+	struct error err, why;
 	int rc, first;
 
 	if ((rc = command_options(&tap_spec, argc, argv, &first)) >= 0)
@@ -44,15 +46,14 @@ int cmd_tap(int argc, char **argv)
 	if (argc - first != 1)
 		return command_usage_error("tap flatten", "give one FILE");
 	rc = EXIT_PASS;
-	if (read_file(argv[first], &tap, &err)) {
-		fprintf(stderr, "numalab tap: %s; give a KTAP file (e.g. results/RUN-ID/CELL/tap)\n",
-			err.msg);
-		rc = EXIT_USAGE;
+	if (read_file(argv[first], &tap, &why)) {
+		error_input(&err, "%s; give a KTAP file (e.g. results/RUN-ID/CELL/tap)", why.msg);
+		rc = command_fail("tap", &err);
 	} else {
 		report_flatten(buf_str(&tap), tap.len, &flat);
 		if (fwrite(buf_str(&flat), 1, flat.len, stdout) != flat.len || fflush(stdout)) {
-			perror("numalab tap: stdout");
-			rc = EXIT_HARNESS;
+			error_set(&err, "stdout: %s", strerror(errno));
+			rc = command_fail("tap", &err);
 		}
 	}
 	buf_free(&tap);

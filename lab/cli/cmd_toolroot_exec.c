@@ -98,6 +98,13 @@ int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, str
 	return 0;
 }
 
+/* Could not start the command: err said, but EXIT_NOT_STARTED (command.h says why). */
+static int not_started(const struct error *err)
+{
+	command_fail("toolroot-exec", err);   /* its code replaced, as command.h says */
+	return EXIT_NOT_STARTED;
+}
+
 int cmd_toolroot_exec(int argc, char **argv)
 {
 	pid_t parent = getppid();
@@ -122,24 +129,20 @@ int cmd_toolroot_exec(int argc, char **argv)
 	if (o.automatic) {
 		struct toolroot_tools tools;
 
-		if (toolroot_tools(&tools, 0, &err)) {
-			fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-			return 127;
-		}
+		if (toolroot_tools(&tools, 0, &err))
+			return not_started(&err);
 		if (!tools.root[0]) {
 			execvp(o.cmd[0], o.cmd);
-			fprintf(stderr, "numalab toolroot-exec: cannot run %s: %s\n", o.cmd[0], strerror(errno));
-			return 127;
+			error_set(&err, "cannot run %s: %s", o.cmd[0], strerror(errno));
+			return not_started(&err);
 		}
 		snprintf(auto_root, sizeof(auto_root), "%s", tools.root);
 		o.root = auto_root;
 	}
-	if (toolroot_enter(&o, parent, &err)) {
-		fprintf(stderr, "numalab toolroot-exec: %s\n", err.msg);
-		return 127;
-	}
+	if (toolroot_enter(&o, parent, &err))
+		return not_started(&err);
 	execvp(o.cmd[0], o.cmd);
-	fprintf(stderr, "numalab toolroot-exec: cannot run %s%s%s: %s\n", o.cmd[0],
-		o.root ? " inside " : "", o.root ? o.root : "", strerror(errno));
-	return 127;
+	error_set(&err, "cannot run %s%s%s: %s", o.cmd[0], o.root ? " inside " : "", o.root ? o.root : "",
+		  strerror(errno));
+	return not_started(&err);
 }

@@ -73,7 +73,7 @@ int cmd_try(int argc, char **argv)
 		OPT_INT("repeat", &o.repeat, "N", 1, 100,
 			"runs per kernel and shape, 1..100 (default 3: the fewest\n"
 			"at which the statistics can speak)"),
-		OPT_INT("jobs", &o.jobs, "N", 1, 256, "cells at once (default: as cores and memory allow)"),
+		OPT_INT("jobs", &o.jobs, "N", 1, MATRIX_MAX_JOBS, "cells at once (default: as cores and memory allow)"),
 		OPT_STRING("out", &o.out, "DIR", "output directory (default results/try-TIME); the same DIR resumes"),
 		OPT_CALLBACK("expect", &claims, "'METRIC decreases|increases|unchanged'", expect_option,
 			     "the patch's claim, judged first (repeatable), e.g.\n"

@@ -22,6 +22,7 @@ enum {
 	EXIT_FAIL = 1,      /* a test failed, timed out, or the guest crashed */
 	EXIT_USAGE = 2,     /* bad command line or input file */
 	EXIT_HARNESS = 3,   /* the lab itself could not do its job */
+	EXIT_NOT_STARTED = 127,  /* toolroot-exec: the wrapped command could not be started */
 };
 
 struct command {
@@ -60,14 +61,20 @@ int command_exit_matrix(enum matrix_verdict v);
 /* try's verdict: EXIT_PASS no regression, EXIT_FAIL a regression, EXIT_HARNESS incomplete. */
 int command_exit_try(enum try_verdict v);
 
-/* Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err). */
+/*
+ * Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err):
+ * every command's errors reach the user and their exit code here.  The one
+ * exception is a wrapper's: toolroot-exec says its error here but exits
+ * EXIT_NOT_STARTED, as a shell does, since the command it runs may exit 2
+ * or 3 of its own (make does).
+ */
 int command_fail(const char *cmd, const struct error *err);
 
 /*
  * run_cell() as an exit code: EXIT_PASS / EXIT_FAIL by its verdict, or
  * command_exit_for(err) when it did not run (err set; nothing printed).
  */
-int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
+int command_run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Where progress() and warning() lines go (progress.h): "PREFIXLINE\n",
@@ -126,7 +133,7 @@ extern const struct opt_spec topo_spec, tap_spec;
  * (cli/options.h), or -1 with err (ERROR_INPUT).  Options and ROOT end at
  * the first "--"; o->cmd points into argv after it.
  */
-int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err);
+int toolroot_exec_parse(int argc, char **argv, struct toolroot_exec_opts *o, struct error *err) LAB_MUST_CHECK;
 /* `numalab toolroot-exec --help`, appended to out. */
 void toolroot_exec_help(struct buf *out);
 

@@ -128,7 +128,7 @@ static int store(const struct opt *o, const char *arg, struct error *err)
 		return 0;
 	case OPT_KIND_CALLBACK:
 		if (o->fn(o->value, arg, err)) {
-			err->kind = ERROR_INPUT;
+			error_as_input(err);   /* whatever the parser says: the value is the user's */
 			return error_prefix(err, "--%s %s", o->name, arg);
 		}
 		return 0;

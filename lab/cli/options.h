@@ -108,7 +108,7 @@ struct opt_spec {
 #define OPT_HELP (-2)
 
 /* See the contract above: first operand's index, OPT_HELP, or -1 with err. */
-int opt_parse(const struct opt_spec *spec, int argc, char **argv, struct error *err);
+int opt_parse(const struct opt_spec *spec, int argc, char **argv, struct error *err) LAB_MUST_CHECK;
 
 /* The subcommand the last opt_parse() of spec went down to (spec itself if none). */
 const struct opt_spec *opt_chosen(const struct opt_spec *spec);

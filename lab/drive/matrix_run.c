@@ -7,6 +7,7 @@
 #include "model/labdata.h"
 #include "model/matrix.h"
 #include "base/parallel.h"
+#include "base/proc.h"
 #include "analysis/report.h"
 #include "model/topology.h"
 #include "base/interrupt.h"
@@ -70,14 +71,11 @@ static void show(const struct matrix_show *sh, const char *fmt, ...)
 {
 	char *s;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	show_text(sh, s, (size_t)n);
+	show_text(sh, s, strlen(s));
 	free(s);
 }
 
@@ -103,8 +101,8 @@ static int load_matrix(const char *path, struct matrix *m, struct error *err)
 	int rc = read_file(path, &text, err);
 
 	if (rc) {
+		error_as_input(err);
 		error_prefix(err, "matrix file (a path, or NAME for matrices/NAME.matrix)");
-		err->kind = ERROR_INPUT;
 	} else
 		rc = matrix_parse(path, buf_str(&text), text.len, m, err);
 	buf_free(&text);
@@ -564,6 +562,9 @@ static unsigned long long max_cell_mem(const struct mrun *r)
 	return max;
 }
 
+/* Room for the cells and the runner's own children (git, a kernel build). */
+_Static_assert(MATRIX_MAX_JOBS + 8 <= PROC_MAX_LIVE, "proc.h could not register every cell");
+
 static void choose_jobs(struct mrun *r, int asked)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -583,6 +584,8 @@ static void choose_jobs(struct mrun *r, int asked)
 	}
 	if (r->jobs < 1)
 		r->jobs = 1;
+	if (r->jobs > MATRIX_MAX_JOBS)   /* the hosts' capacities add up to more */
+		r->jobs = MATRIX_MAX_JOBS;
 	progress("%d cells to run, %d at a time (%ld cores, %.1f GiB available, "
 		 "a cell needs up to %.1f GiB)", r->to_run, r->jobs, cores,
 		 (double)r->mem_budget / (1 << 30), (double)need / (1 << 30));
@@ -749,10 +752,9 @@ static int read_cell_list(struct mrun *r, const char *dir, int *cap, struct erro
 	int line = 0;
 
 	snprintf(path, sizeof(path), "%s/cells.list", dir);
-	if (read_file(path, &text, err))
-	{
-		error_prefix(err, "%s is not a matrix output directory", dir);
-		return err->kind = ERROR_INPUT, -1;
+	if (read_file(path, &text, err)) {
+		error_as_input(err);   /* a directory the user named (--merge) */
+		return error_prefix(err, "%s is not a matrix output directory", dir);
 	}
 	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
 		struct mcell *c;

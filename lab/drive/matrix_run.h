@@ -39,11 +39,14 @@ enum matrix_verdict {
 	MATRIX_INCOMPLETE,   /* none failed, but one timed out, hit a harness error or was not run */
 };
 
+/* The most cells at once (--jobs of matrix and try): each is one child, under proc.h's PROC_MAX_LIVE. */
+#define MATRIX_MAX_JOBS 256
+
 struct matrix_run_opts {
 	const char *file;     /* the matrix file (labdata.h resolves a NAME) */
 	const char *out;      /* the output directory */
 	enum matrix_run_mode mode;
-	int jobs;             /* cells at once; 0: as cores and memory allow */
+	int jobs;             /* cells at once, 1..MATRIX_MAX_JOBS; 0: as cores and memory allow */
 	int shard, nr_shards; /* run cells k with k % nr_shards == shard */
 	int quiet;            /* no cell logs, only a line per cell */
 	const char *resume_out;   /* the --out that resumes, in the interrupted line (NULL: out) */
@@ -70,7 +73,7 @@ void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const
  * when the output could not be set up or written (*v then still says what
  * the cells did, if they ran).
  */
-int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err);
+int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Merge the outputs (cells.list + cells/) of dirs into out, in cell order,
@@ -78,6 +81,6 @@ int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct e
  * matrix output, or two hold the same cell).
  */
 int matrix_merge(char *const *dirs, int n, const char *out, const struct matrix_show *sh,
-		 enum matrix_verdict *v, struct error *err);
+		 enum matrix_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -51,8 +51,7 @@ static void show(const struct mutate_opts *o, const char *fmt, ...)
 	if (!o->show.text)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		abort();
+	text = xvprintf(fmt, ap);
 	va_end(ap);
 	o->show.text(o->show.ctx, text, strlen(text));
 	free(text);
@@ -65,8 +64,7 @@ static char *out_path(const struct mutate_opts *o, const char *fmt, ...)
 	char *rel, *path;
 
 	va_start(ap, fmt);
-	if (vasprintf(&rel, fmt, ap) < 0)
-		abort();
+	rel = xvprintf(fmt, ap);
 	va_end(ap);
 	path = xprintf("%s/%s", o->out, rel);
 	free(rel);
@@ -139,11 +137,10 @@ static int load_equivalents(struct mrun *r, struct error *err)
 		r->eq_path[0] = '\0';
 		return 0;
 	}
-	rc = read_file(r->eq_path, &text, err);
-	if (!rc)
-		rc = mutant_equivalents_parse(r->eq_path, buf_str(&text), text.len, &r->eq, err);
+	rc = read_file(r->eq_path, &text, err) ? error_as_input(err)
+		: mutant_equivalents_parse(r->eq_path, buf_str(&text), text.len, &r->eq, err);
 	buf_free(&text);
-	return rc ? (err->kind = ERROR_INPUT, -1) : 0;
+	return rc;
 }
 
 /* The .c files the patches touch (--patch-lines without --file), and the lines they add. */
@@ -152,13 +149,12 @@ static int patch_files_and_lines(struct mrun *r, int **lines, int *nr_lines, str
 	for (int i = 0; i < r->o->nr_patches; i++) {
 		struct buf text = BUF_INIT;
 		struct patch_set set;
-		int rc = read_file(r->o->patches[i], &text, err);
+		int rc = read_file(r->o->patches[i], &text, err) ? error_as_input(err)
+			 : patch_parse(r->o->patches[i], buf_str(&text), text.len, &set, err);
 
-		if (!rc)
-			rc = patch_parse(r->o->patches[i], buf_str(&text), text.len, &set, err);
 		buf_free(&text);
 		if (rc)
-			return err->kind = ERROR_INPUT, -1;
+			return -1;
 		for (int k = 0; k < set.nr; k++)
 			for (int f = 0; f < set.items[k].nr_files; f++) {
 				const char *path = set.items[k].files[f].path;
@@ -848,8 +844,8 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	progress("building the unmutated kernel in work tree %d", o->slot);
 	rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
 		   &k, &make_failed, err);
-	if (rc && make_failed)
-		err->kind = ERROR_INPUT;
+	if (rc && make_failed)   /* the user's tree, unmutated, does not build: theirs to fix */
+		error_as_input(err);
 	if (!rc) {
 		struct buf objs = BUF_INIT;
 		char *path = out_path(o, "base/objects");

@@ -79,6 +79,6 @@ enum mutate_verdict {
  * request, the tests failing on the unmutated kernel), ERROR_HARNESS when
  * the lab failed.
  */
-int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error *err);
+int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 #endif

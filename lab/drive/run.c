@@ -609,7 +609,9 @@ static void keep_disk_tap(struct cell *c, const char *overlay, const struct disk
 		goto done;
 	}
 	snprintf(keep, sizeof(keep), "%s/tap.disk", out->cell_dir);
-	write_file_atomic(keep, disk.data, disk.len, &err);
+	if (write_file_atomic(keep, disk.data, disk.len, &err)) {
+		/* Only a copy to read by hand: the TAP picked below is the cell's tap. */
+	}
 	pick = disk_pick_tap(stream.data, stream.len, disk.data, disk.len);
 	snprintf(out->tap_source, sizeof(out->tap_source), "%s (stream %zu bytes%s, disk %zu bytes%s)",
 		 pick == DISK_TAP_DISK ? "disk" : "stream", stream.len,

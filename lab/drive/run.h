@@ -101,7 +101,7 @@ struct run_inputs {
  * what the user must fix (topology, tests, kernel, --disk), else
  * ERROR_HARNESS.
  */
-int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err);
+int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err) LAB_MUST_CHECK;
 /* o asks for the libvirt backend. */
 int run_backend_libvirt(const struct run_opts *o);
 /* Free what run_prepare() allocated, and p itself (xcalloc'ed). */
@@ -113,6 +113,6 @@ void run_inputs_free(struct run_inputs *p);
  * or ERROR_HARNESS (err says what broke; the run's state is `error`).  out
  * is filled as far as it got.
  */
-int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err);
+int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *err) LAB_MUST_CHECK;
 
 #endif

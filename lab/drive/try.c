@@ -119,11 +119,11 @@ static int read_patches(struct try_state *t, struct buf *inputs, struct error *e
 		char hex[65];
 
 		if (read_file(file, text, err)) {
-			error_prefix(err, "patch file");
-			return err->kind = ERROR_INPUT, -1;
+			error_as_input(err);
+			return error_prefix(err, "patch file");
 		}
 		if (patch_parse(file, buf_str(text), text->len, &set, err))
-			return err->kind = ERROR_INPUT, -1;
+			return -1;
 		patch_set_free(&set);
 		sha256_init(&s);
 		sha256_update(&s, buf_str(text), text->len);
@@ -308,10 +308,13 @@ static int read_identity(struct try_state *t, struct error *err)
 	struct buf text = BUF_INIT;
 	char path[4096];
 
-	if (out_path(t, TRY_IDENTITY_FILE, path, sizeof(path)) || read_file(path, &text, err)) {
+	if (out_path(t, TRY_IDENTITY_FILE, path, sizeof(path)))
+		return error_input(err, "--out %s: too long a path; give a shorter one", t->o->out);
+	if (read_file(path, &text, err)) {
 		buf_free(&text);
-		error_prefix(err, "%s is not the output of a numalab try that built its kernels", t->o->out);
-		return err->kind = ERROR_INPUT, -1;
+		error_as_input(err);   /* --out names the directory: the user's */
+		return error_prefix(err, "%s is not the output of a numalab try that built its kernels",
+				    t->o->out);
 	}
 	for (const char *l = buf_str(&text); *l; l = next_line(l)) {
 		int len = (int)strcspn(l, "\n");

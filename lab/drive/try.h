@@ -61,6 +61,6 @@ enum try_verdict {
 };
 
 /* 0 and *v, or -1 with err (ERROR_INPUT: the user's to fix; ERROR_HARNESS). */
-int try_run(const struct try_opts *o, enum try_verdict *v, struct error *err);
+int try_run(const struct try_opts *o, enum try_verdict *v, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -21,7 +21,7 @@
 
 #include "base/util.h"
 
-int host_debian_mirror(char *out, size_t cap, struct error *err);
+int host_debian_mirror(char *out, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The parser underneath: the archive URL in the text of one sources file

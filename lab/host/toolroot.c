@@ -390,13 +390,21 @@ static int build_root(const char *tmp, const char *name, const char *log, struct
 	return make_mount_points(tmp, err) || record_versions(tmp, name, t1 - t0, t2 - t1, err) ? -1 : 0;
 }
 
-int toolroot_find(char *root, size_t cap)
+/* The existing root for the current table, without creating: 1 found, 0 not. */
+static int find_root(char *root, size_t cap)
 {
 	toolroot_path(lab_cache_dir(), toolroot_packages, root, cap);
 	return root_complete(root);
 }
 
-int toolroot_ensure(char *root, size_t cap, struct error *err)
+/*
+ * The lab's root for the current package table: its path into root (cap
+ * bytes).  Creates it if missing (network, ~2 minutes, needs uid 0 and
+ * debootstrap; progress on stderr, output to cache/toolroot/NAME.log).
+ * As root, also makes sure the project and cache directories have mount
+ * points inside.  0, or -1 with err saying what to do.
+ */
+static int ensure_root(char *root, size_t cap, struct error *err)
 {
 	char final[PATH_MAX], parent[PATH_MAX], tmp[PATH_MAX], log[PATH_MAX];
 	const char *name;
@@ -439,7 +447,12 @@ int toolroot_ensure(char *root, size_t cap, struct error *err)
 	return 0;
 }
 
-int toolroot_found_on_path(struct toolroot_tools *out, struct error *why)
+/*
+ * The user's own tools: qemu-system-loongarch64 >= 9 and
+ * loongarch64-linux-gnu-gcc on PATH, and the firmware at $NUMALAB_LOONGARCH_FIRMWARE
+ * or TOOLROOT_FIRMWARE.  1 and *out filled (root ""), or 0 with why set.
+ */
+static int found_on_path(struct toolroot_tools *out, struct error *why)
 {
 	const char *fw = getenv(TOOLROOT_FIRMWARE_ENV);
 	const char *argv[] = { out->qemu, "--version", NULL };
@@ -486,13 +499,13 @@ int toolroot_tools(struct toolroot_tools *out, int create, struct error *err)
 
 	if (toolroot_check_env(err))
 		return -1;
-	if (toolroot_found_on_path(out, &why))
+	if (found_on_path(out, &why))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	if (create) {
-		if (toolroot_ensure(root, sizeof(root), err))
+		if (ensure_root(root, sizeof(root), err))
 			return error_prefix(err, "no LoongArch tools on PATH (%s)", why.msg);
-	} else if (!toolroot_find(root, sizeof(root))) {
+	} else if (!find_root(root, sizeof(root))) {
 		return error_set(err, "no LoongArch tools: %s, and the lab's toolchain root %s is not built; "
 				 "run `sudo ./numalab setup` (docs/toolroot.md)", why.msg, root);
 	}

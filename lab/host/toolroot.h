@@ -91,34 +91,16 @@ int toolroot_bind_reduce(const char *root, const char **dirs, int nr);
 /* ---- doing things ---- */
 
 /*
- * The lab's root for the current package table: its path into root (cap
- * bytes).  Creates it if missing (network, ~2 minutes, needs uid 0 and
- * debootstrap; progress on stderr, output to cache/toolroot/NAME.log).
- * As root, also makes sure the project and cache directories have mount
- * points inside.  0, or -1 with err saying what to do.
- */
-int toolroot_ensure(char *root, size_t cap, struct error *err);
-
-/* The existing root for the current table, without creating: 1 found, 0 not. */
-int toolroot_find(char *root, size_t cap);
-
-/*
- * The user's own tools: qemu-system-loongarch64 >= 9 and
- * loongarch64-linux-gnu-gcc on PATH, and the firmware at $NUMALAB_LOONGARCH_FIRMWARE
- * or TOOLROOT_FIRMWARE.  1 and *out filled (root ""), or 0 with why set.
- */
-int toolroot_found_on_path(struct toolroot_tools *out, struct error *why);
-
-/*
  * The tools to use: the user's own if complete, else the lab's root
- * (created when create is set, which needs root).  $NUMALAB_LOONGARCH_FIRMWARE
+ * (created when create is set: network, ~2 minutes, uid 0 and debootstrap,
+ * output to CACHE/toolroot/NAME.log).  $NUMALAB_LOONGARCH_FIRMWARE
  * replaces the firmware either way; naming a missing file is an error.
  * 0, or -1 with err.
  */
-int toolroot_tools(struct toolroot_tools *out, int create, struct error *err);
+int toolroot_tools(struct toolroot_tools *out, int create, struct error *err) LAB_MUST_CHECK;
 
 /* $NUMALAB_LOONGARCH_FIRMWARE, when set, names an existing file.  0, or -1 with err. */
-int toolroot_check_env(struct error *err);
+int toolroot_check_env(struct error *err) LAB_MUST_CHECK;
 
 /*
  * The way into o's root for the command o->cmd, which the caller then
@@ -127,6 +109,6 @@ int toolroot_check_env(struct error *err);
  * runner gave this process armed again (parent: getppid() when it started;
  * if that parent is gone, -1).  0, or -1 with err (ERROR_HARNESS).
  */
-int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err);
+int toolroot_enter(const struct toolroot_exec_opts *o, pid_t parent, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -103,7 +103,7 @@ static int commit_patch(struct tree *t, const char *given, struct error *err)
 	if (rc) {
 		error_prefix(err, "%s does not apply on top of the commits before it; "
 			     "rebase the series (details in %s)", given, t->log);
-		return kernel_input_error(err);
+		return error_as_input(err);
 	}
 	return 0;
 }

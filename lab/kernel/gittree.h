@@ -25,6 +25,6 @@
  * failed.
  */
 int gittree_make(const char *root, const char *source, const char *const *patches, int n,
-		 const char *out, struct error *err);
+		 const char *out, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -181,7 +181,7 @@ static int source_identity(struct build *b, struct error *err)
 	case RECIPE_SOURCE_TARBALL:
 		if (sha256_file(r->source_ref, hex, err)) {
 			error_prefix(err, "%s:%d: source tarball", r->path, r->source_line);
-			return kernel_input_error(err);
+			return error_as_input(err);
 		}
 		snprintf(b->source_id, sizeof(b->source_id), "tarball:%s sha256:%s", r->source_ref, hex);
 		return 0;
@@ -197,7 +197,7 @@ static int source_identity(struct build *b, struct error *err)
 		/* The listing, not the content: cheap enough to run before every build. */
 		if (srctree_check_clean(r->source_ref, err) || srctree_manifest(r->source_ref, hex, err) ||
 		    srctree_git(r->source_ref, b->tree_describe, sizeof(b->tree_describe), b->tree_diff, err))
-			return kernel_input_error(err);
+			return error_as_input(err);   /* each only reads the user's tree */
 		snprintf(b->source_id, sizeof(b->source_id), "tree:%s listing-sha256:%s", r->source_ref, hex);
 		snprintf(b->tree_id, sizeof(b->tree_id), "tree:%s", r->source_ref);
 		return 0;
@@ -226,8 +226,8 @@ static int compiler_identity(struct build *b, struct error *err)
 static int override_source(struct recipe *r, const char *dir, const char *rev, struct error *err)
 {
 	if (!realpath(dir, r->source_ref))
-		return error_set(err, "git tree %s: %s; give an existing kernel git tree", dir,
-				 strerror(errno));
+		return error_input(err, "git tree %s: %s; give an existing kernel git tree", dir,
+				   strerror(errno));
 	r->source = RECIPE_SOURCE_GIT;
 	snprintf(r->rev, sizeof(r->rev), "%s", rev);
 	return 0;
@@ -241,10 +241,10 @@ static int use_tree(struct build *b, const char *dir, struct error *err)
 	size_t n = 0;
 
 	if (!realpath(dir, b->r.source_ref))
-		return error_set(err, "kernel tree %s: %s", dir, strerror(errno));
+		return error_input(err, "kernel tree %s: %s", dir, strerror(errno));
 	if (!srctree_is_kernel(b->r.source_ref))
-		return error_set(err, "%s is not a kernel source tree (no Makefile, Kconfig, mm/, arch/ "
-				 "and scripts/kconfig/); give the top of one", dir);
+		return error_input(err, "%s is not a kernel source tree (no Makefile, Kconfig, mm/, arch/ "
+				   "and scripts/kconfig/); give the top of one", dir);
 	b->r.source = RECIPE_SOURCE_TREE;
 	b->r.rev[0] = '\0';
 	slash = strrchr(b->r.source_ref, '/');
@@ -280,9 +280,13 @@ static int add_patch_files(struct build *b, const struct kernel_request *req, st
 		const char *file = req->patches[i], *slash = strrchr(file, '/');
 		struct patch_set *set;
 
-		if (b->nr_sets == RECIPE_MAX_PATCHES || read_patches(b, file, &set, err)) {
-			rc = b->nr_sets == RECIPE_MAX_PATCHES ? error_set(err, "more than %d patches; "
-				"apply fewer", RECIPE_MAX_PATCHES) : error_prefix(err, "--patch");
+		if (b->nr_sets == RECIPE_MAX_PATCHES) {
+			rc = error_input(err, "more than %d patches; apply fewer", RECIPE_MAX_PATCHES);
+			break;
+		}
+		if (read_patches(b, file, &set, err)) {
+			rc = error_as_input(err);   /* read_file() cannot know it was the user's file */
+			error_prefix(err, "--patch");
 			break;
 		}
 		for (int k = 0; !rc && k < set->nr; k++) {
@@ -290,8 +294,8 @@ static int add_patch_files(struct build *b, const struct kernel_request *req, st
 			struct recipe_patch *rp = &b->r.patches[b->r.nr_patches];
 
 			if (b->r.nr_patches == RECIPE_MAX_PATCHES) {
-				rc = error_set(err, "--patch %s: more than %d patches in the series; apply fewer",
-					       file, RECIPE_MAX_PATCHES);
+				rc = error_input(err, "--patch %s: more than %d patches in the series; apply fewer",
+						 file, RECIPE_MAX_PATCHES);
 				break;
 			}
 			memset(rp, 0, sizeof(*rp));
@@ -355,8 +359,8 @@ static int prepare(struct build *b, const char *root, const char *spec, const ch
 	user_patches = b->r.nr_patches;
 	if (!rc)
 		rc = add_patch_files(b, req, err);
-	if (rc)   /* the recipe, the tree, the --patch files: all the user's */
-		return kernel_input_error(err);
+	if (rc)
+		return -1;
 	user_patches = b->r.nr_patches - user_patches;
 	if (user_patches) {
 		size_t used = strlen(b->name);
@@ -762,8 +766,10 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 		int line = 1;
 
 		frag.len = 0;
-		if ((rc = read_file(frags->items[i], &frag, err)))
+		if (read_file(frags->items[i], &frag, err)) {
+			rc = error_as_input(err);   /* a fragment the recipe or the user named */
 			break;
+		}
 		for (p = buf_str(&frag); *p && !rc; line++, p = next_line(p)) {
 			size_t n = strcspn(p, "\n");
 
@@ -777,7 +783,7 @@ static int check_config(struct build *b, const struct strvec *frags, struct erro
 	buf_free(&config);
 	buf_free(&frag);
 	free(path);
-	return rc ? kernel_input_error(err) : 0;
+	return rc;
 }
 
 static int configure(struct build *b, struct error *err)
@@ -886,7 +892,9 @@ static void remember_lines(const struct build *b, long expected)
 
 	if (now > expected) {
 		snprintf(text, sizeof(text), "%ld\n", now);
-		write_file_atomic(path, text, strlen(text), &ignored);
+		if (write_file_atomic(path, text, strlen(text), &ignored)) {
+			/* Lost: only the next build's progress estimate is cruder. */
+		}
 	}
 	free(path);
 }
@@ -1083,7 +1091,9 @@ static void build_meta(struct build *b, const char *config_sha, const char *self
 	struct error ignored;
 
 	buf_addf(out, "recipe: %s (%s)\nkey: %s\n", b->spec, b->r.path, b->key);
-	recipe_key_text(&b->r, b->root, b->a->arch, b->source_id, b->compiler, 1, out, &ignored);
+	if (recipe_key_text(&b->r, b->root, b->a->arch, b->source_id, b->compiler, 1, out, &ignored)) {
+		/* The key was computed from the same inputs: only a fragment removed since fails. */
+	}
 	for (int i = 0; i < b->r.nr_patches; i++)
 		buf_addf(out, "patch.subject: %s\n", b->r.patches[i].subject[0] ? b->r.patches[i].subject :
 			 "(none)");

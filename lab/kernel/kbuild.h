@@ -41,7 +41,7 @@
  * was interrupted.
  */
 int kbuild_kernel(const char *root, const char *spec, const char *arch, struct kernel *out,
-		  struct error *err);
+		  struct error *err) LAB_MUST_CHECK;
 
 /*
  * As kbuild_kernel(), but the source is REV of the git tree git_dir (e.g.
@@ -49,14 +49,14 @@ int kbuild_kernel(const char *root, const char *spec, const char *arch, struct k
  * patches.  Its finished kernel is cached by the commit like any other key.
  */
 int kbuild_kernel_at(const char *root, const char *spec, const char *arch, const char *git_dir,
-		     const char *rev, struct kernel *out, struct error *err);
+		     const char *rev, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The key of spec for arch without building: writes the key's inputs to
  * text.  Fetches nothing: a pinned source is named by its lock line.
  */
 int kbuild_explain(const char *root, const char *spec, const char *arch, char key[17],
-		   struct buf *text, struct error *err);
+		   struct buf *text, struct error *err) LAB_MUST_CHECK;
 
 /*
  * As kbuild_kernel(), plus a source tree and --patch files.  tree: NULL, or
@@ -76,7 +76,7 @@ int kbuild_explain(const char *root, const char *spec, const char *arch, char ke
  * naming the file, the patch's subject, and the file and hunk it fails on.
  */
 int kbuild_kernel_request(const char *root, const struct kernel_request *req, const char *tree,
-			  const char *arch, struct kernel *out, struct error *err);
+			  const char *arch, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * A kernel built in a work tree of its own and not kept (numalab mutate:
@@ -109,7 +109,7 @@ struct kbuild_scratch {
 
 int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, const char *tree,
 			  const char *arch, struct kbuild_scratch *s, struct kernel *out,
-			  struct error *err);
+			  struct error *err) LAB_MUST_CHECK;
 
 /*
  * The kernel build's make command line for arch (x86_64 | loongarch64),

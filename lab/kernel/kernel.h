@@ -5,7 +5,9 @@
  * Types only, and the one rule for errors: every function of lab/kernel/
  * returns 0, or -1 with a struct error whose kind says whose fault it is
  * (ERROR_INPUT: a bad recipe, fragment, patch, tree or lock line; else
- * ERROR_HARNESS: a tool or a download failed).
+ * ERROR_HARNESS: a tool or a download failed).  A general tool's failure on
+ * what only the user gave (read_file() of their patch, git am of it) is
+ * made theirs with error_as_input() (util.h).
  */
 #ifndef LAB_KERNEL_H
 #define LAB_KERNEL_H
@@ -27,7 +29,9 @@ struct kernel {
 	char name[160];       /* lock name, recipe spec (kbuild.h: "+Npatches" added), or "file" */
 	char arch[16];        /* x86_64 | loongarch64 */
 	char path[PATH_MAX];  /* the image, absolute */
-	char version[64];     /* package version; "" for a file (the guest reports uname -r) */
+	/* A pinned package's version; "recipe-key KEY" for one built from source (kbuild.h's
+	 * cache key); "" for a file (the guest reports uname -r).  meta's kernel: NAME VERSION. */
+	char version[64];
 	char source[PATH_MAX + 128];  /* for results' meta: "debian:PKG=VERSION sha256:HEX" | "file:PATH sha256:HEX" */
 	char origin[640];     /* a pinned package's: "mirror URL SUITE" | "snapshot URL" (pin.h); "" otherwise */
 	double fetch_s;       /* > 0: this call downloaded it, taking that long */
@@ -52,17 +56,5 @@ struct kernel_request {
 	const char *const *patches;    /* files as patch.h reads them, applied in order */
 	int nr_patches;
 };
-
-/*
- * Mark err, set by a step that read only what the user gave (a recipe, a
- * fragment, a patch, a source tree, a lock line), as the user's to fix,
- * whatever kind its callee chose (read_file() cannot know whose file it
- * read).  Returns -1, for `return kernel_input_error(err);`.
- */
-static inline int kernel_input_error(struct error *err)
-{
-	err->kind = ERROR_INPUT;
-	return -1;
-}
 
 #endif

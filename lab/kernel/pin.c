@@ -749,8 +749,8 @@ static char *pinned_deb(const struct kernel_pin *pin, const struct apt *apt, con
 		  pin->lock_file, pin->line, pin->name, pin->arch, pin->package, pin->version,
 		  pin->sha256, apt->mirror, pin->suite, from_mirror.msg, from_snapshot.msg, base,
 		  apt->log);
-	if (stale)
-		kernel_input_error(err);
+	if (stale)   /* the mirror dropped what the line pins: the user's to refresh */
+		error_as_input(err);
 	return NULL;
 }
 
@@ -895,14 +895,13 @@ int pin_load(const char *root, const char *file, struct kernel_lock *lock, struc
 {
 	char *path = xprintf("%s/%s", root, file);
 	struct buf b = BUF_INIT;
-	int rc = read_file(path, &b, err);
+	/* Even one that cannot be read: a checkout without it is the user's to fix. */
+	int rc = read_file(path, &b, err) ? error_as_input(err)
+					  : kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 
-	if (!rc)
-		rc = kernel_lock_parse(file, buf_str(&b), b.len, lock, err);
 	buf_free(&b);
 	free(path);
-	/* Even one that cannot be read: a checkout without it is the user's to fix. */
-	return rc ? kernel_input_error(err) : 0;
+	return rc;
 }
 
 int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err)

@@ -67,7 +67,7 @@ struct kernel_lock {
  * unspecified on error.
  */
 int kernel_lock_parse(const char *path, const char *buf, size_t len,
-		      struct kernel_lock *lock, struct error *err);
+		      struct kernel_lock *lock, struct error *err) LAB_MUST_CHECK;
 
 /* The pin called name for arch, or NULL. */
 const struct kernel_pin *kernel_lock_find(const struct kernel_lock *lock,
@@ -81,7 +81,7 @@ int kernel_arch_known(const char *arch);
  * file names it in messages.  Returns 0, or -1 with err of kind ERROR_INPUT
  * (a malformed line, or a lock file that cannot be read).
  */
-int pin_load(const char *root, const char *file, struct kernel_lock *lock, struct error *err);
+int pin_load(const char *root, const char *file, struct kernel_lock *lock, struct error *err) LAB_MUST_CHECK;
 
 /*
  * A lock line that comes with kernel NAME rather than being one: NAME-modules
@@ -94,7 +94,7 @@ int pin_is_companion(const struct kernel_pin *pin);
  * already (network; waits for another fetch sharing its apt state), checked
  * to be a kernel image for its arch.  Fills *out.  Returns 0, -1 with err.
  */
-int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err);
+int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * 0 if path is a kernel image (bzImage, ELF, PE/EFI) for arch, or a PE
@@ -103,7 +103,7 @@ int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct er
  * package's image is the lab's to fix; resolve.h makes a user's file's
  * ERROR_INPUT).
  */
-int kernel_check_image(const char *path, const char *arch, struct error *err);
+int kernel_check_image(const char *path, const char *arch, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The private apt.conf of the apt state in dir for Debian arch debarch:
@@ -152,7 +152,7 @@ int pin_snapshot_hashes(const char *json, const char *debarch, char (*sha1)[41],
  * fetching failed.
  */
 int kernel_fetch_source(const char *root, const char *name, char *path, size_t cap,
-			char *source_id, size_t id_cap, struct error *err);
+			char *source_id, size_t id_cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The module tree (the kernel's lib/modules/RELEASE directory) of a pinned
@@ -161,14 +161,14 @@ int kernel_fetch_source(const char *root, const char *name, char *path, size_t c
  * from files and recipes: their drivers must be built in).  Returns as
  * kernel_fetch_source().
  */
-int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err);
+int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The .config of a pinned kernel k, from the lock line named "NAME-config"
  * (e.g. Debian's linux-base package), fetched into the cache like a kernel;
  * path is "" when the lock pins none.  Returns as kernel_fetch_source().
  */
-int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err);
+int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Guest userland from Debian (numactl and the libraries it needs): lines of
@@ -179,6 +179,6 @@ int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *
  */
 #define PACKAGE_LOCK_FILE "images/packages.lock"
 int kernel_fetch_package_file(const char *root, const char *name, const char *arch,
-			      char *path, size_t cap, struct error *err);
+			      char *path, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 #endif

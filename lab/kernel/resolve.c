@@ -20,7 +20,7 @@ static int resolve_file(const char *spec, const char *arch, struct kernel *out,
 		return error_input(err, "kernel image %s: %s; give a path to a kernel image or a "
 				   "name from " KERNEL_LOCK_FILE, spec, strerror(errno));
 	if (kernel_check_image(abs, arch, err) || sha256_file(abs, hex, err))
-		return kernel_input_error(err);
+		return error_as_input(err);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "file");
 	snprintf(out->arch, sizeof(out->arch), "%s", arch);

@@ -33,11 +33,11 @@
  * to fix), ERROR_HARNESS when fetching or building failed.  Nothing
  * half-written is left under its final name.
  */
-int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err);
+int kernel_resolve(const char *spec, const char *arch, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 /* As kernel_resolve, with the lock file read from root/kernels/prebuilt.lock. */
 int kernel_resolve_in(const char *root, const char *spec, const char *arch,
-		      struct kernel *out, struct error *err);
+		      struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 /*
  * As kernel_resolve_in(), with req's patches on top.  Patches on a kernel
@@ -46,6 +46,6 @@ int kernel_resolve_in(const char *root, const char *spec, const char *arch,
  * its subject, the file and hunk it fails on).
  */
 int kernel_resolve_request(const char *root, const struct kernel_request *req, const char *arch,
-			   struct kernel *out, struct error *err);
+			   struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
 #endif

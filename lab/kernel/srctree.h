@@ -31,10 +31,10 @@ int srctree_is_kernel(const char *dir);
  * what is there and the command to clean it (kbuild refuses O= builds from
  * such a tree, and the lab would copy its build products).
  */
-int srctree_check_clean(const char *dir, struct error *err);
+int srctree_check_clean(const char *dir, struct error *err) LAB_MUST_CHECK;
 
 /* sha256 (hex) of the tree's listing, as described above.  -1 with err if dir cannot be read. */
-int srctree_manifest(const char *dir, char hex[65], struct error *err);
+int srctree_manifest(const char *dir, char hex[65], struct error *err) LAB_MUST_CHECK;
 
 struct srctree_sync_stats {
 	long files;       /* regular files and links in from */
@@ -44,7 +44,7 @@ struct srctree_sync_stats {
 
 /* Make the directory to (created if needed) a mirror of from.  -1 with err on an I/O error. */
 int srctree_sync(const char *from, const char *to, struct srctree_sync_stats *st,
-		 struct error *err);
+		 struct error *err) LAB_MUST_CHECK;
 
 /*
  * If dir is a git work tree: describe = `git describe --always --tags`,
@@ -53,6 +53,6 @@ int srctree_sync(const char *from, const char *to, struct srctree_sync_stats *st
  * both "".  Returns 0, or -1 with err if git failed.
  */
 int srctree_git(const char *dir, char *describe, size_t cap, char diff_sha256[65],
-		struct error *err);
+		struct error *err) LAB_MUST_CHECK;
 
 #endif

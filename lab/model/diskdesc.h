@@ -37,12 +37,12 @@ struct disk_desc {
 
 /* Parse text (len bytes) read from path. 0, or -1 with err. */
 int diskdesc_parse(const char *path, const char *text, size_t len, struct disk_desc *d,
-		   struct error *err);
+		   struct error *err) LAB_MUST_CHECK;
 
 /*
  * spec is a NAME (root/images/NAME.image) or a path to a .image file; load
  * and parse it.  0, or -1 with err.
  */
-int diskdesc_load(const char *root, const char *spec, struct disk_desc *d, struct error *err);
+int diskdesc_load(const char *root, const char *spec, struct disk_desc *d, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -96,14 +96,14 @@ const char *matrix_accel_name(enum matrix_accel a);
  * Returns 0, or -1 with err set; m is then freed.  Release with matrix_free().
  */
 int matrix_parse(const char *file, const char *text, size_t len, struct matrix *m,
-		 struct error *err);
+		 struct error *err) LAB_MUST_CHECK;
 void matrix_free(struct matrix *m);
 
 /* Every cell not excluded, in order; *cells is xmalloc'ed (free()), *n its count. */
 void matrix_expand(const struct matrix *m, struct matrix_cell **cells, int *n);
 
 /* "i/n" with 0 <= i < n: 0, or -1 with err saying what is wanted (the caller names s). */
-int matrix_shard_parse(const char *s, int *i, int *n, struct error *err);
+int matrix_shard_parse(const char *s, int *i, int *n, struct error *err) LAB_MUST_CHECK;
 
 /* Keep the cells of shard i of n (in place); returns how many are left. */
 int matrix_shard(struct matrix_cell *cells, int n, int shard, int nr_shards);

@@ -80,9 +80,7 @@ static void emit(struct gen *g, enum mutant_op op, int a, int b, const char *wit
 		}
 	if (g->list->nr == g->list->cap) {
 		g->list->cap = g->list->cap ? g->list->cap * 2 : 256;
-		g->list->items = realloc(g->list->items, (size_t)g->list->cap * sizeof(*g->list->items));
-		if (!g->list->items)
-			abort();
+		g->list->items = xrealloc(g->list->items, (size_t)g->list->cap * sizeof(*g->list->items));
 	}
 	m = &g->list->items[g->list->nr++];
 	memset(m, 0, sizeof(*m));
@@ -550,9 +548,7 @@ void mutant_added_lines(const char *diff, const char *file, int **lines, int *nr
 		} else if (in_file && line > 0 && *p == '+') {
 			if (*nr == cap) {
 				cap = cap ? cap * 2 : 64;
-				*lines = realloc(*lines, (size_t)cap * sizeof(**lines));
-				if (!*lines)
-					abort();
+				*lines = xrealloc(*lines, (size_t)cap * sizeof(**lines));
 			}
 			(*lines)[(*nr)++] = line++;
 		}
@@ -611,9 +607,7 @@ int mutant_equivalents_parse(const char *path, const char *text, size_t len,
 			}
 		if (eq->nr == cap) {
 			cap = cap ? cap * 2 : 32;
-			eq->items = realloc(eq->items, (size_t)cap * sizeof(*eq->items));
-			if (!eq->items)
-				abort();
+			eq->items = xrealloc(eq->items, (size_t)cap * sizeof(*eq->items));
 		}
 		e = &eq->items[eq->nr++];
 		snprintf(e->id, sizeof(e->id), "%.*s", MUTANT_ID_LEN, q);

@@ -84,7 +84,7 @@ struct mutant_scope {
  * of scope is not defined in text.
  */
 int mutant_generate(const char *file, const char *text, size_t len, const struct mutant_scope *scope,
-		    struct mutant_list *list, struct error *err);
+		    struct mutant_list *list, struct error *err) LAB_MUST_CHECK;
 
 /* Run order: by id. */
 void mutant_sort_by_id(struct mutant_list *list);
@@ -121,7 +121,7 @@ struct mutant_equivalents {
  * reason, an id listed twice).
  */
 int mutant_equivalents_parse(const char *path, const char *text, size_t len,
-			     struct mutant_equivalents *eq, struct error *err);
+			     struct mutant_equivalents *eq, struct error *err) LAB_MUST_CHECK;
 /* The entry for id, or NULL. */
 const struct mutant_equivalent *mutant_equivalent_find(const struct mutant_equivalents *eq,
 						       const char *id);

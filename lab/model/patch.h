@@ -69,7 +69,7 @@ struct patch_set {
  * set is empty (and needs no freeing) on error.
  */
 int patch_parse(const char *path, const char *text, size_t len, struct patch_set *set,
-		struct error *err);
+		struct error *err) LAB_MUST_CHECK;
 
 void patch_set_free(struct patch_set *set);
 

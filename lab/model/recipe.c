@@ -192,8 +192,10 @@ static int check_files(const char *root, struct recipe *r, struct error *err)
 	for (int i = 0; i < r->nr_patches; i++) {
 		struct recipe_patch *p = &r->patches[i];
 
-		if (sha256_file(p->path, p->sha256, err))
+		if (sha256_file(p->path, p->sha256, err)) {
+			error_as_input(err);   /* a file the recipe names: its writer's to fix */
 			return error_prefix(err, "%s:%d: patch", r->path, p->line);
+		}
 	}
 	return 0;
 }
@@ -211,8 +213,8 @@ int recipe_load(const char *root, const char *spec, struct recipe *r, struct err
 		error_input(err, "no recipe %s", path);
 		rc = 1;
 	} else {
-		rc = read_file(path, &text, err) ||
-		     recipe_parse(path, text.data ? text.data : "", text.len, root, r, err) ? -1 : 0;
+		rc = read_file(path, &text, err) ? error_as_input(err)
+		     : recipe_parse(path, text.data ? text.data : "", text.len, root, r, err) ? -1 : 0;
 	}
 	for (int i = 0; rc == 0 && i < nr_extras; i++) {
 		if (r->nr_configs == RECIPE_MAX_CONFIGS)

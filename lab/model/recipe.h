@@ -72,7 +72,7 @@ struct recipe {
 
 /* "stock+debug" → name "stock", extras {"debug"}.  0, or -1 if malformed (err). */
 int recipe_spec_parse(const char *spec, char *name, size_t cap,
-		      char extras[][64], int max_extras, int *nr_extras, struct error *err);
+		      char extras[][64], int max_extras, int *nr_extras, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Parse recipe text from path (len bytes).  root is the project root
@@ -80,14 +80,15 @@ int recipe_spec_parse(const char *spec, char *name, size_t cap,
  * recipe_load().
  */
 int recipe_parse(const char *path, const char *text, size_t len, const char *root,
-		 struct recipe *r, struct error *err);
+		 struct recipe *r, struct error *err) LAB_MUST_CHECK;
 
 /*
  * root/kernels/recipes/NAME.recipe parsed, extras appended as configs, and
  * every patch and fragment checked to exist (and the patches hashed).
- * Returns 0, 1 if there is no such recipe (err says so), -1 on a bad recipe.
+ * Returns 0, 1 if there is no such recipe (err says so), -1 on a bad recipe;
+ * err is ERROR_INPUT either way (the recipe and what it names are the user's).
  */
-int recipe_load(const char *root, const char *spec, struct recipe *r, struct error *err);
+int recipe_load(const char *root, const char *spec, struct recipe *r, struct error *err) LAB_MUST_CHECK;
 
 /* The fragment files of r for arch, in merge order (absolute paths). */
 void recipe_fragments(const struct recipe *r, const char *root, const char *arch,
@@ -101,10 +102,10 @@ void recipe_fragments(const struct recipe *r, const char *root, const char *arch
  */
 int recipe_key_text(const struct recipe *r, const char *root, const char *arch,
 		    const char *source_id, const char *compiler, int with_patches,
-		    struct buf *out, struct error *err);
+		    struct buf *out, struct error *err) LAB_MUST_CHECK;
 
 /* First 16 hex digits of sha256(key text). */
 int recipe_key(const struct recipe *r, const char *root, const char *arch, const char *source_id,
-	       const char *compiler, int with_patches, char hex[17], struct error *err);
+	       const char *compiler, int with_patches, char hex[17], struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -54,14 +54,14 @@ struct suite_list {
  * 0, or -1 with err "PATH:LINE: what is wrong; what to write instead".
  */
 int suite_parse_sidecar(const char *path, const char *text, size_t len, struct suite *s,
-			struct error *err);
+			struct error *err) LAB_MUST_CHECK;
 
 /*
  * Add DIR's suites to list, sorted by name, each with its sidecar applied.
  * -1 with err on an unreadable DIR, one without executables, a bad name, a
  * bad sidecar, a declared file that is missing, or a name already in list.
  */
-int suite_scan_dir(const char *dir, struct suite_list *list, struct error *err);
+int suite_scan_dir(const char *dir, struct suite_list *list, struct error *err) LAB_MUST_CHECK;
 
 /* The sidecar's settings as the guest reads them (/lab/suites/NAME.conf). */
 void suite_guest_conf(const struct suite *s, struct buf *out);

@@ -45,9 +45,9 @@ void celldir_free(struct celldir *c);
 
 /* Move OUT/cells/ID to OUT/partial/ID.N (first free N). */
 int celldir_set_aside(const char *out, const char *id, char *moved_to, size_t cap,
-		      struct error *err);
+		      struct error *err) LAB_MUST_CHECK;
 
 int celldir_write_exit(const char *dir, int code, double time_s, int watchdog, int interrupted,
-		       struct error *err);
+		       struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -66,10 +66,10 @@ void meta_add(struct buf *meta, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Write meta as dir/meta, atomically (temporary file + rename). */
-int meta_write(const char *dir, const struct buf *meta, struct error *err);
+int meta_write(const char *dir, const struct buf *meta, struct error *err) LAB_MUST_CHECK;
 
 /* Read dir/meta into meta (appended); -1 with err when it cannot be read. */
-int meta_read(const char *dir, struct buf *meta, struct error *err);
+int meta_read(const char *dir, struct buf *meta, struct error *err) LAB_MUST_CHECK;
 
 /*
  * The value of the next "key: value" line at or after *pos, which moves past

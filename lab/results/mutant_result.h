@@ -30,12 +30,12 @@ struct mutant_result {
 const char *mutant_status_name(enum mutant_status s);
 
 /* Write r to path (atomically).  0, or -1 with err. */
-int mutant_result_write(const char *path, const struct mutant_result *r, struct error *err);
+int mutant_result_write(const char *path, const struct mutant_result *r, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Read path into r.  0; 1 when there is no file (r: MUTANT_NOT_RUN); -1 with
  * err (ERROR_HARNESS) when it is unreadable or not a result.
  */
-int mutant_result_read(const char *path, struct mutant_result *r, struct error *err);
+int mutant_result_read(const char *path, struct mutant_result *r, struct error *err) LAB_MUST_CHECK;
 
 #endif

@@ -31,17 +31,17 @@
 #define RUN_STATE_ERROR "error"       /* a harness error (exit 3): a cell may be incomplete */
 
 /* Replace dir's state file (atomically). */
-int run_state_set(const char *dir, const char *state, struct error *err);
+int run_state_set(const char *dir, const char *state, struct error *err) LAB_MUST_CHECK;
 
 /* dir's state (its first line, cut to cap) into state; -1 with err when there is none. */
-int run_state_get(const char *dir, char *state, size_t cap, struct error *err);
+int run_state_get(const char *dir, char *state, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /* Create OUT/<run-id>/ with state "running"; run_dir receives its path. */
-int results_new_run(const char *out, char *run_dir, size_t cap, struct error *err);
+int results_new_run(const char *out, char *run_dir, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /* Create run_dir/cell/; cell_dir receives its path. */
 int results_new_cell(const char *run_dir, const char *cell, char *cell_dir, size_t cap,
-		     struct error *err);
+		     struct error *err) LAB_MUST_CHECK;
 
 /* Quote an argv for display ('…' where needed), one line. */
 void argv_to_line(char *const *argv, size_t n, struct buf *out);

@@ -1,6 +1,6 @@
 /*
- * ktap: what every guest test binary needs: KTAP output on stdout and small
- * readers for sysfs/procfs.
+ * ktap: what every guest test binary needs: KTAP output on stdout, and the
+ * small readers for sysfs/procfs of sys.h, included here.
  *
  * A test prints ktap_header(n), then exactly n results (ktap_ok/ktap_skip),
  * then calls ktap_exit().  The lab's suites leave the header and the count
@@ -14,9 +14,8 @@
 #ifndef NUMALAB_KTAP_H
 #define NUMALAB_KTAP_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
+/* Every test reads sysfs too: the readers come with the KTAP writer. */
+#include "sys.h"
 
 #define KSFT_PASS 0
 #define KSFT_FAIL 1
@@ -52,43 +51,5 @@ void ktap_fail_outside(void);
 
 /* "# totals: ..." and exit with the status described above. */
 _Noreturn void ktap_exit(void);
-
-/*
- * sysfs/procfs readers.  All return 0 on success, -1 with errno set.
- * sys_read() reads the whole file (it must fit in size-1 bytes, else
- * EFBIG) and strips trailing whitespace.
- */
-/* The whole file as it is, NUL-terminated (it may hold NULs): its length, or -1. */
-ssize_t sys_read_bytes(const char *path, char *buf, size_t size);
-int sys_read(const char *path, char *buf, size_t size);
-int sys_read_long(const char *path, long *val);
-/* Write the string val (no newline needed). */
-int sys_write(const char *path, const char *val);
-/* 1 if path exists (file, directory or link), else 0. */
-int sys_exists(const char *path);
-
-/*
- * An id list as sysfs prints CPU and node sets ("0-1,4", "" for none) as a
- * bit mask.  Ids are limited to 0..63: the lab's shapes have at most
- * TOPO_MAX_CPUS CPUs.  Returns the number of ids, -1 (EINVAL) if malformed
- * or out of range.
- */
-int idlist_parse(const char *list, uint64_t *mask);
-/* The mask back as "0-1,4" (for diagnostics); "" when empty. */
-void idlist_format(uint64_t mask, char *buf, size_t size);
-/*
- * A node set from /sys/devices/system/node/FILE ("online", "has_memory",
- * "has_cpu") as ascending node numbers (at most max); 0, or -1 if unreadable.
- */
-int node_list(const char *file, int *nodes, int max, int *nr);
-
-/* Base page size, and the THP PMD size from sysfs (0: no THP). */
-long page_size(void);
-long pmd_size(void);
-
-/* AnonHugePages of this process's VMA that starts at vma_start, in bytes; -1 if none. */
-long long smaps_anon_huge(const void *vma_start);
-/* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
-int thp_setting(const char *path, char *value, size_t size);
 
 #endif

@@ -101,9 +101,9 @@ static void put(const char *rel, const char *text)
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	*strrchr(path, '/') = '\0';
-	mkdir_p(path, &err);
+	CHECK_INT(mkdir_p(path, &err), 0);
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	write_file_atomic(path, text, strlen(text), &err);
+	CHECK_INT(write_file_atomic(path, text, strlen(text), &err), 0);
 }
 
 static void key_of(struct recipe *r, const char *arch, const char *source, const char *cc,
