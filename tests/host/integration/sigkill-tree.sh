@@ -9,7 +9,9 @@
 # Fails on the code before proc.h's PID namespaces (9b7978b) at the first
 # step, fetch: the fake apt-get dies with numalab but its child, the
 # hanging `sh -c`, keeps running with parent 1; so do the sub-makes of
-# configure and build, and of a matrix cell's build.
+# configure and build, and of a matrix cell's build.  Without namespaces
+# (the fallback step below) it fails unless the build's lock is inherited
+# by the build's processes (kbuild.c, lock_work_tree()).
 . "$(dirname "$0")/lib.bash"
 
 # Processes of this test: $SCRATCH in their command line or working
@@ -120,6 +122,28 @@ done
 echo none >"$SCRATCH/hang"
 ./numalab kernel build "$tree" >"$SCRATCH/again.out" 2>&1
 grep -q 'waiting for another numalab' "$SCRATCH/again.out" && fail "the build's lock outlived the build"
+
+# Where no PID namespace can be had (here: a user namespace allowing none),
+# the orphaned sub-make keeps the work tree's lock: the next build waits.
+if unshare -Ur true 2>/dev/null; then
+	echo build >"$SCRATCH/hang"
+	unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_pid_namespaces && exec "$@"' sh \
+		./numalab kernel build "$tree" >"$SCRATCH/nons.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do hanging build && break; sleep 0.1; done
+	hanging build || { cat "$SCRATCH/nons.out"; fail "no build without namespaces"; }
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	sleep 0.3
+	hanging build || fail "without namespaces the sub-make died too: test the fallback otherwise"
+	echo none >"$SCRATCH/hang"
+	timeout 3 ./numalab kernel build "$tree" >"$SCRATCH/waits.out" 2>&1
+	grep -q 'waiting for another numalab kernel build' "$SCRATCH/waits.out" ||
+		{ cat "$SCRATCH/waits.out"; fail "a build started beside an orphaned one"; }
+	left=$(ours)
+	[ -n "$left" ] && kill -9 $left
+	settle "the fallback's cleanup"
+fi
 
 # --- a matrix cell (numalab run, a child of the matrix) building the tree ---
 printf 'topology 2node\nkernel fake = %s\nsuite topology\n' "$tree" >"$SCRATCH/fake.matrix"
