@@ -24,6 +24,9 @@ ours() {
 	} | sort -u
 }
 
+# Whatever ends the test, nothing of it is left running.
+trap 'left=$(ours); [ -n "$left" ] && kill -9 $left; rm -rf "$SCRATCH"' EXIT
+
 # The stand-in of STEP hangs: its sub-process runs.
 hanging() { grep -qsaE -- ": ${SCRATCH//./[.]}/hang-$1" /proc/[0-9]*/cmdline; }
 
@@ -142,7 +145,7 @@ if unshare -Ur true 2>/dev/null; then
 		{ cat "$SCRATCH/waits.out"; fail "a build started beside an orphaned one"; }
 	left=$(ours)
 	[ -n "$left" ] && kill -9 $left
-	settle "the fallback's cleanup"
+	settle "the fallback's orphans, killed"
 fi
 
 # --- a matrix cell (numalab run, a child of the matrix) building the tree ---
