@@ -13,12 +13,16 @@
  *    group or session.  The child's process group is the shim's (p->pid):
  *    proc_signal() and proc_kill_all() reach the child and its group; the
  *    shim itself, as init, ignores all but SIGKILL.  Inside, the child's
- *    getpid() is p->pid, and /proc is still the host's.
- *    Where no namespace can be had (no user namespaces for non-root, or
- *    root without CAP_SYS_ADMIN; p->pidns then stays 0), the child itself
- *    has the parent-death SIGKILL and its process group is SIGKILLed when
- *    it is reaped or killed: its descendants outlive a SIGKILLed numalab
- *    unless they die with it on their own.
+ *    getpid() is p->pid, and /proc is still the host's.  In the user
+ *    namespace (non-root) our uid and gid map to themselves: other ids show
+ *    as nobody (access checks are unchanged) and set-user-ID programs do
+ *    not gain their owner's rights.
+ *    Where no namespace can be had (user namespaces off or confined for
+ *    non-root, root without CAP_SYS_ADMIN, nesting limits; p->pidns then
+ *    stays 0), the child itself has the parent-death SIGKILL and its
+ *    process group is SIGKILLed when it is reaped or killed: its
+ *    descendants outlive a SIGKILLed numalab unless they die with it on
+ *    their own.
  *  - If exec fails, the child sends errno back over a close-on-exec pipe and
  *    proc_start() returns -1 with the reason in err: "cannot run X: why".
  *  - Every started child must be passed to proc_wait() (or proc_kill() then
