@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,20 +82,21 @@ static void child_fail(int errpipe, int e)
 	_exit(127);
 }
 
-static void child_exec(const struct proc *p, int errpipe, pid_t parent)
+/* Default dispositions: the runner's handlers (interrupt.h) are not the child's. */
+static void default_signals(void)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+}
+
+/* In the child, after its process group and death signal: wire it up and exec. */
+static void child_exec(const struct proc *p, int errpipe)
 {
 	sigset_t none;
 
-	setpgid(0, 0);
-	/* Die with the runner, even if it is SIGKILLed. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(127);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	if (child_setup_fds(p))
 		child_fail(errpipe, errno);
 	if (p->dir && chdir(p->dir))
@@ -103,10 +107,200 @@ static void child_exec(const struct proc *p, int errpipe, pid_t parent)
 	child_fail(errpipe, errno);
 }
 
-int proc_start(struct proc *p, struct error *err)
+/* ---- the PID namespace: a shim as its init, the child under it ---- */
+
+/* clone3()'s arguments (linux/sched.h), without the header's CLONE_* clashes. */
+struct clone_args_v2 {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size;
+};
+
+static pid_t clone3_(uint64_t flags, pid_t *set_tid)
+{
+	struct clone_args_v2 a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.exit_signal = SIGCHLD;
+	if (set_tid) {
+		a.set_tid = (uint64_t)(uintptr_t)set_tid;
+		a.set_tid_size = 1;
+	}
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+static int subreaper;
+
+/* -1: not tried yet; 0: unavailable here (or proc_no_pidns()); 1: in use. */
+static int pidns_state = -1;
+
+void proc_no_pidns(void)
+{
+	pidns_state = 0;
+}
+
+static int write_proc_self(const char *file, const char *text)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A user namespace of our own (non-root): our uid and gid mapped to themselves. */
+static int map_ids(uid_t uid, gid_t gid)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (write_proc_self("uid_map", map) || write_proc_self("setgroups", "deny"))
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	return write_proc_self("gid_map", map);
+}
+
+static void close_all_fds(void)
+{
+	if (syscall(SYS_close_range, 0U, ~0U, 0U) == 0)
+		return;
+	for (int fd = 0; fd < 65536; fd++)
+		close(fd);
+}
+
+/* The shim's pid in its parent's namespace: the next to last of NSpid's. */
+static pid_t outer_pid(void)
+{
+	char buf[4096], *line;
+	long pids[2] = { 0, 0 };
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!(line = strstr(buf, "\nNSpid:")))
+		return 0;
+	for (char *q = line + 7, *end; *q && *q != '\n'; q = end) {
+		long v = strtol(q, &end, 10);
+
+		if (end == q)
+			break;
+		pids[0] = pids[1];
+		pids[1] = v;
+	}
+	return pids[1] == 1 ? (pid_t)pids[0] : 0;
+}
+
+static int exit_code(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * The shim: PID 1 of the namespace, still numalab's code (no exec).  It
+ * forks the child (which execs), drops every fd, reaps whatever ends in the
+ * namespace and exits with the child's code once the child has ended and
+ * the rest had p->grace_s to end.  When it exits -- or is killed, by the
+ * runner's death signal or a proc_kill() -- the kernel SIGKILLs everything
+ * left in the namespace.
+ *
+ * As init it ignores every signal it has no handler for, from inside the
+ * namespace and, but for SIGKILL and SIGSTOP, from outside: signals for
+ * the child's process group (proc_signal(), proc_kill_all()) reach the
+ * child and its group directly, since they stay in the shim's group.
+ */
+static void shim(const struct proc *p, int errpipe, int userns, uid_t uid, gid_t gid)
+{
+	pid_t child, outer, r;
+	int status, code = 127;
+	double deadline = 0;
+
+	prctl(PR_SET_NAME, "numalab-init");
+	if (userns && map_ids(uid, gid))
+		child_fail(errpipe, -errno);
+	/* The child's pid inside is ours in the runner's namespace: the one it knows. */
+	outer = outer_pid();
+	child = outer > 1 ? clone3_(0, &outer) : -1;
+	if (child < 0)
+		child = fork();
+	if (child < 0)
+		child_fail(errpipe, -errno);
+	if (child == 0)
+		child_exec(p, errpipe);
+	close_all_fds();
+	for (;;) {
+		r = deadline ? waitpid(-1, &status, WNOHANG) : waitpid(-1, &status, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == child) {
+			code = exit_code(status);
+			if (p->grace_s <= 0)
+				break;
+			deadline = now_s() + p->grace_s;
+		}
+		if (r < 0 || (deadline && now_s() >= deadline))
+			break;
+		if (r == 0)
+			poll(NULL, 0, 20);
+	}
+	_exit(code);
+}
+
+/* In the new process: its own group, death with the runner, then the shim or the child. */
+static void start_child(const struct proc *p, int errpipe[2], pid_t parent, int in_pidns,
+			int userns, uid_t uid, gid_t gid)
+{
+	struct pollfd runner = { errpipe[1], POLLOUT, 0 };
+
+	setpgid(0, 0);
+	default_signals();
+	close(errpipe[0]);
+	/* Die with the runner, even if it is SIGKILLed; if it is gone already, stop. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		_exit(127);
+	/* Our parent is outside the namespace (getppid() is 0): its end of the pipe says. */
+	if (in_pidns ? poll(&runner, 1, 0) == 1 && (runner.revents & POLLERR) : getppid() != parent)
+		_exit(127);
+	if (in_pidns)
+		shim(p, errpipe[1], userns, uid, gid);
+	child_exec(p, errpipe[1]);
+}
+
+/*
+ * The child as PID 1's child in a new PID namespace (a user namespace too
+ * when not root).  Returns what fork() does; -1 with errno when the
+ * namespace cannot be had (then nothing was started).
+ */
+static pid_t fork_pidns(const struct proc *p, int errpipe[2], pid_t parent)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int userns = uid != 0;
+	pid_t pid = clone3_(CLONE_NEWPID | (userns ? CLONE_NEWUSER : 0), NULL);
+
+	if (pid == 0)
+		start_child(p, errpipe, parent, 1, userns, uid, gid);
+	return pid;
+}
+
+/*
+ * One try: in a namespace (use_ns) or not.  0 with the child running, 1
+ * when the namespace could not be set up (nothing left running), -1 with
+ * err.
+ */
+static int start(struct proc *p, int use_ns, struct error *err)
 {
 	int errpipe[2], child_errno = 0, slot = live_slot();
 	pid_t parent = getpid();
+	sigset_t all, old;
 	ssize_t n;
 
 	if (slot < 0)
@@ -114,14 +308,30 @@ int proc_start(struct proc *p, struct error *err)
 				 PROC_MAX_LIVE);
 	if (pipe2(errpipe, O_CLOEXEC))
 		return error_set(err, "cannot run %s: pipe: %s", p->argv[0], strerror(errno));
-	p->pid = fork();
+	/* No handler of ours may run in the child before it has reset them. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	p->pidns = use_ns;
+	if (use_ns) {
+		p->pid = fork_pidns(p, errpipe, parent);
+	} else {
+		/* Orphans of the group, for the grace: ours to reap (a shim's otherwise). */
+		if (p->grace_s > 0 && !subreaper)
+			subreaper = !prctl(PR_SET_CHILD_SUBREAPER, 1);
+		p->pid = fork();
+		if (p->pid == 0)
+			start_child(p, errpipe, parent, 0, 0, 0, 0);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (p->pid < 0) {
+		int e = errno;
+
 		close(errpipe[0]);
 		close(errpipe[1]);
-		return error_set(err, "cannot run %s: fork: %s", p->argv[0], strerror(errno));
+		if (use_ns && e != ENOMEM && e != EAGAIN)
+			return 1;
+		return error_set(err, "cannot run %s: fork: %s", p->argv[0], strerror(e));
 	}
-	if (p->pid == 0)
-		child_exec(p, errpipe[1], parent);
 	/* Also from the parent, so the group exists before we may signal it. */
 	setpgid(p->pid, p->pid);
 	live_sig[slot] = p->interrupt_signal ? p->interrupt_signal : SIGKILL;
@@ -133,24 +343,30 @@ int proc_start(struct proc *p, struct error *err)
 	close(errpipe[0]);
 	if (n > 0) {
 		if (proc_wait(p, err)) {
-			/* Only reaped: its status is the failed exec's, said below. */
+			/* Only reaped: its status is the failed exec's or the shim's, said below. */
 		}
+		/* The shim's setup: a user namespace without rights (AppArmor), or fork. */
+		if (child_errno < 0 && -child_errno != EAGAIN && -child_errno != ENOMEM)
+			return 1;
+		if (child_errno < 0)
+			return error_set(err, "cannot run %s: fork: %s", p->argv[0], strerror(-child_errno));
 		return error_set(err, "cannot run %s: %s", p->argv[0], strerror(child_errno));
 	}
 	return 0;
 }
 
-/* With grace 0: proc_wait(); the group's other members die at once. */
-int proc_wait(struct proc *p, struct error *err)
+int proc_start(struct proc *p, struct error *err)
 {
-	return proc_wait_group(p, 0, err);
-}
+	int rc = 1;
 
-int proc_adopt_orphans(struct error *err)
-{
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
-		return error_set(err, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
-	return 0;
+	if (pidns_state != 0) {
+		rc = start(p, 1, err);
+		if (rc == 1)
+			pidns_state = 0;   /* EPERM, EINVAL, ENOSPC (nesting), ENOSYS: not here */
+		else if (!rc)
+			pidns_state = 1;
+	}
+	return rc == 1 ? start(p, 0, err) : rc;
 }
 
 /* Reap the members of group that are our children; ECHILD ends it, or the deadline. */
@@ -169,7 +385,7 @@ static void reap_group(pid_t group, double deadline)
 	}
 }
 
-int proc_wait_group(struct proc *p, double grace_s, struct error *err)
+int proc_wait(struct proc *p, struct error *err)
 {
 	pid_t group = p->pid;
 	int status;
@@ -182,15 +398,16 @@ int proc_wait_group(struct proc *p, double grace_s, struct error *err)
 	while (r < 0 && errno == EINTR);
 	live_del(group);
 	p->pid = 0;
-	reap_group(group, now_s() + grace_s);
-	/* Anything the child left in its group dies with it. */
-	kill(-group, SIGKILL);
-	reap_group(group, now_s() + 1);
+	/* In a namespace the shim did this, and its end killed the rest. */
+	if (!p->pidns) {
+		reap_group(group, now_s() + p->grace_s);
+		/* Anything the child left in its group dies with it. */
+		kill(-group, SIGKILL);
+		reap_group(group, now_s() + 1);
+	}
 	if (r < 0)
 		return error_set(err, "waitpid: %s", strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return exit_code(status);
 }
 
 void proc_kill(struct proc *p)
@@ -211,9 +428,10 @@ int proc_poll(struct proc *p, int *code)
 	if (p->pid <= 0 || waitpid(p->pid, &status, WNOHANG) != p->pid)
 		return 0;
 	live_del(p->pid);
-	kill(-p->pid, SIGKILL);
+	if (!p->pidns)
+		kill(-p->pid, SIGKILL);
 	p->pid = 0;
-	*code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	*code = exit_code(status);
 	return 1;
 }
 

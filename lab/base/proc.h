@@ -4,8 +4,25 @@
  * Contract:
  *  - argv[0] is looked up in PATH unless it contains a '/'; no shell is ever
  *    involved.
- *  - The child runs in its own process group and gets SIGKILL if the runner
- *    dies (PR_SET_PDEATHSIG), so no child outlives numalab, even on SIGKILL.
+ *  - Nothing a child starts outlives numalab, even on SIGKILL: the child
+ *    runs in a PID namespace of its own (a user namespace too when not
+ *    root), under a shim that is the namespace's init: the shim gets SIGKILL
+ *    when the runner dies (PR_SET_PDEATHSIG), and when the shim ends --
+ *    killed, or after the child ended (and p->grace_s passed) -- the kernel
+ *    SIGKILLs every process left in the namespace, whatever its process
+ *    group or session.  The child's process group is the shim's (p->pid):
+ *    proc_signal() and proc_kill_all() reach the child and its group; the
+ *    shim itself, as init, ignores all but SIGKILL.  Inside, the child's
+ *    getpid() is p->pid, and /proc is still the host's.  In the user
+ *    namespace (non-root) our uid and gid map to themselves: other ids show
+ *    as nobody (access checks are unchanged) and set-user-ID programs do
+ *    not gain their owner's rights.
+ *    Where no namespace can be had (user namespaces off or confined for
+ *    non-root, root without CAP_SYS_ADMIN, nesting limits; p->pidns then
+ *    stays 0), the child itself has the parent-death SIGKILL and its
+ *    process group is SIGKILLed when it is reaped or killed: its
+ *    descendants outlive a SIGKILLed numalab unless they die with it on
+ *    their own.
  *  - If exec fails, the child sends errno back over a close-on-exec pipe and
  *    proc_start() returns -1 with the reason in err: "cannot run X: why".
  *  - Every started child must be passed to proc_wait() (or proc_kill() then
@@ -44,7 +61,10 @@ struct proc {
 	const int *keep_fds;   /* further fds passed to the child as they are */
 	int nr_keep_fds;
 	int interrupt_signal;  /* what proc_kill_all() sends; 0: SIGKILL */
+	double grace_s;        /* after the child ends, the rest of its tree may run this
+	                        * long (reaped as it ends) before it is killed; 0: at once */
 	pid_t pid;             /* set by proc_start */
+	int pidns;             /* set by proc_start: 1 if in a PID namespace of its own */
 };
 
 /* Initialise with stdin/stdout/stderr to /dev/null and no extra fds. */
@@ -54,22 +74,18 @@ void proc_init(struct proc *p, const char **argv);
 int proc_start(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
- * Reap the child.  Returns its exit code, 128+signal if killed by a signal,
- * -1 on waitpid failure (err set).
+ * Reap the child, after the rest of its tree had p->grace_s to end (a child
+ * that passes an interrupt on to a descendant which must finish writing
+ * its record: git bisect run, whose step logs "interrupted").  Returns its
+ * exit code, 128+signal if killed by a signal, -1 on waitpid failure (err set).
  */
 int proc_wait(struct proc *p, struct error *err) LAB_MUST_CHECK;
 
 /*
- * For a child that passes an interrupt on to a descendant in its process
- * group which must finish writing its record (git bisect run, whose step
- * logs "interrupted"): proc_adopt_orphans() once, before proc_start(), makes
- * the caller the reaper of descendants orphaned by their parent's death
- * (PR_SET_CHILD_SUBREAPER); proc_wait_group() reaps the child as
- * proc_wait() does, then gives what is left of its group grace_s seconds
- * to end, reaping it, and SIGKILLs the rest (proc_wait() is grace 0).
+ * Start children without PID namespaces from now on (the fallback proc.h
+ * describes), for tests and measurements.
  */
-int proc_adopt_orphans(struct error *err) LAB_MUST_CHECK;
-int proc_wait_group(struct proc *p, double grace_s, struct error *err) LAB_MUST_CHECK;
+void proc_no_pidns(void);
 
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);

@@ -120,8 +120,9 @@ static int run_logged(const struct bisect_opts *bo, struct strvec *argv, struct 
 		 * leave their process groups running.  git dies of the SIGTERM at once;
 		 * the step, orphaned, gets the time to log its "interrupted" verdict. */
 		p.interrupt_signal = SIGTERM;
-		if (!proc_adopt_orphans(err) && !proc_start(&p, err))
-			rc = proc_wait_group(&p, BISECT_STEP_GRACE_S, err);
+		p.grace_s = BISECT_STEP_GRACE_S;
+		if (!proc_start(&p, err))
+			rc = proc_wait(&p, err);
 		close(fd);
 	}
 	free(out);

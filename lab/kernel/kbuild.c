@@ -1195,18 +1195,35 @@ static int assemble(struct build *b, const char *selftest_note, struct error *er
 	return rc;
 }
 
+/*
+ * The work tree's lock (CACHE/kbuild/NAME.lock), held by the whole build:
+ * not close-on-exec while held, so every process the build starts -- make,
+ * its sub-makes, the compilers -- holds it too, and a flock lasts until
+ * the last holder ends.  Should one outlive numalab (proc.h: where no PID
+ * namespace can be had), the next build of the tree waits for it.
+ */
+static int lock_work_tree(const struct build *b, struct error *err)
+{
+	char *path = xprintf("%s.lock", b->work);
+	int fd = mkdir_p(b->work, err) ? -1 : lock_file(path, "kernel build", err);
+
+	if (fd >= 0 && fcntl(fd, F_SETFD, 0)) {
+		error_set(err, "cannot pass on the lock %s: %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
 static int build(struct build *b, struct error *err)
 {
-	char *lockpath = xprintf("%s.lock", b->work);
 	char note[256] = "built";
 	struct error st;
-	int fd, rc;
+	int fd = lock_work_tree(b, err), rc;
 
-	if (mkdir_p(b->work, err) || (fd = lock_file(lockpath, "kernel build", err)) < 0) {
-		free(lockpath);
+	if (fd < 0)
 		return -1;
-	}
-	free(lockpath);
 	if (file_exists(b->done)) {   /* built while we waited */
 		close(fd);
 		return 0;
@@ -1351,12 +1368,11 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
 /* The build into the slot's work tree, locked; the image to s->image. */
 static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error *err)
 {
-	char *lockpath = xprintf("%s.lock", b->work), *image = xprintf("%s/%s", b->obj, b->a->image);
-	int fd, rc;
+	char *image = xprintf("%s/%s", b->obj, b->a->image);
+	int fd = lock_work_tree(b, err), rc;
 
 	s->make_failed = 0;
-	if (mkdir_p(b->work, err) || (fd = lock_file(lockpath, "kernel build", err)) < 0) {
-		free(lockpath);
+	if (fd < 0) {
 		free(image);
 		return -1;
 	}
@@ -1386,7 +1402,6 @@ static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error
 		free(obj);
 	}
 	close(fd);
-	free(lockpath);
 	free(image);
 	return rc;
 }

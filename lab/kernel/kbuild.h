@@ -25,7 +25,8 @@
  * error lines and the log; nothing unfinished is ever under a finished
  * name.  Steps and the running build's status go to progress.h.  LoongArch
  * builds run the toolroot's cross gcc (toolroot.h).  Two builds of one work
- * tree wait for each other (flock).
+ * tree wait for each other (flock on CACHE/kbuild/NAME.lock); every process
+ * of a build inherits the lock, so it holds until the last of them ends.
  */
 #ifndef LAB_KBUILD_H
 #define LAB_KBUILD_H
