@@ -23,7 +23,8 @@ static int in_pidns(void)
 	proc_init(&p, argv);
 	if (proc_start(&p, &err))
 		return 0;
-	proc_wait(&p, &err);
+	if (proc_wait(&p, &err) < 0)
+		return 0;
 	return p.pidns;
 }
 
@@ -220,8 +221,7 @@ UNIT_TEST(a_sigkilled_runner_leaves_nothing)
 		if (proc_start(&p, &err))
 			_exit(1);
 		close(ready[1]);
-		proc_wait(&p, &err);
-		_exit(0);
+		_exit(proc_wait(&p, &err) < 0);
 	}
 	close(ready[1]);
 	{
