@@ -103,7 +103,7 @@ static void metric_words(char *out, size_t cap, const struct cmp_metric *m)
 static void judge_claim(const struct try_report *r, const struct try_shape *s, const struct try_claim *cl,
 			struct try_claim_result *out)
 {
-	size_t matched = 0, perf_emulated = 0, few = 0, judged = 0, down = 0, up = 0;
+	size_t matched = 0, perf_emulated = 0, judged = 0, down = 0, up = 0;
 	const struct cmp_metric *biggest = NULL, *against = NULL;
 	char words[400];
 
@@ -117,10 +117,8 @@ static void judge_claim(const struct try_report *r, const struct try_shape *s, c
 			perf_emulated++;
 			continue;
 		}
-		if (!m->welch_valid) {
-			few++;
+		if (!m->welch_valid)
 			continue;
-		}
 		judged++;
 		if (!significant(m))
 			continue;
