@@ -525,8 +525,12 @@ int vm_libvirt_run(struct vm_libvirt *lv, const struct vm_spec *spec, int timeou
 	if (!rc)
 		rc = channel_listen(&s, &s.tap, tap_path, 1, err);
 	if (!rc) {
+		/* libvirt calls it by the event's own type; VIR_DOMAIN_EVENT_CALLBACK()
+		 * casts straight to the generic one, which clang >= 19 refuses
+		 * (-Wcast-function-type-mismatch): through void (*)(void), as C allows. */
 		callback = lv_api.virConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-							    VIR_DOMAIN_EVENT_CALLBACK(lifecycle), &s, NULL);
+							    (virConnectDomainEventGenericCallback)(void (*)(void))lifecycle,
+							    &s, NULL);
 		if (callback < 0)
 			rc = error_set(err, "libvirt lifecycle events: %s", last_error());
 	}
