@@ -6,7 +6,7 @@
 # against summary.txt; `numalab tap flatten` gives the same text from the
 # nested TAP; the JUnit files are XML whose totals are their testcases'.
 . "$(dirname "$0")/lib.bash"
-TAP_DRIVER=${TAP_DRIVER:-/usr/share/automake-1.16/tap-driver.sh}
+TAP_DRIVER=${TAP_DRIVER:-$(automake --print-libdir)/tap-driver.sh}
 
 # "P F S" as prove (TAP::Parser, the library under prove) counts FILE.
 prove_counts() {
