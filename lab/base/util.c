@@ -549,6 +549,19 @@ const char *lab_cache_dir(void)
 	return dir;
 }
 
+void lab_cache_keyed(const char *subdir, const struct buf *key, char *out, size_t cap)
+{
+	unsigned char digest[32];
+	char hex[65];
+	struct sha256 h;
+
+	sha256_init(&h);
+	sha256_update(&h, key->data, key->len);
+	sha256_final(&h, digest);
+	sha256_hex(digest, hex);
+	snprintf(out, cap, "%s/%s/%.16s", lab_cache_dir(), subdir, hex);
+}
+
 const char *lab_root(void)
 {
 	static char root[PATH_MAX];

@@ -143,6 +143,11 @@ double now_s(void);
 /* The lab's cache directory: $NUMALAB_CACHE or ~/.cache/numalab (created). */
 const char *lab_cache_dir(void);
 /*
+ * The file of a cache keyed by a text (a verdict and what it holds for):
+ * lab_cache_dir()/SUBDIR/H, H the first 16 hex digits of the key's sha256.
+ */
+void lab_cache_keyed(const char *subdir, const struct buf *key, char *out, size_t cap);
+/*
  * $NUMALAB_CACHE, when set, names an absolute directory that exists or can
  * be created.  0, or -1 with err: "NUMALAB_CACHE=VALUE: what; what to do".
  */

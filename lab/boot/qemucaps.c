@@ -163,18 +163,11 @@ int qemu_identity(const char *qemu, const char *toolroot, struct buf *out)
 static int cache_path(const char *qemu, const char *toolroot, char *out, size_t cap)
 {
 	struct buf key = BUF_INIT;
-	unsigned char digest[32];
-	char hex[65];
-	struct sha256 h;
 	int rc = -1;
 
 	buf_addstr(&key, QEMU_CAPS_FORMAT "\n");
 	if (!qemu_identity(qemu, toolroot, &key)) {
-		sha256_init(&h);
-		sha256_update(&h, key.data, key.len);
-		sha256_final(&h, digest);
-		sha256_hex(digest, hex);
-		snprintf(out, cap, "%s/qemu-caps/%.16s", lab_cache_dir(), hex);
+		lab_cache_keyed("qemu-caps", &key, out, cap);
 		rc = 0;
 	}
 	buf_free(&key);

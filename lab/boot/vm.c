@@ -613,9 +613,7 @@ static int accel_cache_path(const struct vm_spec *spec, const char *dev, const s
 			    char *out, size_t cap)
 {
 	struct buf key = BUF_INIT, boot_id = BUF_INIT;
-	char kernel_hex[65], hex[65];
-	unsigned char digest[32];
-	struct sha256 h;
+	char kernel_hex[65];
 	struct error err;
 	int rc = -1;
 
@@ -626,11 +624,7 @@ static int accel_cache_path(const struct vm_spec *spec, const char *dev, const s
 		buf_addf(&key, "\nboot %s\nkernel %s\nkvm %s %llu %llu %llu\n",
 			 buf_str(&boot_id), kernel_hex, dev, (unsigned long long)kvm_st->st_rdev,
 			 (unsigned long long)kvm_st->st_dev, (unsigned long long)kvm_st->st_ino);
-		sha256_init(&h);
-		sha256_update(&h, key.data, key.len);
-		sha256_final(&h, digest);
-		sha256_hex(digest, hex);
-		snprintf(out, cap, "%s/accel/%.16s", lab_cache_dir(), hex);
+		lab_cache_keyed("accel", &key, out, cap);
 		rc = 0;
 	}
 	buf_free(&key);
