@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -545,4 +546,79 @@ int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
 	if (cap)
 		out[len] = '\0';
 	return proc_wait(&p, err);
+}
+
+/* The innermost pid of a /proc/.../status text's NSpid line; -1 when it has none. */
+static long innermost_nspid(const char *status)
+{
+	const char *line = strstr(status, "\nNSpid:");
+	long last = -1;
+
+	for (const char *q = line ? line + 7 : ""; *q && *q != '\n';) {
+		char *end;
+		long v = strtol(q, &end, 10);
+
+		if (end == q)
+			break;
+		last = v;
+		q = end;
+	}
+	return last;
+}
+
+/* The thread of process dir (a /proc/PID path) whose innermost NSpid is ns_tid; -1 if none. */
+static pid_t thread_in(const char *dir, pid_t ns_tid)
+{
+	char *tasks = xprintf("%s/task", dir);
+	DIR *d = opendir(tasks);
+	struct dirent *e;
+	pid_t found = -1;
+
+	while (d && found < 0 && (e = readdir(d))) {
+		char *status = xprintf("%s/%s/status", tasks, e->d_name);
+		struct buf text = BUF_INIT;
+		struct error ignored;
+
+		if (e->d_name[0] != '.' && !read_file(status, &text, &ignored) &&
+		    innermost_nspid(buf_str(&text)) == ns_tid)
+			found = (pid_t)atol(e->d_name);
+		buf_free(&text);
+		free(status);
+	}
+	if (d)
+		closedir(d);
+	free(tasks);
+	return found;
+}
+
+pid_t proc_thread_id(const struct proc *p, pid_t ns_tid)
+{
+	char ns[64], link[64], path[64];
+	ssize_t n;
+	DIR *d;
+	struct dirent *e;
+	pid_t found = -1;
+
+	if (!p->pidns)
+		return ns_tid;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)p->pid);
+	if ((n = readlink(path, ns, sizeof(ns) - 1)) <= 0)
+		return -1;
+	ns[n] = '\0';
+	/* The processes of the shim's namespace, then their threads. */
+	d = opendir("/proc");
+	while (d && found < 0 && (e = readdir(d))) {
+		char *dir;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		dir = xprintf("/proc/%s", e->d_name);
+		snprintf(path, sizeof(path), "%s/ns/pid", dir);
+		if ((n = readlink(path, link, sizeof(link) - 1)) > 0 && (link[n] = '\0', !strcmp(link, ns)))
+			found = thread_in(dir, ns_tid);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }

@@ -87,6 +87,14 @@ int proc_wait(struct proc *p, struct error *err) LAB_MUST_CHECK;
  */
 void proc_no_pidns(void);
 
+/*
+ * The id this process knows a thread of p's tree by, from the id a process
+ * there reported for it (QEMU's QMP "thread-id" is an id inside p's PID
+ * namespace): the thread in p's namespace whose innermost NSpid is ns_tid.
+ * ns_tid itself when p has no namespace of its own; -1 when no thread has it.
+ */
+pid_t proc_thread_id(const struct proc *p, pid_t ns_tid);
+
 /* SIGKILL the child's whole process group (no-op if already reaped). */
 void proc_kill(struct proc *p);
 

@@ -386,10 +386,12 @@ static void drop_props(char *json)
 }
 
 /*
- * query-cpus-fast names each vCPU's thread; pin it to the host CPUs of its
+ * query-cpus-fast names each vCPU's thread (by its id in QEMU's PID
+ * namespace: proc_thread_id() gives ours); pin it to the host CPUs of its
  * guest node's host node, then `cont`.  res->vcpu_pins records what was done.
  */
-static int pin_vcpus(const struct vm_spec *spec, int fd, struct vm_result *res, struct error *err)
+static int pin_vcpus(const struct vm_spec *spec, const struct proc *qemu, int fd, struct vm_result *res,
+		     struct error *err)
 {
 	struct qmp q = { .fd = fd, .len = 0, .deadline = now_s() + QMP_TIMEOUT_S };
 	char reply[16384];
@@ -412,6 +414,8 @@ static int pin_vcpus(const struct vm_spec *spec, int fd, struct vm_result *res, 
 			break;
 		if (tid <= 0)   /* 0 would pin numalab itself */
 			return error_set(err, "QMP: vCPU %ld has thread id %ld: %.200s", cpu, tid, reply);
+		if ((tid = proc_thread_id(qemu, (pid_t)tid)) <= 0)
+			return error_set(err, "QMP: vCPU %ld's thread is not among QEMU's: %.200s", cpu, reply);
 		if (node < 0 || cpulist_set(spec->host_nodes->host_cpus[node], &set))
 			return error_set(err, "QMP: vCPU %ld is in no guest node with host CPUs", cpu);
 		if (sched_setaffinity((pid_t)tid, sizeof(set), &set))
@@ -516,7 +520,7 @@ int vm_run(const struct vm_spec *spec_in, int timeout_s, const struct vm_io *io,
 		close(qerr[1]);
 	if (qmp[1] >= 0)
 		close(qmp[1]);
-	if (!rc && spec.host_nodes && pin_vcpus(&spec, qmp[0], res, err)) {
+	if (!rc && spec.host_nodes && pin_vcpus(&spec, &qemu, qmp[0], res, err)) {
 		/* Not the guest's failure: QEMU never ran it. */
 		proc_kill(&qemu);
 		if (proc_wait(&qemu, NULL)) {
