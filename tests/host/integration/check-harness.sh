@@ -1,6 +1,7 @@
 # make check's harness (tests/host/check, tests/host/tap-wrap, automake's tap-driver.sh)
 # on made-up tests: a hung script and a hung TAP producer are killed at the
-# per-test timeout and reported TIMEOUT while the rest still run; exit 77 is
+# per-test timeout (or a script's own `# check-timeout:`) and reported
+# TIMEOUT while the rest still run; exit 77 is
 # a skip, 99 a hard error; each test has its .log and .trs, test-suite.log
 # holds the failures' logs; the last line counts tests; --recheck runs again
 # only what did not pass.
@@ -13,21 +14,23 @@ echo "all good"
 SH
 cp "$(command -v sleep)" "$t/hangsleep"	# its path names this test's hung processes
 echo 'echo "about to hang"; "'"$t"'/hangsleep" 600' >"$t/hang.sh"
+printf '# check-timeout: 1\n"%s" 600\n' "$t/hangsleep" >"$t/hang1.sh"
 echo 'echo "broken" >&2; [ -e "'"$t"'/fixed" ]' >"$t/fail.sh"
 echo 'exit 77' >"$t/skip.sh"
 echo 'exit 99' >"$t/hard.sh"
 printf '#!/bin/sh\necho 1..3\necho "ok 1 - first"\necho "ok 2 - second"\n%s 600\n' "$t/hangsleep" >"$t/taphang"
 chmod +x "$t/taphang"
-tests="$t/ok.sh $t/hang.sh $t/fail.sh $t/skip.sh $t/hard.sh $t/taphang"
+tests="$t/ok.sh $t/hang.sh $t/hang1.sh $t/fail.sh $t/skip.sh $t/hard.sh $t/taphang"
 export CHECK_DIR=$SCRATCH/check TEST_TIMEOUT=3
 
 SECONDS=0
 TESTS=$tests expect_rc 1 tests/host/check
 [ $SECONDS -lt 60 ] || fail "two hung tests with a 3 s timeout took $SECONDS s"
-[ "$(tail -n 1 "$SCRATCH/out")" = "2 passed, 4 failed" ] || fail "last line: $(tail -n 1 "$SCRATCH/out")"
+[ "$(tail -n 1 "$SCRATCH/out")" = "2 passed, 5 failed" ] || fail "last line: $(tail -n 1 "$SCRATCH/out")"
 d=$CHECK_DIR$t
 expect_grep '^PASS: .*/t/ok 1 - ok ' "$SCRATCH/out"
 expect_grep '^FAIL: .*/t/hang 1 - hang # TIMEOUT killed after 3 s$' "$SCRATCH/out"
+expect_grep '^FAIL: .*/t/hang1 1 - hang1 # TIMEOUT killed after 1 s$' "$SCRATCH/out"
 expect_grep '^FAIL: .*/t/fail 1 - fail ' "$SCRATCH/out"
 expect_grep '^SKIP: .*/t/skip 1 - skip ' "$SCRATCH/out"
 expect_grep '^ERROR: .*/t/hard - Bail out! hard: exit status 99' "$SCRATCH/out"
@@ -40,15 +43,15 @@ expect_grep '^about to hang$' "$d/hang.log"
 expect_grep '^broken$' "$d/fail.log"
 expect_grep '^:recheck: no$' "$d/ok.trs"
 expect_grep '^:recheck: yes$' "$d/hang.trs"
-expect_grep '^numalab: make check: 2 passed, 4 failed$' "$CHECK_DIR/test-suite.log"
+expect_grep '^numalab: make check: 2 passed, 5 failed$' "$CHECK_DIR/test-suite.log"
 expect_grep '^broken$' "$CHECK_DIR/test-suite.log"
 grep -q '^all good$' "$CHECK_DIR/test-suite.log" && fail "test-suite.log holds a passing test's log"
 pgrep -f "$t/hangsleep" && fail "a hung test outlived its timeout"
 
-# Fixed: --recheck runs the four that did not pass, not ok.sh.
+# Fixed: --recheck runs the five that did not pass, not ok.sh.
 touch "$t/fixed"
 expect_rc 1 tests/host/check --recheck
-expect_grep '^recheck: 4 of 6 tests run again$' "$SCRATCH/out"
+expect_grep '^recheck: 5 of 7 tests run again$' "$SCRATCH/out"
 expect_grep '^PASS: .*/t/fail 1 - fail ' "$SCRATCH/out"
 [ "$(wc -l <"$t/ok.runs")" = 1 ] || fail "recheck ran ok.sh again"
-[ "$(tail -n 1 "$SCRATCH/out")" = "3 passed, 3 failed" ] || fail "recheck's last line: $(tail -n 1 "$SCRATCH/out")"
+[ "$(tail -n 1 "$SCRATCH/out")" = "3 passed, 4 failed" ] || fail "recheck's last line: $(tail -n 1 "$SCRATCH/out")"
