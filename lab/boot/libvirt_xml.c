@@ -74,9 +74,9 @@ static int derived_initiator(const struct topology *t, int node)
 int libvirt_xml_supported(const struct topology *t, struct error *err)
 {
 	if (t->arch == TOPO_ARCH_LOONGARCH64)
-		return error_input(err, "%s: LoongArch guests under libvirt need libvirt >= 10.2 and QEMU >= 9 "
-				   "(Debian bookworm has 9.0 and 7.2); run this topology with the direct backend "
-				   "(--backend qemu)", t->path);
+		return error_input(err, "%s: the libvirt backend boots x86 guests only (a LoongArch guest "
+				   "needs libvirt >= 10.2, QEMU >= 9 and UEFI firmware, which numalab drives "
+				   "directly); run this topology with the direct backend (--backend qemu)", t->path);
 	if (!topo_has_hmat(t))
 		return 0;
 	for (int i = 0; i < t->nr_nodes; i++) {

@@ -40,10 +40,11 @@ struct libvirt_domain {
 };
 
 /*
- * Can this topology run under libvirt here?  LoongArch needs libvirt ≥ 10.2
- * and QEMU ≥ 9 (Debian bookworm has 9.0 and 7.2): -1 with err naming the
- * direct backend.  Also -1 when a CPU-less node's initiator is not the one
- * libvirt derives (the initiator with the lowest HMAT latency to it).
+ * Can this topology run under libvirt?  Not a LoongArch one, whatever the
+ * host's libvirt (it would need libvirt ≥ 10.2, QEMU ≥ 9 and UEFI firmware;
+ * the direct backend boots those): -1 with err naming the direct backend.
+ * Also -1 when a CPU-less node's initiator is not the one libvirt derives
+ * (the initiator with the lowest HMAT latency to it).
  */
 int libvirt_xml_supported(const struct topology *t, struct error *err) LAB_MUST_CHECK;
 

@@ -55,7 +55,7 @@ if [ "$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)" = 1 ]; then
 	[ ! -e "$SCRATCH/refused" ] || fail "a refused run left a results directory"
 fi
 expect_rc 2 $NUMALAB run --topo la-2node --backend libvirt --out "$SCRATCH/la"
-expect_grep 'LoongArch guests under libvirt need libvirt >= 10.2 .*--backend qemu' "$SCRATCH/err"
+expect_grep 'the libvirt backend boots x86 guests only .*--backend qemu' "$SCRATCH/err"
 [ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "LoongArch refusal is not one line"
 
 # Hung (still booting) at 3 s: destroyed, reported as a timeout.
