@@ -716,7 +716,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 				.host_nodes = p->host_backed ? &p->host_nodes : NULL };
 	struct winsize ws = { 0 };
 	struct strvec argv = STRVEC_INIT;
-	char accel_why[sizeof(((struct error *)0)->msg) + 64], cell[200], overlay[4200];   /* accel_why: a message and a prefix */
+	char accel_why[sizeof(((struct error *)0)->msg) + 64], overlay[4200];   /* accel_why: a message and a prefix */
+	char cell[sizeof(p->topo.name) + sizeof(p->kernel.name)];   /* TOPO.KERNEL */
 	struct disk_root root;
 	struct run_part part = {
 		.topo = &p->topo, .tests = strvec_argv(&p->tests), .guest_dir = p->guest_dir,
@@ -793,7 +794,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	if (meta_rc)
 		return error_set(err, "%s; the results are incomplete", meta_err.msg);
 	if (out->vm.end == VM_QEMU_FAILED) {
-		char why[128];
+		char why[sizeof(out->vm.kvm_error) + 128];   /* qemu_failure()'s words around QEMU's */
 
 		qemu_failure(&out->vm, why, sizeof(why));
 		return error_set(err, "%s: %s before the guest finished (qemu.log: %s/qemu.log)",

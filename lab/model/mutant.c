@@ -318,8 +318,9 @@ static void arguments(struct gen *g, int open, const struct c_vars *sv)
 					if (strcmp(sv->v[i].type, x->type) || !strcmp(sv->v[i].name, name) ||
 					    find_var(sv, sv->v[i].name) != &sv->v[i])
 						continue;
-					snprintf(what, sizeof(what), "argument %s to %s (%s)", name, sv->v[i].name,
-						 x->type);
+					/* Bounded to fit struct mutant's what[160] whole. */
+					snprintf(what, sizeof(what), "argument %.40s to %.40s (%.60s)", name,
+						 sv->v[i].name, x->type);
 					emit(g, MUTANT_ARGUMENT, a, a, sv->v[i].name, what);
 					made++;
 				}

@@ -219,8 +219,11 @@ int recipe_load(const char *root, const char *spec, struct recipe *r, struct err
 	for (int i = 0; rc == 0 && i < nr_extras; i++) {
 		if (r->nr_configs == RECIPE_MAX_CONFIGS)
 			rc = error_input(err, "%s: too many config fragments with '%s'", path, spec);
+		else if (strlen(extras[i]) >= sizeof(r->configs[0]))
+			rc = error_input(err, "'%s': config fragment name '%s' longer than %zu characters; "
+					 "rename it", spec, extras[i], sizeof(r->configs[0]) - 1);
 		else
-			snprintf(r->configs[r->nr_configs++], 64, "%s", extras[i]);
+			memcpy(r->configs[r->nr_configs++], extras[i], strlen(extras[i]) + 1);
 	}
 	if (rc == 0 && check_files(root, r, err))
 		rc = -1;
