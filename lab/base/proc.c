@@ -174,11 +174,35 @@ static void close_all_fds(void)
 		close(fd);
 }
 
+/*
+ * The last two pids of a /proc/.../status text's NSpid line (the innermost
+ * namespace's in pids[1], its parent's in pids[0]; 0 where there are fewer,
+ * -1 in pids[1] when there is no such line).  Allocates nothing: the shim
+ * calls it between fork and exec.
+ */
+static void nspid_tail(const char *status, long pids[2])
+{
+	const char *line = strstr(status, "\nNSpid:");
+
+	pids[0] = 0;
+	pids[1] = line ? 0 : -1;
+	for (const char *q = line ? line + 7 : ""; *q && *q != '\n';) {
+		char *end;
+		long v = strtol(q, &end, 10);
+
+		if (end == q)
+			break;
+		pids[0] = pids[1];
+		pids[1] = v;
+		q = end;
+	}
+}
+
 /* The shim's pid in its parent's namespace: the next to last of NSpid's. */
 static pid_t outer_pid(void)
 {
-	char buf[4096], *line;
-	long pids[2] = { 0, 0 };
+	char buf[4096];
+	long pids[2];
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
@@ -187,16 +211,7 @@ static pid_t outer_pid(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if (!(line = strstr(buf, "\nNSpid:")))
-		return 0;
-	for (char *q = line + 7, *end; *q && *q != '\n'; q = end) {
-		long v = strtol(q, &end, 10);
-
-		if (end == q)
-			break;
-		pids[0] = pids[1];
-		pids[1] = v;
-	}
+	nspid_tail(buf, pids);
 	return pids[1] == 1 ? (pid_t)pids[0] : 0;
 }
 
@@ -548,24 +563,6 @@ int proc_capture(const char **argv, char *out, size_t cap, struct error *err)
 	return proc_wait(&p, err);
 }
 
-/* The innermost pid of a /proc/.../status text's NSpid line; -1 when it has none. */
-static long innermost_nspid(const char *status)
-{
-	const char *line = strstr(status, "\nNSpid:");
-	long last = -1;
-
-	for (const char *q = line ? line + 7 : ""; *q && *q != '\n';) {
-		char *end;
-		long v = strtol(q, &end, 10);
-
-		if (end == q)
-			break;
-		last = v;
-		q = end;
-	}
-	return last;
-}
-
 /* The thread of process dir (a /proc/PID path) whose innermost NSpid is ns_tid; -1 if none. */
 static pid_t thread_in(const char *dir, pid_t ns_tid)
 {
@@ -578,9 +575,10 @@ static pid_t thread_in(const char *dir, pid_t ns_tid)
 		char *status = xprintf("%s/%s/status", tasks, e->d_name);
 		struct buf text = BUF_INIT;
 		struct error ignored;
+		long pids[2];
 
 		if (e->d_name[0] != '.' && !read_file(status, &text, &ignored) &&
-		    innermost_nspid(buf_str(&text)) == ns_tid)
+		    (nspid_tail(buf_str(&text), pids), pids[1] == ns_tid))
 			found = (pid_t)atol(e->d_name);
 		buf_free(&text);
 		free(status);
