@@ -137,6 +137,7 @@ struct manifest_line {
 	char src[512], dest[512];
 	int optional;   /* a missing SOURCE is no error */
 	int applets;    /* SOURCE is busybox: its applets too, as links to DEST */
+	int link;       /* SOURCE is a path in the image: DEST is a symlink to it */
 };
 
 static int parse_manifest_line(const char *path, int lineno, char *line,
@@ -147,8 +148,9 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
 
 	m->optional = n == 3 && !strcmp(opt, "optional");
 	m->applets = n == 3 && !strcmp(opt, "applets");
-	if (n < 2 || m->dest[0] != '/' || (n == 3 && !m->optional && !m->applets))
-		return error_set(err, "%s:%d: expected `SOURCE /DEST [optional|applets]`", path, lineno);
+	m->link = n == 3 && !strcmp(opt, "link");
+	if (n < 2 || m->dest[0] != '/' || (n == 3 && !m->optional && !m->applets && !m->link))
+		return error_set(err, "%s:%d: expected `SOURCE /DEST [optional|applets|link]`", path, lineno);
 	return 0;
 }
 
@@ -199,6 +201,14 @@ static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, stru
 	glob_t g;
 	int rc = 0;
 
+	if (m->link) {   /* the manifest's text, in the key already, says all of it */
+		if (out) {
+			add_parents(&out->pending, dirs, m->dest);
+			cpio_add(&out->pending, m->dest + 1, 0120777, m->src, strlen(m->src));
+			cpio_flush(out);
+		}
+		return 0;
+	}
 	if (!strncmp(m->src, "@guest/", 7))
 		snprintf(src, sizeof(src), "%s/%s", guest_dir, m->src + 7);
 	else if (!strncmp(m->src, "@deb/", 5)) {
