@@ -12,6 +12,7 @@
  *   shares.c    the Linux system third-party suites expect, the host's 9p
  *               shares and the host view
  *   shell.c     `poweroff` as an applet and the interactive shell
+ *   modules.c   modules the kernel loads on demand (modprobe, static nodes)
  *   faults.c    the failures the lab injects to test its own reporting
  *               (numalab.fault=, numalab.test_timeout=): nothing else in
  *               /init knows about them
@@ -45,6 +46,8 @@
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
 #define TEST_PATH_ENV "PATH=/usr/bin:/bin:/usr/sbin:/sbin"
 #define MODULES_ORDER "/lab/modules.order"
+/* busybox's; the kernel runs it (in the lab's root) to load a module on demand. */
+#define MODPROBE_PATH "/sbin/modprobe"
 #define NEW_ROOT "/newroot"
 #define DISK_INIT "/lab/init"
 #define ON_DISK_ARG "numalab-on-disk"
@@ -135,6 +138,16 @@ void on_poweroff_signal(int sig);
 int run_as_applet(const char *argv0);
 /* The interactive shell on the serial console, until it exits or someone runs `poweroff`. */
 void run_shell(void);
+
+/* modules.c */
+/*
+ * With the kernel's module tree at /lib/modules/RELEASE (a modular kernel
+ * and a run that shares it, lab/drive/run.c), the kernel can load modules
+ * on demand as on a real system: /proc/sys/kernel/modprobe is MODPROBE_PATH,
+ * and the nodes of modules.devname (/dev/loop-control, /dev/fuse, ...)
+ * exist, so opening one loads its module.  Without the tree: nothing.
+ */
+void serve_modules(void);
 
 /* main.c */
 void mount_fs(const char *type, const char *target, unsigned long flags, int required);

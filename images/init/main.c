@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 	if (!on_disk)
 		load_modules();   /* a modular kernel's 9p (lab/boot/image.h) */
 	mount_shares();
+	serve_modules();
 	fault_before_tap();
 	clock_gettime(CLOCK_BOOTTIME, &boottime);
 	tap_line("KTAP version 1");
