@@ -13,6 +13,8 @@
  *               shares and the host view
  *   shell.c     `poweroff` as an applet and the interactive shell
  *   modules.c   modules the kernel loads on demand (modprobe, static nodes)
+ *   tools.c     the lab's numactl and busybox first in the host view's
+ *               PATH, KCONFIG_PATH for tests, suites and the command
  *   faults.c    the failures the lab injects to test its own reporting
  *               (numalab.fault=, numalab.test_timeout=): nothing else in
  *               /init knows about them
@@ -39,6 +41,8 @@
 #define HOST_VIEW "/host"
 /* In the host view: tmpfs, holding `poweroff` (this binary) first in PATH. */
 #define VIEW_BIN "/run/numalab/bin"
+/* In the host view: the lab's own root (read-only), for its tools and files. */
+#define VIEW_LAB_ROOT "/run/numalab/root"
 #define VIEW_PATH_ENV "PATH=" VIEW_BIN ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define SHELL_TTY "/dev/ttyS0"
 #define NODE_DIR "/sys/devices/system/node"
@@ -148,6 +152,18 @@ void run_shell(void);
  * exist, so opening one loads its module.  Without the tree: nothing.
  */
 void serve_modules(void);
+
+/* tools.c */
+/* This binary as `numactl` in the host view runs the lab's numactl; returns if it is not. */
+void run_lab_tool(char **argv);
+/*
+ * Into the host view, once every share is mounted: the lab's root at
+ * VIEW_LAB_ROOT, its tools in VIEW_BIN, the kernel's module tree and config
+ * at /lib/modules/RELEASE and /boot/config-RELEASE.
+ */
+void add_view_tools(void);
+/* "KCONFIG_PATH=..." naming the kernel's config in the lab's root or the host view; NULL: none. */
+char *kconfig_env(int in_host_view);
 
 /* main.c */
 void mount_fs(const char *type, const char *target, unsigned long flags, int required);

@@ -434,6 +434,8 @@ static int exec_launch(char *name, size_t cap, struct launch *l)
 	l->env[1] = "HOME=/root";
 	env_add(l, "TERM=dumb");
 	env_add(l, "LANG=C.UTF-8");
+	if (kconfig_env(1))
+		env_add(l, kconfig_env(1));
 	l->root = HOST_VIEW;
 	/* Automake's convention (and meson's): the command may be any project's test. */
 	l->skip_code = 77;
@@ -464,6 +466,8 @@ void run_test(int number, const struct plan_entry *t)
 	}
 	if (!is_exec) {
 		env_init(&l, TEST_PATH_ENV);
+		if (kconfig_env(0))
+			env_add(&l, kconfig_env(0));
 		for (int i = 0; fault_test_env(i); i++)
 			env_add(&l, fault_test_env(i));
 		snprintf(l.path, sizeof(l.path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);

@@ -1,5 +1,6 @@
 # numalab shell in a pseudo-terminal (util-linux script): the 4node guest's
-# console answers `cat /sys/devices/system/node/online` with 0-3, `poweroff`
+# console answers `cat /sys/devices/system/node/online` with 0-3 and
+# `numactl --version` with the lab's 2.0.19, `poweroff`
 # ends it with exit 0, no QEMU is left and the terminal's modes are back.
 . "$(dirname "$0")/lib.bash"
 mkfifo "$SCRATCH/in"
@@ -18,6 +19,8 @@ wait_ts() {
 wait_ts 'numalab:[~/][^ ]*# ' 240   # bash shows the cwd under HOME as ~
 echo 'cat /sys/devices/system/node/online' >&3
 wait_ts $'(^|\r)0-3\r?$' 60   # bash's prompt ends with escapes and a CR
+echo 'numactl --version' >&3   # the lab's, first in PATH (the host's may have no --version)
+wait_ts $'(^|\r)2\.0\.19\r?$' 60
 echo poweroff >&3
 for _ in $(seq 120); do [ -e "$SCRATCH/stty.after" ] && break; sleep 0.5; done
 exec 3>&-
