@@ -367,6 +367,17 @@ static void env_add(struct launch *l, char *var)
 	}
 }
 
+/* var ("NAME=VALUE") unless NAME is set already (a sidecar's env wins). */
+static void env_add_default(struct launch *l, char *var)
+{
+	size_t name_len = strcspn(var, "=") + 1;
+
+	for (int n = 0; l->env[n]; n++)
+		if (!strncmp(l->env[n], var, name_len))
+			return;
+	env_add(l, var);
+}
+
 /*
  * A suite's settings (/lab/suites/NAME.conf, written by the host from its
  * sidecar, lab/model/suite.h): "skip-code N", "tmpdir", "env NAME=VALUE".
@@ -434,8 +445,6 @@ static int exec_launch(char *name, size_t cap, struct launch *l)
 	l->env[1] = "HOME=/root";
 	env_add(l, "TERM=dumb");
 	env_add(l, "LANG=C.UTF-8");
-	if (kconfig_env(1))
-		env_add(l, kconfig_env(1));
 	l->root = HOST_VIEW;
 	/* Automake's convention (and meson's): the command may be any project's test. */
 	l->skip_code = 77;
@@ -466,8 +475,6 @@ void run_test(int number, const struct plan_entry *t)
 	}
 	if (!is_exec) {
 		env_init(&l, TEST_PATH_ENV);
-		if (kconfig_env(0))
-			env_add(&l, kconfig_env(0));
 		for (int i = 0; fault_test_env(i); i++)
 			env_add(&l, fault_test_env(i));
 		snprintf(l.path, sizeof(l.path), TESTS_DIR "/%.*s", MAX_TEST_NAME - 1, t->name);
@@ -485,6 +492,8 @@ void run_test(int number, const struct plan_entry *t)
 			return;
 		}
 	}
+	if (kconfig_env(is_exec))
+		env_add_default(&l, kconfig_env(is_exec));
 	log_msg("running %s (timeout %us)", name, t->timeout_s);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		tap_line("not ok %d %s # ERROR pipe: %s", number, name, strerror(errno));
