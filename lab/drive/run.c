@@ -237,23 +237,35 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
  * modules.dep and the other indexes modprobe reads: Debian's package leaves
  * them to its postinst, so depmod writes them into the cached tree once
  * (through a base directory whose lib/modules/RELEASE links to the tree;
- * depmod renames each file into place, so runs racing here agree).
+ * depmod renames each file into place, so runs racing here agree).  With
+ * builtin (the kernel's modules.builtin, "" none) copied in first, modprobe
+ * and LTP's tst_check_driver() know the built-in drivers too; a tree
+ * indexed without it (an empty modules.builtin.bin, the last step's
+ * output) is indexed again.
  */
-static int module_index(const char *modules, const char *release, struct error *err)
+static int module_index(const char *modules, const char *release, const char *builtin,
+			struct error *err)
 {
 	char *dep = xprintf("%s/modules.dep", modules), *base = xprintf("%s.depmod-%d", modules, (int)getpid());
 	char *libdir = xprintf("%s/lib/modules", base), *link = xprintf("%s/%s", libdir, release);
+	char *tree_builtin = xprintf("%s/modules.builtin", modules);
+	char *builtin_index = xprintf("%s/modules.builtin.bin", modules);
 	const char *argv[] = { "depmod", "-b", base, release, NULL };
+	struct stat st;
 	int rc = 0;
 
-	if (!file_exists(dep)) {
-		rc = mkdir_p(libdir, err);
+	if (!file_exists(dep) || (builtin[0] && (stat(builtin_index, &st) || !st.st_size))) {
+		rc = builtin[0] ? copy_file(builtin, tree_builtin, err) : 0;
+		if (!rc)
+			rc = mkdir_p(libdir, err);
 		if (!rc && symlink(modules, link))
 			rc = error_set(err, "symlink %s: %s", link, strerror(errno));
 		if (!rc && proc_run(argv, NULL, 300, err))
 			rc = error_set(err, "depmod -b %s %s failed; install kmod (numalab setup)", base, release);
 		remove_tree(base);
 	}
+	free(tree_builtin);
+	free(builtin_index);
 	free(dep);
 	free(base);
 	free(libdir);
@@ -269,7 +281,7 @@ static int module_index(const char *modules, const char *release, struct error *
 static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
 	static const char *const ninep[] = { "9p", "9pnet_virtio", NULL };
-	char modules[4096];
+	char modules[4096], builtin[4096];
 	const char *release;
 
 	if (!o->exec_argv && !o->shell && !o->rw_dirs && !o->tests_dirs)
@@ -277,7 +289,8 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
 		return 0;
 	if (kernel_config(&p->kernel, p->kernel_config, sizeof(p->kernel_config), err) ||
-	    kernel_modules(&p->kernel, modules, sizeof(modules), err))
+	    kernel_modules(&p->kernel, modules, sizeof(modules), err) ||
+	    kernel_builtin(&p->kernel, builtin, sizeof(builtin), err))
 		return -1;
 	if (!modules[0])
 		return 0;
@@ -285,7 +298,7 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 		return -1;
 	release = strrchr(modules, '/') ? strrchr(modules, '/') + 1 : modules;
 	char *guest = xprintf("/lib/modules/%s", release);
-	int rc = module_index(modules, release, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
+	int rc = module_index(modules, release, builtin, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
 
 	free(guest);
 	return rc ? -1 : 0;

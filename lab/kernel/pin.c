@@ -69,7 +69,7 @@ static int is_modules(const struct kernel_pin *pin)
 
 int pin_is_companion(const struct kernel_pin *pin)
 {
-	return is_modules(pin) || name_ends(pin, "-config");
+	return is_modules(pin) || name_ends(pin, "-config") || name_ends(pin, "-builtin");
 }
 
 static int set_field(const char *path, int line, const struct lock_field *f,
@@ -958,6 +958,11 @@ int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *
 int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err)
 {
 	return kernel_companion(k, "config", path, cap, err);
+}
+
+int kernel_builtin(const struct kernel *k, char *path, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "builtin", path, cap, err);
 }
 
 int kernel_fetch_package_file(const char *root, const char *name, const char *arch,

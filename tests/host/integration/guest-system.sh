@@ -14,7 +14,10 @@
 #    and with run.c:run_test() calling env_add(), not env_add_default().
 #  - The host view has the running kernel's files where a real system has
 #    them: /boot/config-RELEASE, and /lib/modules/RELEASE, from which the
-#    host's modprobe loads nbd.  Fails without add_view_kernel_files().
+#    host's modprobe loads nbd and knows virtio_pci is built in.  Fails
+#    without add_view_kernel_files(), and without lab/drive/run.c:
+#    module_index()'s copy of modules.builtin (kmod: "Module virtio_pci not
+#    found").
 #  - `-- CMD` finds the lab's numactl (2.0.19) before the host's, and it
 #    runs the host's programs.  Fails without add_view_tools()'s links
 #    (the host's numactl, /usr/bin/numactl, is found).
@@ -24,7 +27,7 @@ mkdir -p "$d"
 cat >"$d/real-system" <<'SH'
 #!/bin/sh
 echo "KTAP version 1"
-echo "1..5"
+echo "1..6"
 n=0
 check() {
 	n=$((n + 1)); name=$1; shift
@@ -38,6 +41,7 @@ check losetup-mkfs-ext4-mount sh -c 'mkfs.ext4 -q -F /tmp/fs.img && dev=$(losetu
 	losetup "$dev" /tmp/fs.img && mkdir -p /tmp/mnt && mount -t ext4 "$dev" /tmp/mnt &&
 	echo x >/tmp/mnt/file && umount /tmp/mnt && losetup -d "$dev"'
 check kconfig-path sh -c 'grep -q "^CONFIG_NUMA=y" "$KCONFIG_PATH"'
+check modprobe-builtin modprobe virtio_pci
 SH
 # A sidecar's KCONFIG_PATH is the only one the suite gets (getenv() takes
 # the first of two).
@@ -50,7 +54,8 @@ chmod +x "$d/real-system" "$d/own-kconfig"
 cmd='echo "numactl=$(command -v numactl)"; numactl --version &&
 numactl -w 0,1 sh -c "echo host child ran" && grep -q "^CONFIG_NUMA=y" "$KCONFIG_PATH" &&
 echo "kconfig: $KCONFIG_PATH" && grep -q "^CONFIG_NUMA=y" /boot/config-$(uname -r) &&
-modprobe nbd && grep -q "^nbd " /proc/modules && echo "host modprobe loaded nbd"'
+modprobe nbd && grep -q "^nbd " /proc/modules && echo "host modprobe loaded nbd" &&
+modprobe virtio_pci && echo "host modprobe knows built-in virtio_pci"'
 expect_rc 0 $NUMALAB run --topo 2node --tests none --out "$SCRATCH/r" --tests-dir "$d" -- sh -c "$cmd"
 out=$SCRATCH/out
 grep -q '^    not ok' "$out" && { grep -B3 '^    not ok' "$out" >&2; fail "a real-system check failed"; }
@@ -62,5 +67,6 @@ expect_grep '^    # 2\.0\.19$' "$out"
 expect_grep '^    # host child ran$' "$out"
 expect_grep '^    # kconfig: /run/numalab/root/lab/kernel\.config$' "$out"
 expect_grep '^    # host modprobe loaded nbd$' "$out"
+expect_grep '^    # host modprobe knows built-in virtio_pci$' "$out"
 expect_grep '^ok [0-9] exec: sh -c ' "$out"
 expect_no_qemu
