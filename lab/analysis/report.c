@@ -520,6 +520,7 @@ void report_summary(const struct report_cell *cells, int n, struct buf *out)
 		add_line(out, c->status != CELL_PASS && c->reason && *c->reason ? c->reason : c->dir);
 		buf_addstr(out, "\n");
 	}
-	buf_addf(out, "%d cells: %d pass, %d fail, %d timeout, %d error\n", n, by_status[CELL_PASS],
+	buf_addf(out, "%d %s: %d pass, %d fail, %d timeout, %d error\n", n, plural((size_t)n, "cell", "cells"),
+		 by_status[CELL_PASS],
 		 by_status[CELL_FAIL], by_status[CELL_TIMEOUT], by_status[CELL_ERROR]);
 }
