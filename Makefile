@@ -50,9 +50,9 @@ INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/chi
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
 # model and the mempolicy suite's replay of a step trace against it, the
-# case harness and its KTAP counts).
+# case harness and its KTAP counts, /init's reading of skip reasons).
 UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c tests/guest/lib/child.c \
-	   tests/guest/suites/mempolicy/replay.c
+	   tests/guest/suites/mempolicy/replay.c images/init/skip_reason.c
 # Objects of their own, so a unit test's -MMD list names only headers.
 UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(B)/host/%.o)
 UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(B)/san/%.o)
@@ -218,7 +218,7 @@ image: numalab
 # Tests link objects, never sources: a dependency list (-MMD) then names a
 # source only as its own object's, so moving a source leaves a stale list
 # behind for an object nothing asks for, not for a binary make must build.
-$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy
+$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy -Iimages/init
 $(B)/host/tests/guest/suites/%.o $(B)/san/tests/guest/suites/%.o: LAB_CFLAGS += -Itests/guest/lib
 
 $(B)/unit/%: $(B)/host/tests/host/unit/%.o $(UNIT_LIB_OBJ) $(LAB_OBJ)
@@ -266,7 +266,7 @@ syntax-host: | $(CONFIG_H)
 	$(CC) $(SYNTAX_HOST_CFLAGS) -fsyntax-only runner.c $(LAB_SRC) $(FUZZ_SRC)
 syntax-unit: | $(CONFIG_H)
 	$(CC) $(SYNTAX_HOST_CFLAGS) -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy \
-		-fsyntax-only $(UNIT_SRC) $(UNIT_LIB)
+		-Iimages/init -fsyntax-only $(UNIT_SRC) $(UNIT_LIB)
 syntax-guest:
 	$(CC) $(SYNTAX_GUEST_CFLAGS) -Iimages/init -fsyntax-only $(INIT_SRC)
 	$(CC) $(SYNTAX_GUEST_CFLAGS) -fsyntax-only $(filter-out tests/guest/lib/sys.c,$(GUEST_LIB)) \

@@ -8,6 +8,8 @@
  *               the kernel warnings after the plan
  *   run.c       the plan (/lab/plan), each test in its own session,
  *               its KTAP relayed nested under "# Subtest:", its result
+ *   skip_reason.c  why a test skips, from its output (pure: the host's
+ *               unit tests check it too)
  *   disk.c      booting from a disk root (numalab.root=)
  *   shares.c    the Linux system third-party suites expect, the host's 9p
  *               shares and the host view
@@ -118,6 +120,15 @@ void move_fd(int fd, int target);
 void run_test(int number, const struct plan_entry *t);
 /* As PID 1, init inherits every orphan; reap them between tests. */
 void reap_orphans(void);
+
+/* skip_reason.c */
+/*
+ * If line says why its test skips -- LTP's "TCONF: reason", kselftest's
+ * "# SKIP reason", "SKIP: reason", "[SKIP] reason" -- the reason into
+ * reason (cap bytes, cut) and 1; else 0 and reason untouched.  A test that
+ * exits with its skip code is reported with its last such line.
+ */
+int skip_reason(const char *line, char *reason, size_t cap);
 
 /* disk.c */
 /* The value of KEY=VALUE on the command line into out; 0, or -1 when absent. */

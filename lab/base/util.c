@@ -296,6 +296,11 @@ const char *next_line(const char *p)
 	return *p ? p + 1 : p;
 }
 
+const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 int copy_file(const char *from, const char *to, struct error *err)
 {
 	struct stat st;

@@ -96,6 +96,9 @@ void buf_free(struct buf *b);
 /* The start of the line after the one p is in ("" at the end of the text). */
 const char *next_line(const char *p);
 
+/* A count's noun: one for 1, else many ("%zu %s", n, plural(n, "metric", "metrics")). */
+const char *plural(size_t n, const char *one, const char *many);
+
 /* Whole-file helpers. read: -1 with err on failure. */
 int read_file(const char *path, struct buf *out, struct error *err) LAB_MUST_CHECK;
 /*
