@@ -196,7 +196,10 @@ void buf_addstr(struct buf *b, const char *s)
 
 const char *buf_str(struct buf *b)
 {
-	return b->data ? b->data : "";
+	if (!b->data)
+		return "";
+	b->data[b->len] = '\0';   /* a caller may have cut len (b->len = 0 to reuse b) */
+	return b->data;
 }
 
 void buf_free(struct buf *b)

@@ -90,7 +90,8 @@ struct buf {
 void buf_add(struct buf *b, const void *data, size_t len);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_addstr(struct buf *b, const char *s);
-const char *buf_str(struct buf *b);   /* NUL terminated view; "" when empty */
+/* A NUL-terminated view of b's len bytes ("" when empty); len may have been cut to reuse b. */
+const char *buf_str(struct buf *b);
 void buf_free(struct buf *b);
 
 /* The start of the line after the one p is in ("" at the end of the text). */
