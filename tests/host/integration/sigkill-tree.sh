@@ -30,10 +30,9 @@ trap 'left=$(ours); [ -n "$left" ] && kill -9 $left; rm -rf "$SCRATCH"' EXIT
 # The stand-in of STEP hangs: its sub-process runs.
 hanging() { grep -qsaE -- ": ${SCRATCH//./[.]}/hang-$1" /proc/[0-9]*/cmdline; }
 
-# step NAME CMD...: start CMD, wait for NAME's stand-in to hang, SIGKILL
-# CMD, and find nothing of ours left.
-step() {
-	local name=$1 pid left
+# start NAME CMD...: start CMD (its pid in $pid), wait for NAME's stand-in to hang.
+start() {
+	local name=$1
 	shift
 	echo "$name" >"$SCRATCH/hang"
 	"$@" >"$SCRATCH/$name.out" 2>&1 &
@@ -44,9 +43,15 @@ step() {
 		sleep 0.1
 	done
 	hanging "$name" || { cat "$SCRATCH/$name.out"; fail "$name: the step did not start within 30 s"; }
+}
+
+# step NAME CMD...: start CMD, wait for NAME's stand-in to hang, SIGKILL
+# CMD, and find nothing of ours left.
+step() {
+	start "$@"
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	settle "$name"
+	settle "$1"
 }
 
 # No process of ours may be left (a moment for the kernel's kills).
@@ -85,11 +90,29 @@ cat >"$SCRATCH/bin/dpkg-deb" <<EOF
 sh -c "${HANG_SH}unpack" & wait
 EOF
 chmod +x "$SCRATCH"/bin/*
+# exec: $pid is numalab itself, not a subshell around it.
+fetch_fake() {
+	exec env PATH="$SCRATCH/bin:$PATH" NUMALAB_CACHE="$SCRATCH/cache" \
+		NUMALAB_MIRROR=http://127.0.0.1:9/debian "$SCRATCH/lab/numalab" kernel fetch fake
+}
 for s in fetch unpack; do
 	rm -rf "$SCRATCH/cache"
-	step $s env PATH="$SCRATCH/bin:$PATH" NUMALAB_CACHE="$SCRATCH/cache" \
-		NUMALAB_MIRROR=http://127.0.0.1:9/debian "$SCRATCH/lab/numalab" kernel fetch fake
+	step $s fetch_fake
 done
+
+# SIGINT during the download ends the fetch, exit 3: no `apt-get update`
+# and no snapshot archive after it (before, the killed download looked like
+# a stale list: the update that followed hung here in the stand-in again).
+rm -rf "$SCRATCH/cache"
+start fetch fetch_fake
+kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "kernel fetch went on for 10 s after SIGINT"; }
+wait $pid
+rc=$?
+[ $rc = 3 ] || { cat "$SCRATCH/fetch.out"; fail "kernel fetch interrupted: exit $rc, want 3"; }
+grep -q 'interrupted (signal 2)' "$SCRATCH/fetch.out" || { cat "$SCRATCH/fetch.out"; fail "no 'interrupted' said"; }
+settle "fetch, interrupted"
 
 # --- configure and build: a fake kernel tree (kbuild.c runs make -C SRC O=OBJ) ---
 tree=$SCRATCH/tree
