@@ -52,4 +52,20 @@ expect_grep '^\./numalab bisect --topo "2node" --recipe "stock" *$' "$SCRATCH/ou
 expect_rc 0 make -n lab-try PATCH='a.patch b.patch' TOPOS=2node,la-2node EXPECT='bulk_calls decreases' REPORT=1
 expect_grep '^\./numalab try a\.patch b\.patch --topos "2node,la-2node" --expect "bulk_calls decreases" --report *$' "$SCRATCH/out"
 expect_grep 'GUEST_ARCH=\$a' "$SCRATCH/out"
+# A target's variable never clobbers the build: B is lab-compare's second
+# tree, not where make compiles numalab (that is BUILD).  -W: as if
+# runner.c had changed, so numalab is rebuilt (shown, -n, not done).
+expect_rc 0 make -n -W runner.c lab-compare A="$SCRATCH/x" B="$SCRATCH/y"
+expect_grep ' -o build/host/runner\.o runner\.c$' "$SCRATCH/out"
+expect_grep "^\./numalab compare +$SCRATCH/x $SCRATCH/y\$" "$SCRATCH/out"
+! grep -q "$SCRATCH/y/" "$SCRATCH/out" || fail "make lab-compare B=DIR builds into DIR: $(cat "$SCRATCH/out")"
+# The environment's ARCH, TESTS, OUT, ... are not options (make's command line's are).
+expect_rc 0 env ARCH=arm64 TESTS=env-tests OUT=env-out TOPO=env-topo KERNEL=env-kernel make -n lab-run
+expect_grep '^\./numalab run --topo "2node" *$' "$SCRATCH/out"
+expect_rc 0 env ARCH=arm64 make -n kernel
+expect_grep '^\./numalab kernel build stock --arch "x86_64" *$' "$SCRATCH/out"
+# make does not pass numalab's exit code through (docs/exit-codes.md): it
+# exits 2 and names numalab's code on its error line.
+expect_rc 2 make -s lab-compare A="$SCRATCH/x" B="$SCRATCH/y"
+expect_grep '^make: \*\*\* \[Makefile:[0-9]+: lab-compare\] Error 2$' "$SCRATCH/err"
 echo "make-options: ok"
