@@ -128,8 +128,8 @@ int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
 
-/* topo's and tap's options and subcommands, for their pinned --help (test_options). */
-extern const struct opt_spec topo_spec, tap_spec;
+/* Options and subcommands of topo, tap, kernel, image: their --help is pinned (test_options). */
+extern const struct opt_spec topo_spec, tap_spec, kernel_spec, image_spec;
 
 /*
  * toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, OPT_HELP

@@ -96,7 +96,7 @@ expect_rc 2 $NUMALAB kernel build stock --arch sparc
 expect_rc 2 $NUMALAB kernel key stock+nosuchfragment
 expect_grep "stock.recipe: config fragment kernels/config/nosuchfragment.config does not exist" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel key 'stock+../../etc/passwd'
-expect_grep "^numalab kernel: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
+expect_grep "^numalab kernel key: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
 # --patch: only onto kernels built from source, only files holding a patch;
 # a kernel tree configured in place is the user's to clean (docs/byo.md).
 wi=kernels/patches/wi-carryover/0001-mm-mempolicy-simplify-weighted-interleave-bulk-alloc-calculations.patch
