@@ -1,5 +1,6 @@
 #include "boot/image.h"
 #include "kernel/pin.h"
+#include "base/lines.h"
 #include "base/proc.h"
 
 #include <dirent.h>
@@ -608,4 +609,58 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 	buf_free(&topo_text);
 	buf_free(&plan);
 	return rc;
+}
+
+/* DEST is a file in a directory of programs: .../bin/NAME or .../sbin/NAME. */
+static int in_bin_dir(const char *dest)
+{
+	const char *slash = strrchr(dest, '/');
+	size_t dir = slash ? (size_t)(slash - dest) : 0;
+
+	return (dir >= 4 && !strncmp(slash - 4, "/bin", 4)) || (dir >= 5 && !strncmp(slash - 5, "/sbin", 5));
+}
+
+/* 1 if the busybox at path has an applet name (its --list), 0 if not, -1 with err. */
+static int busybox_applet(const char *path, const char *name, struct error *err)
+{
+	static char list[65536];
+	const char *argv[] = { path, "--list", NULL };
+	char *save = NULL;
+	int code = proc_capture(argv, list, sizeof(list), err);
+
+	if (code < 0)
+		return -1;
+	if (code)
+		return error_set(err, "%s --list exited %d: an applets line names a busybox this host runs",
+				 path, code);
+	for (char *applet = strtok_r(list, "\n", &save); applet; applet = strtok_r(NULL, "\n", &save))
+		if (!strcmp(applet, name))
+			return 1;
+	return 0;
+}
+
+int image_guest_program(enum topo_arch arch, const char *name, struct error *err)
+{
+	char manifest[1024], *line, *words[LINES_MAX_WORDS];
+	struct buf text = BUF_INIT;
+	struct lines l;
+	int found = 0, rc = 0, n;
+
+	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", lab_root(), topo_arch_name(arch));
+	if (read_file(manifest, &text, err))
+		return -1;
+	lines_init(&l, manifest, text.data, text.len);
+	/* "SOURCE /DEST [optional|applets]"; image_base() refuses other lines. */
+	while (!found && (rc = lines_next(&l, &line)) > 0 && (rc = n = lines_words(&l, line, words)) > 0) {
+		if (n < 2)
+			continue;
+		if (in_bin_dir(words[1]) && !strcmp(strrchr(words[1], '/') + 1, name))
+			found = 1;
+		else if (n == 3 && !strcmp(words[2], "applets") && (found = busybox_applet(words[0], name, err)) < 0)
+			break;
+	}
+	buf_free(&text);
+	if (rc < 0)
+		return error_set(err, "%s", l.msg);
+	return found;
 }

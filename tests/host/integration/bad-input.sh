@@ -108,9 +108,37 @@ mkdir -p "$SCRATCH/ktree/mm" "$SCRATCH/ktree/arch" "$SCRATCH/ktree/scripts/kconf
 touch "$SCRATCH/ktree/Makefile" "$SCRATCH/ktree/Kconfig" "$SCRATCH/ktree/.config"
 expect_rc 2 $NUMALAB run --topo 2node --kernel "$SCRATCH/ktree" --out "$SCRATCH/r"
 expect_grep "configured or built in place .*make -C $SCRATCH/ktree mrproper" "$SCRATCH/err"
+# -- CMD whose program the guest would not find: refused before any build or boot.
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- nosuchprogram --flag
+expect_grep "^numalab run: -- nosuchprogram: no such program in the guest: .*; give its path" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- ./nosuchprogram
+expect_grep "^numalab run: -- \./nosuchprogram: No such file or directory in $PWD; give the path" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- /etc/passwd
+expect_grep "^numalab run: -- /etc/passwd: not an executable file; give the path" "$SCRATCH/err"
+# The lab's guest programs count though the host lacks them (busybox's
+# crc32, numactl), as do the host's in the guest's PATH: what stops these
+# is the kernel, checked after the command.
+for cmd in crc32 numactl ls ./numalab; do
+	expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r" -- $cmd
+	expect_grep "unknown kernel 'nosuchkernel'" "$SCRATCH/err"
+done
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
+# As git and curl: the version; `help CMD` is `CMD --help`.
+expect_rc 0 $NUMALAB --version
+expect_grep '^numalab version [0-9a-z.-]+$' "$SCRATCH/out"
+cp "$SCRATCH/out" "$SCRATCH/version"
+expect_rc 0 $NUMALAB version
+cmp -s "$SCRATCH/out" "$SCRATCH/version" || fail "numalab version and --version differ"
+for c in run kernel image; do
+	expect_rc 0 $NUMALAB help $c
+	cp "$SCRATCH/out" "$SCRATCH/help"
+	expect_rc 0 $NUMALAB $c --help
+	cmp -s "$SCRATCH/out" "$SCRATCH/help" || fail "numalab help $c is not numalab $c --help"
+done
+expect_rc 2 $NUMALAB help frobnicate
+expect_grep "^numalab: unknown command 'frobnicate'" "$SCRATCH/err"
 for c in run topo bench setup kernel bisect bisect-run; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 for c in run topo bench setup kernel image; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"
