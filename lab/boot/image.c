@@ -639,14 +639,14 @@ static int busybox_applet(const char *path, const char *name, struct error *err)
 	return 0;
 }
 
-int image_guest_program(enum topo_arch arch, const char *name, struct error *err)
+int image_guest_program(const char *root, enum topo_arch arch, const char *name, struct error *err)
 {
 	char manifest[1024], *line, *words[LINES_MAX_WORDS];
 	struct buf text = BUF_INIT;
 	struct lines l;
 	int found = 0, rc = 0, n;
 
-	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", lab_root(), topo_arch_name(arch));
+	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", root, topo_arch_name(arch));
 	if (read_file(manifest, &text, err))
 		return -1;
 	lines_init(&l, manifest, text.data, text.len);

@@ -51,13 +51,15 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 	       struct error *err) LAB_MUST_CHECK;
 
 /*
- * 1 if the lab's own image for arch (images/ARCH.manifest) gives the guest
- * a program called name: a file it puts in a bin/ or sbin/ directory
- * (numactl), or an applet of the busybox an applets line names (so -- CMD
- * can be checked before a boot: the guest looks there first).  0 if not;
- * -1 with err when the manifest cannot be read or the busybox run.
+ * 1 if the lab's own image for arch (ROOT/images/ARCH.manifest, root:
+ * lab_root()) gives the guest a program called name: a file it puts in a
+ * bin/ or sbin/ directory (numactl), or an applet of the busybox an
+ * applets line names (so -- CMD can be checked before a boot: the guest
+ * looks there first).  0 if not; -1 with err when the manifest cannot be
+ * read or the busybox run.
  */
-int image_guest_program(enum topo_arch arch, const char *name, struct error *err) LAB_MUST_CHECK;
+int image_guest_program(const char *root, enum topo_arch arch, const char *name,
+			struct error *err) LAB_MUST_CHECK;
 
 /* What a run adds to the base image. */
 struct run_part {

@@ -269,7 +269,7 @@ static int check_exec(const char *cmd, const struct run_inputs *p, struct error 
 		found = is_program(path);
 		free(path);
 	}
-	if (!found && (found = image_guest_program(p->topo.arch, cmd, err)) < 0)
+	if (!found && (found = image_guest_program(lab_root(), p->topo.arch, cmd, err)) < 0)
 		return -1;
 	if (found)
 		return 0;
