@@ -161,20 +161,26 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
  * here: an applets line names a busybox of the host's arch.  The links
  * follow from the binary, whose content is in the key already.
  */
+/* The busybox's applets, one "bin/ash" line each (--list-full), in a static buffer; NULL with err. */
+static char *applet_list(const char *busybox, struct error *err)
+{
+	static char list[65536];
+	const char *argv[] = { busybox, "--list-full", NULL };
+	int code = proc_capture(argv, list, sizeof(list), err);
+
+	if (code > 0)
+		error_set(err, "%s --list-full exited %d: an applets line names a busybox this host runs",
+			  busybox, code);
+	return code ? NULL : list;
+}
+
 static int add_applet_links(struct cpio_stream *out, struct strvec *dirs, const char *src,
 			    const char *dest, struct error *err)
 {
-	static char list[65536];
-	const char *argv[] = { src, "--list-full", NULL };
-	char *save = NULL;
+	char *list = applet_list(src, err), *save = NULL;
 
-	int code = proc_capture(argv, list, sizeof(list), err);
-
-	if (code < 0)
+	if (!list)
 		return -1;
-	if (code)
-		return error_set(err, "%s --list-full exited %d: an applets line names a busybox this host runs",
-				 src, code);
 	for (char *name = strtok_r(list, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
 		char path[512];
 
@@ -620,21 +626,15 @@ static int in_bin_dir(const char *dest)
 	return (dir >= 4 && !strncmp(slash - 4, "/bin", 4)) || (dir >= 5 && !strncmp(slash - 5, "/sbin", 5));
 }
 
-/* 1 if the busybox at path has an applet name (its --list), 0 if not, -1 with err. */
+/* 1 if the busybox at path has an applet name, 0 if not, -1 with err. */
 static int busybox_applet(const char *path, const char *name, struct error *err)
 {
-	static char list[65536];
-	const char *argv[] = { path, "--list", NULL };
-	char *save = NULL;
-	int code = proc_capture(argv, list, sizeof(list), err);
+	char *list = applet_list(path, err), *save = NULL;
 
-	if (code < 0)
+	if (!list)
 		return -1;
-	if (code)
-		return error_set(err, "%s --list exited %d: an applets line names a busybox this host runs",
-				 path, code);
 	for (char *applet = strtok_r(list, "\n", &save); applet; applet = strtok_r(NULL, "\n", &save))
-		if (!strcmp(applet, name))
+		if (!strcmp(strrchr(applet, '/') ? strrchr(applet, '/') + 1 : applet, name))
 			return 1;
 	return 0;
 }
