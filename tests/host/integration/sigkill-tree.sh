@@ -11,7 +11,10 @@
 # hanging `sh -c`, keeps running with parent 1; so do the sub-makes of
 # configure and build, and of a matrix cell's build.  Without namespaces
 # (the fallback step below) it fails unless the build's lock is inherited
-# by the build's processes (kbuild.c, lock_work_tree()).
+# by the build's processes (kbuild.c, lock_work_tree()).  SIGINT during the
+# fetch and during the build ends numalab with exit 3 and nothing left
+# (before bd50c85 the fetch went on: update, then the snapshot archive).
+# About 12-20 s (one boot, the rest stand-ins).
 . "$(dirname "$0")/lib.bash"
 
 # Processes of this test: $SCRATCH in their command line or working
@@ -143,6 +146,17 @@ export NUMALAB_CACHE=$SCRATCH/cache
 for s in configure build; do
 	step $s ./numalab kernel build "$tree"
 done
+
+# SIGINT during the build: make is stopped with its sub-make, exit 3.
+start build ./numalab kernel build "$tree"
+kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "kernel build went on for 10 s after SIGINT"; }
+wait $pid
+rc=$?
+[ $rc = 3 ] || { cat "$SCRATCH/build.out"; fail "kernel build interrupted: exit $rc, want 3"; }
+grep -q 'interrupted' "$SCRATCH/build.out" || { cat "$SCRATCH/build.out"; fail "no 'interrupted' said"; }
+settle "build, interrupted"
 
 # The work tree is free again: the next build takes its lock at once.
 echo none >"$SCRATCH/hang"
