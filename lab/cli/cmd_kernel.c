@@ -76,21 +76,21 @@ static const char kernel_tail[] =
 	"Exit: 0 done, 2 bad usage or input, 3 the lab failed or was interrupted.\n";
 
 /* The options' values: one command line per process. */
-static const char *arch = "x86_64", *source = "linux-7.2";
-static struct strvec patches = STRVEC_INIT;
+static const char *opt_arch = "x86_64", *opt_source = "linux-7.2";
+static struct strvec opt_patches = STRVEC_INIT;
 
 #define ARCH_OPT \
-	OPT_CHOICE("arch", &arch, "ARCH", "x86_64|loongarch64|loongarch", \
+	OPT_CHOICE("arch", &opt_arch, "ARCH", "x86_64|loongarch64|loongarch", \
 		   "x86_64 (default) or loongarch64 (also: loongarch)")
 
 static const struct opt build_opts[] = {
 	ARCH_OPT,
-	OPT_LIST("patch", &patches, "FILE", "FILE's patches on top (repeatable; docs/byo.md)"),
+	OPT_LIST("patch", &opt_patches, "FILE", "FILE's patches on top (repeatable; docs/byo.md)"),
 	OPT_END,
 };
 static const struct opt arch_opts[] = { ARCH_OPT, OPT_END };
 static const struct opt git_tree_opts[] = {
-	OPT_STRING("source", &source, "S",
+	OPT_STRING("source", &opt_source, "S",
 		   "a name pinned in kernels/prebuilt.lock (default:\nlinux-7.2) or a .tar[.gz|.xz] file"),
 	OPT_END,
 };
@@ -182,7 +182,7 @@ static int fetch(const char *name, const char *arch)
 	return exit_code(rc, &err);
 }
 
-/* A recipe's name, checked: RECIPE[+FRAGMENT...], no paths. */
+/* A recipe's name, checked: RECIPE[+FRAG...], no paths: -1 when good, else the exit code. */
 static int check_recipe(const char *spec)
 {
 	if (strchr(spec, '/'))
@@ -203,7 +203,7 @@ static int kernel_command(int n, char **args, const char *kernel_arch)
 		if (n < 1)
 			return command_usage_error(chosen->name, "give OUT, e.g. `git-tree /tmp/linux`");
 		interrupt_catch();
-		return git_tree(source, args, n);
+		return git_tree(opt_source, args, n);
 	}
 	if (n != 1)
 		return command_usage_error(chosen->name, "give one %s", chosen == &fetch_spec ?
@@ -213,13 +213,14 @@ static int kernel_command(int n, char **args, const char *kernel_arch)
 		interrupt_catch();
 		return fetch(args[0], kernel_arch);
 	}
-	for (size_t i = 0; i < patches.nr; i++)
-		if (access(patches.items[i], R_OK))
-			return command_usage_error(chosen->name, "--patch %s: %s", patches.items[i], strerror(errno));
+	for (size_t i = 0; i < opt_patches.nr; i++)
+		if (access(opt_patches.items[i], R_OK))
+			return command_usage_error(chosen->name, "--patch %s: %s", opt_patches.items[i],
+						   strerror(errno));
 	if ((chosen == &key_spec || !is_dir(args[0])) && (rc = check_recipe(args[0])) >= 0)
 		return rc;
 	interrupt_catch();
-	return chosen == &build_spec ? build(args[0], kernel_arch, &patches) : key(args[0], kernel_arch);
+	return chosen == &build_spec ? build(args[0], kernel_arch, &opt_patches) : key(args[0], kernel_arch);
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -227,7 +228,8 @@ int cmd_kernel(int argc, char **argv)
 	int rc, first;
 
 	if ((rc = command_options(&kernel_spec, argc, argv, &first)) < 0)
-		rc = kernel_command(argc - first, argv + first, !strcmp(arch, "loongarch") ? "loongarch64" : arch);
-	strvec_clear(&patches);
+		rc = kernel_command(argc - first, argv + first,
+				    !strcmp(opt_arch, "loongarch") ? "loongarch64" : opt_arch);
+	strvec_clear(&opt_patches);
 	return rc;
 }
