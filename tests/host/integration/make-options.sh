@@ -5,11 +5,14 @@
 . "$(dirname "$0")/lib.bash"
 var() { make -s --no-print-directory --eval="print-var: ; @echo \$($1)" print-var; }
 # has_option CMD NAME: NAME is in the option list of `numalab CMD --help`.
-has_option() { $NUMALAB "$1" --help | grep -qE -- "^  --$2( |\$)"; }
-options_of() { $NUMALAB "$1" --help | sed -nE 's/^  --([a-z-]+).*/\1/p'; }
+# CMD may be a subcommand, "kernel build": the words unquoted.
+has_option() { $NUMALAB $1 --help | grep -qE -- "^  --$2( |\$)"; }
+options_of() { $NUMALAB $1 --help | sed -nE 's/^  --([a-z-]+).*/\1/p'; }
 
 for t in RUN SHELL BISECT MATRIX TRY KERNEL IMAGE MUTATE; do
 	cmd=$(echo "$t" | tr A-Z a-z)
+	# make kernel runs `numalab kernel build`, make image `numalab image build`.
+	case $t in KERNEL | IMAGE) cmd="$cmd build";; esac
 	names="$(var ${t}_OPTIONS) $(var ${t}_LISTS) $(var ${t}_FLAGS)"
 	[ "$t" = SHELL ] && names="$names $(var RUN_LISTS)"
 	[ -n "${names// }" ] || fail "no ${t}_OPTIONS in the Makefile"
