@@ -161,26 +161,20 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
  * here: an applets line names a busybox of the host's arch.  The links
  * follow from the binary, whose content is in the key already.
  */
-/* The busybox's applets, one "bin/ash" line each (--list-full), in a static buffer; NULL with err. */
-static char *applet_list(const char *busybox, struct error *err)
-{
-	static char list[65536];
-	const char *argv[] = { busybox, "--list-full", NULL };
-	int code = proc_capture(argv, list, sizeof(list), err);
-
-	if (code > 0)
-		error_set(err, "%s --list-full exited %d: an applets line names a busybox this host runs",
-			  busybox, code);
-	return code ? NULL : list;
-}
-
 static int add_applet_links(struct cpio_stream *out, struct strvec *dirs, const char *src,
 			    const char *dest, struct error *err)
 {
-	char *list = applet_list(src, err), *save = NULL;
+	static char list[65536];
+	const char *argv[] = { src, "--list-full", NULL };
+	char *save = NULL;
 
-	if (!list)
+	int code = proc_capture(argv, list, sizeof(list), err);
+
+	if (code < 0)
 		return -1;
+	if (code)
+		return error_set(err, "%s --list-full exited %d: an applets line names a busybox this host runs",
+				 src, code);
 	for (char *name = strtok_r(list, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
 		char path[512];
 
@@ -626,19 +620,6 @@ static int in_bin_dir(const char *dest)
 	return (dir >= 4 && !strncmp(slash - 4, "/bin", 4)) || (dir >= 5 && !strncmp(slash - 5, "/sbin", 5));
 }
 
-/* 1 if the busybox at path has an applet name, 0 if not, -1 with err. */
-static int busybox_applet(const char *path, const char *name, struct error *err)
-{
-	char *list = applet_list(path, err), *save = NULL;
-
-	if (!list)
-		return -1;
-	for (char *applet = strtok_r(list, "\n", &save); applet; applet = strtok_r(NULL, "\n", &save))
-		if (!strcmp(strrchr(applet, '/') ? strrchr(applet, '/') + 1 : applet, name))
-			return 1;
-	return 0;
-}
-
 int image_guest_program(const char *root, enum topo_arch arch, const char *name, struct error *err)
 {
 	char manifest[1024], *line, *words[LINES_MAX_WORDS];
@@ -650,14 +631,11 @@ int image_guest_program(const char *root, enum topo_arch arch, const char *name,
 	if (read_file(manifest, &text, err))
 		return -1;
 	lines_init(&l, manifest, text.data, text.len);
-	/* "SOURCE /DEST [optional|applets]"; image_base() refuses other lines. */
+	/* "SOURCE /DEST [WHAT]"; image_base() refuses other lines. */
 	while (!found && (rc = lines_next(&l, &line)) > 0 && (rc = n = lines_words(&l, line, words)) > 0) {
 		if (n < 2)
 			continue;
-		if (in_bin_dir(words[1]) && !strcmp(strrchr(words[1], '/') + 1, name))
-			found = 1;
-		else if (n == 3 && !strcmp(words[2], "applets") && (found = busybox_applet(words[0], name, err)) < 0)
-			break;
+		found = in_bin_dir(words[1]) && !strcmp(strrchr(words[1], '/') + 1, name);
 	}
 	buf_free(&text);
 	if (rc < 0)

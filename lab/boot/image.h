@@ -53,10 +53,10 @@ int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap
 /*
  * 1 if the lab's own image for arch (ROOT/images/ARCH.manifest, root:
  * lab_root()) gives the guest a program called name: a file it puts in a
- * bin/ or sbin/ directory (numactl), or an applet of the busybox an
- * applets line names (so -- CMD can be checked before a boot: the guest
- * looks there first).  0 if not; -1 with err when the manifest cannot be
- * read or the busybox run.
+ * bin/ or sbin/ directory (numactl, busybox), so that -- CMD can be
+ * checked before a boot (the guest looks there first).  Busybox's applets
+ * are not: the host view has them only as `busybox NAME`.  0 if not; -1
+ * with err when the manifest cannot be read.
  */
 int image_guest_program(const char *root, enum topo_arch arch, const char *name,
 			struct error *err) LAB_MUST_CHECK;

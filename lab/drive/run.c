@@ -245,8 +245,8 @@ static int is_program(const char *path)
  * -- CMD's program, found before anything is built or booted (exit 2, not
  * a failed test after the boot): a path, from the current directory where
  * the guest runs it, to a program; or a name the guest's PATH finds: one
- * of the lab's own guest programs (busybox's applets, numactl; the guest
- * looks there first) or a program in a directory of that PATH (as
+ * of the lab's own guest programs (numactl, busybox; the guest looks
+ * there first) or a program in a directory of that PATH (as
  * images/init/init.h's VIEW_PATH_ENV) in the host's root.
  */
 static int check_exec(const char *cmd, const struct run_inputs *p, struct error *err)
@@ -274,9 +274,10 @@ static int check_exec(const char *cmd, const struct run_inputs *p, struct error 
 	if (found)
 		return 0;
 	return error_input(err, "-- %s: no such program in the guest: neither one of the lab's guest programs "
-			   "(images/%s.manifest: busybox's applets, numactl) nor in /usr/local/sbin, "
-			   "/usr/local/bin, /usr/sbin, /usr/bin, /sbin or /bin of the host's root; give its "
-			   "path (./%s for one in the current directory)", cmd, topo_arch_name(p->topo.arch), cmd);
+			   "(images/%s.manifest: numactl, busybox) nor in /usr/local/sbin, /usr/local/bin, "
+			   "/usr/sbin, /usr/bin, /sbin or /bin of the host's root; give its path (./%s for one "
+			   "in the current directory; `busybox %s` for an applet)", cmd,
+			   topo_arch_name(p->topo.arch), cmd, cmd);
 }
 
 /*

@@ -115,10 +115,12 @@ expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- ./nosuchprogram
 expect_grep "^numalab run: -- \./nosuchprogram: No such file or directory in $PWD; give the path" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- /etc/passwd
 expect_grep "^numalab run: -- /etc/passwd: not an executable file; give the path" "$SCRATCH/err"
-# The lab's guest programs count though the host lacks them (busybox's
-# crc32, numactl), as do the host's in the guest's PATH: what stops these
-# is the kernel, checked after the command.
-for cmd in crc32 numactl ls ./numalab; do
+# A busybox applet the host lacks is no program by name (`busybox crc32` is).
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- crc32 /etc/hostname
+expect_grep "^numalab run: -- crc32: no such program in the guest: .*\`busybox crc32\` for an applet\)$" "$SCRATCH/err"
+# The lab's guest programs count, as do the host's in the guest's PATH:
+# what stops these is the kernel, checked after the command.
+for cmd in numactl busybox ls ./numalab; do
 	expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r" -- $cmd
 	expect_grep "unknown kernel 'nosuchkernel'" "$SCRATCH/err"
 done
