@@ -57,6 +57,20 @@ step() {
 	settle "$1"
 }
 
+# interrupt NAME: SIGINT to the started numalab ($pid) in NAME's step: it
+# ends within 10 s, exit 3, saying so, and nothing of ours is left.
+interrupt() {
+	local rc
+	kill -INT $pid
+	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "$1: numalab went on for 10 s after SIGINT"; }
+	wait $pid
+	rc=$?
+	[ $rc = 3 ] || { cat "$SCRATCH/$1.out"; fail "$1 interrupted: exit $rc, want 3"; }
+	grep -q 'interrupted (signal 2)' "$SCRATCH/$1.out" || { cat "$SCRATCH/$1.out"; fail "$1: no 'interrupted' said"; }
+	settle "$1, interrupted"
+}
+
 # No process of ours may be left (a moment for the kernel's kills).
 settle() {
 	local left
@@ -108,14 +122,7 @@ done
 # a stale list: the update that followed hung here in the stand-in again).
 rm -rf "$SCRATCH/cache"
 start fetch fetch_fake
-kill -INT $pid
-for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "kernel fetch went on for 10 s after SIGINT"; }
-wait $pid
-rc=$?
-[ $rc = 3 ] || { cat "$SCRATCH/fetch.out"; fail "kernel fetch interrupted: exit $rc, want 3"; }
-grep -q 'interrupted (signal 2)' "$SCRATCH/fetch.out" || { cat "$SCRATCH/fetch.out"; fail "no 'interrupted' said"; }
-settle "fetch, interrupted"
+interrupt fetch
 
 # --- configure and build: a fake kernel tree (kbuild.c runs make -C SRC O=OBJ) ---
 tree=$SCRATCH/tree
@@ -149,14 +156,7 @@ done
 
 # SIGINT during the build: make is stopped with its sub-make, exit 3.
 start build ./numalab kernel build "$tree"
-kill -INT $pid
-for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "kernel build went on for 10 s after SIGINT"; }
-wait $pid
-rc=$?
-[ $rc = 3 ] || { cat "$SCRATCH/build.out"; fail "kernel build interrupted: exit $rc, want 3"; }
-grep -q 'interrupted' "$SCRATCH/build.out" || { cat "$SCRATCH/build.out"; fail "no 'interrupted' said"; }
-settle "build, interrupted"
+interrupt build
 
 # The work tree is free again: the next build takes its lock at once.
 echo none >"$SCRATCH/hang"
