@@ -233,6 +233,53 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 	return rc;
 }
 
+/* A file the guest (root) can execute: a regular file with an x bit. */
+static int is_program(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+}
+
+/*
+ * -- CMD's program, found before anything is built or booted (exit 2, not
+ * a failed test after the boot): a path, from the current directory where
+ * the guest runs it, to a program; or a name the guest's PATH finds: one
+ * of the lab's own guest programs (numactl, busybox; the guest looks
+ * there first) or a program in a directory of that PATH (as
+ * images/init/init.h's VIEW_PATH_ENV) in the host's root.
+ */
+static int check_exec(const char *cmd, const struct run_inputs *p, struct error *err)
+{
+	static const char *const view_path[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+						 "/sbin", "/bin", NULL };
+	int found = 0;
+
+	if (strchr(cmd, '/')) {
+		if (is_program(cmd))
+			return 0;
+		return error_input(err, "-- %s: %s%s%s; give the path of a program, absolute or from the "
+				   "current directory (the guest runs it there)", cmd,
+				   access(cmd, F_OK) ? strerror(errno) : "not an executable file",
+				   cmd[0] == '/' ? "" : " in ", cmd[0] == '/' ? "" : p->cwd);
+	}
+	for (int i = 0; view_path[i] && !found; i++) {
+		char *path = xprintf("%s/%s", view_path[i], cmd);
+
+		found = is_program(path);
+		free(path);
+	}
+	if (!found && (found = image_guest_program(lab_root(), p->topo.arch, cmd, err)) < 0)
+		return -1;
+	if (found)
+		return 0;
+	return error_input(err, "-- %s: no such program in the guest: neither one of the lab's guest programs "
+			   "(images/%s.manifest: numactl, busybox) nor in /usr/local/sbin, /usr/local/bin, "
+			   "/usr/sbin, /usr/bin, /sbin or /bin of the host's root; give its path (./%s for one "
+			   "in the current directory; `busybox %s` for an applet)", cmd,
+			   topo_arch_name(p->topo.arch), cmd, cmd);
+}
+
 /*
  * modules.dep and the other indexes modprobe reads: Debian's package leaves
  * them to its postinst, so depmod writes them into the cached tree once
@@ -681,7 +728,7 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 			if (!strcmp(p->suites.items[i].name, p->tests.items[j]))
 				return error_input(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
 						   p->suites.items[i].dir, p->tests.items[j]);
-	if (plan_shares(o, p, err))
+	if (plan_shares(o, p, err) || (o->exec_argv && check_exec(o->exec_argv[0], p, err)))
 		return -1;
 	for (size_t i = 0; i < p->tests.nr; i++)
 		strvec_push(&p->plan_names, p->tests.items[i]);

@@ -93,7 +93,8 @@ int pin_is_companion(const struct kernel_pin *pin);
 /*
  * The kernel pin, fetched into lab_cache_dir()/kernels/ unless it is there
  * already (network; waits for another fetch sharing its apt state), checked
- * to be a kernel image for its arch.  Fills *out.  Returns 0, -1 with err.
+ * to be a kernel image for its arch.  Fills *out.  Returns 0, -1 with err
+ * (after SIGINT, interrupt.h: "interrupted", no further download tried).
  */
 int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
