@@ -110,7 +110,7 @@ void mbind_run(const struct nodes *n)
 	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_STRICT, EIO, a, 0),
 		"mbind BIND elsewhere with MPOL_MF_STRICT: EIO, pages stay");
 	/* STRICT, pages already following the policy: success.
-	 * Kills mm/mempolicy.c:do_mbind `flags | MPOL_MF_INVERT` dropped from queue_pages_range (hand-written). */
+	 * Kills mm/mempolicy.c:do_mbind `if (nr_failed && (flags & MPOL_MF_STRICT))` -> `if (1)`. */
 	ktap_ok(mbind_case(a, MPOL_BIND, ma, MPOL_MF_STRICT, 0, a, 0),
 		"mbind BIND on the pages' node with MPOL_MF_STRICT: success");
 	/* "mode is not MPOL_DEFAULT": MPOL_DEFAULT with STRICT does not check the pages.
@@ -132,8 +132,8 @@ void mbind_run(const struct nodes *n)
 		ktap_ok(mbind_case(a, MPOL_INTERLEAVE, 1UL << n->mem[1] | mb, MPOL_MF_MOVE, 0, -1, 0),
 			"mbind INTERLEAVE with MPOL_MF_MOVE: each page on its interleave node");
 	/* Shared pages (a forked child maps them): MOVE leaves them ("will not be moved").
-	 * Kills mm/mempolicy.c:migrate_folio_add `(flags & MPOL_MF_MOVE_ALL) || !folio_maybe_mapped_shared(folio)`
-	 * -> `&&` ... as `if (1)` (hand-written: shared folios isolated). */
+	 * Kills mm/mempolicy.c:migrate_folio_add
+	 * `if ((flags & MPOL_MF_MOVE_ALL) || !folio_maybe_mapped_shared(folio))` -> `if (1)`. */
 	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_MOVE, 0, a, 1),
 		"mbind BIND elsewhere with MPOL_MF_MOVE, pages shared: they stay");
 	/* MOVE_ALL moves them "regardless of whether other processes use the pages" (root: CAP_SYS_NICE).

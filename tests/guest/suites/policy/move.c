@@ -95,8 +95,9 @@ static void run_mscenario(const struct nodes *n, const struct mscenario *s)
 /*
  * move_pages(2) status without moving (nodes NULL): "-ENOENT The page is not present."
  * "-EFAULT This is a zero page or the memory area is not mapped by the process."
- * Kills mm/migrate.c:do_pages_stat_array `err = -ENOENT;` (no folio) -> `err = (-ENOENT) + 1`
- * and `if (is_zero_folio(folio) || ...)` -> `if (0)` (the zero page's node reported).
+ * Kills mm/migrate.c:do_pages_stat_array `err = -ENOENT;` (no folio) -> `err = (-ENOENT) + 1;`
+ * and `if (is_zero_folio(folio) || is_huge_zero_folio(folio))` -> `if (0)` (the zero page's
+ * node reported).
  */
 static int check_status(const struct nodes *n)
 {
@@ -125,7 +126,10 @@ static int check_status(const struct nodes *n)
 	return ok;
 }
 
-/* move_pages with nodes: a page never touched gets -ENOENT, the others move. */
+/*
+ * move_pages with nodes: a page never touched gets -ENOENT ("The page is not present."), the
+ * others move.  Kills mm/migrate.c:add_folio_for_migration `err = -ENOENT;` -> `(-ENOENT) - 1`.
+ */
 static int check_move_status(const struct nodes *n)
 {
 	size_t ps = (size_t)page_size();
@@ -184,14 +188,14 @@ static void check_shared(const struct nodes *n)
 		}
 		close(pipefd[1]);
 		if (child > 0 && read(pipefd[0], &c, 1) == 1) {
-			/* Kills mm/migrate.c:add_folio_for_migration
+			/* Kills mm/migrate.c:__add_folio_for_migration
 			 * `if (folio_maybe_mapped_shared(folio) && !migrate_all)` -> `if (0)`. */
 			ok1 = p_move_pages(1, pages, &to, &status, MPOL_MF_MOVE) >= 0 && status == -EACCES;
 			if (!ok1)
 				ktap_diag("shared page, MPOL_MF_MOVE: status %d (%s), want -EACCES", status,
 					  strerror(errno));
-			/* Kills mm/migrate.c:kernel_move_pages `if (flags & MPOL_MF_MOVE_ALL)` -> `if (0)`
-			 * (hand-written: MOVE_ALL's pages as MOVE's). */
+			/* Kills mm/migrate.c:__add_folio_for_migration
+			 * `folio_maybe_mapped_shared(folio) && !migrate_all` -> `||`. */
 			status = 1;
 			ok2 = p_move_pages(1, pages, &to, &status, MPOL_MF_MOVE_ALL) >= 0 && status == to;
 			if (!ok2)

@@ -91,14 +91,15 @@ void query_run(const struct nodes *n)
 	expect_errno(p_get(&mode, &got, MAXNODE_LONG, &got, MPOL_F_MEMS_ALLOWED | MPOL_F_ADDR), EINVAL,
 		     "get_mempolicy(MPOL_F_MEMS_ALLOWED|MPOL_F_ADDR)");
 	/* ERRORS "Or flags specified values other than MPOL_F_NODE or MPOL_F_ADDR"; "Other flag
-	 * values are reserved."  Kills do_get_mempolicy: the unknown-flags `if (...)` -> `if (0)`. */
+	 * values are reserved."  Kills do_get_mempolicy: the unknown-flags test's `return -EINVAL;`
+	 * -> `return 0;` (hand-written: the test spans two lines). */
 	expect_errno(p_get(&mode, &got, MAXNODE_LONG, NULL, 1 << 3), EINVAL, "get_mempolicy flags 1 << 3");
 	/* "When flags is 0, addr must be specified as NULL."; ERRORS "or flags did not specify
 	 * MPOL_F_ADDR and addr is not NULL".  Kills do_get_mempolicy: `} else if (addr)` -> `if (0)`. */
 	expect_errno(p_get(&mode, &got, MAXNODE_LONG, &got, 0), EINVAL, "get_mempolicy flags 0 with an address");
 	/* ERRORS "Or, flags specified MPOL_F_NODE but not MPOL_F_ADDR and the current thread policy is
-	 * not MPOL_INTERLEAVE."  Kills do_get_mempolicy: `pol == current->mempolicy &&
-	 * pol->mode == MPOL_INTERLEAVE` -> `||`. */
+	 * not MPOL_INTERLEAVE."  Kills do_get_mempolicy: `} else if (pol == current->mempolicy &&`
+	 * (the MPOL_INTERLEAVE branch) -> `||`. */
 	ok = set_task(MPOL_BIND, one) == 0;
 	expect_errno(ok ? p_get(&mode, NULL, 0, NULL, MPOL_F_NODE) : 0, EINVAL,
 		     "get_mempolicy(MPOL_F_NODE) under MPOL_BIND");

@@ -219,14 +219,14 @@ void rebind_run(const struct nodes *n)
 	ktap_ok(ok, "%s", other_names[1]);
 	/* set_mempolicy(2) "EINVAL ... none of the node IDs specified by nodemask are on-line and allowed
 	 * by the process's current cpuset context".
-	 * Kills mm/mempolicy.c:mpol_set_nodemask `nodes_and(nsc->mask1, cpuset_current_mems_allowed,
-	 * node_states[N_MEMORY]);` -> the cpuset's part dropped (hand-written). */
+	 * Kills mm/mempolicy.c:mpol_set_nodemask `cpuset_current_mems_allowed, node_states[N_MEMORY]);`
+	 * -> `node_possible_map, node_states[N_MEMORY]);` (hand-written: the cpuset not consulted). */
 	outside = mem_mask(n, "1");
 	expect_errno(set_task(MPOL_BIND, outside), EINVAL, "set_mempolicy MPOL_BIND on a node outside the cpuset");
 	/* rst "MPOL_F_RELATIVE_NODES ... the policy will be effected over the first ... nodes in the
 	 * set of allowed nodes": relative 0 in mems m0,m2,m3 is m0, relative 1 is m2.
-	 * Kills mm/mempolicy.c:mpol_set_nodemask `mpol_relative_nodemask(&nsc->mask2, nodes, &nsc->mask1);`
-	 * -> `nodes_and(...)` (hand-written: the relative mask taken as physical). */
+	 * Kills mm/mempolicy.c:mpol_set_nodemask `if (pol->flags & MPOL_F_RELATIVE_NODES)` -> `if (0)`
+	 * (the relative mask taken as physical: node m1 is outside the cpuset, EINVAL). */
 	ok = set_task(MPOL_INTERLEAVE | MPOL_F_RELATIVE_NODES, 1UL << 1) == 0 && lands(n, "2", "relative 1");
 	reset_task();
 	ktap_ok(ok, "%s", other_names[3]);
