@@ -25,7 +25,7 @@ static void refuse(int mode, unsigned long mask, const char *what)
 	expect_errno(set_task(mode, mask), EINVAL, what);
 }
 
-/* A buffer of `bits` node bits, zeroed, in a fresh mapping; NULL on failure. */
+/* A zeroed buffer of at least `bits` node bits; NULL on failure (diag printed). */
 static unsigned long *big_mask(size_t bits)
 {
 	unsigned long *m = calloc(bits / 8 + 16, 1);
@@ -200,7 +200,7 @@ static void check_builds(const struct nodes *n)
 	/* set_mempolicy(2) MPOL_PREFERRED "If the nodemask and maxnode arguments specify the empty
 	 * set, then the policy specifies "local allocation"".  Run on the last node with CPUs.
 	 * Kills mpol_new: `mode = MPOL_LOCAL;` (empty MPOL_PREFERRED) removed: EINVAL. */
-	local = last_cpu_node();
+	local = last_cpu_node(n);
 	if (local < 0 || pin_to_node(local)) {
 		ktap_skip("MPOL_PREFERRED with an empty mask: local allocation", "cannot pin to a node's CPU");
 	} else {

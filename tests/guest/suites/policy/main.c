@@ -186,25 +186,17 @@ void unpin(void)
 	pinned = 0;
 }
 
-int cpu_node_other_than(int not)
+int last_cpu_node(const struct nodes *n)
 {
 	int cpu[MAX_NODES], nr = 0;
 
 	if (node_list("has_cpu", cpu, MAX_NODES, &nr))
 		return -1;
-	for (int i = 0; i < nr; i++)
-		if (cpu[i] != not)
-			return cpu[i];
+	for (int i = nr - 1; i >= 0; i--)
+		for (int k = 0; k < n->nr_mem; k++)
+			if (n->mem[k] == cpu[i])
+				return cpu[i];
 	return -1;
-}
-
-int last_cpu_node(void)
-{
-	int cpu[MAX_NODES], nr = 0;
-
-	if (node_list("has_cpu", cpu, MAX_NODES, &nr) || !nr)
-		return -1;
-	return cpu[nr - 1];
 }
 
 const char *mask_str(unsigned long mask)

@@ -89,9 +89,8 @@ int all_on(const int *status, size_t n, int node, const char *what);
 /* Pin to a CPU of node (its cpulist); 0, or -1 when the node has none. Restore with unpin(). */
 int pin_to_node(int node);
 void unpin(void);
-/* First node with CPUs other than `not`; the last node with CPUs (-1 for none). */
-int cpu_node_other_than(int not);
-int last_cpu_node(void);
+/* The last node with CPUs and memory (-1 for none). */
+int last_cpu_node(const struct nodes *n);
 
 /* "0-1,3" for a mask (rotating static buffers: four per statement). */
 const char *mask_str(unsigned long mask);

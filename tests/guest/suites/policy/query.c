@@ -130,15 +130,15 @@ void query_run(const struct nodes *n)
 	expect_errno(p_get(&mode, &got, (unsigned long)n->nr_possible - 1, NULL, 0), EINVAL,
 		     "get_mempolicy maxnode nr_node_ids - 1");
 	/* "maxnode specifies the number of node IDs that can be stored into nodemask--that is,
-	 * the maximum node ID plus one." */
+	 * the maximum node ID plus one.": nr_node_ids holds every node, the last memory node too. */
 	got = 0;
-	ok = set_task(MPOL_BIND, 1UL << (n->nr_possible - 1)) == 0 &&
-	     p_get(&mode, &got, (unsigned long)n->nr_possible, NULL, 0) == 0 && got == 1UL << (n->nr_possible - 1);
+	ok = set_task(MPOL_BIND, 1UL << n->mem[n->nr_mem - 1]) == 0 &&
+	     p_get(&mode, &got, (unsigned long)n->nr_possible, NULL, 0) == 0 && got == 1UL << n->mem[n->nr_mem - 1];
 	if (!ok)
-		ktap_diag("BIND node %d, get_mempolicy maxnode %d: %s, nodes %s", n->nr_possible - 1,
+		ktap_diag("BIND node %d, get_mempolicy maxnode %d: %s, nodes %s", n->mem[n->nr_mem - 1],
 			  n->nr_possible, strerror(errno), mask_str(got));
 	reset_task();
-	ktap_ok(ok, "get_mempolicy maxnode nr_node_ids holds the highest node");
+	ktap_ok(ok, "get_mempolicy maxnode nr_node_ids holds the last memory node");
 	/* "If the mode argument is not NULL, then get_mempolicy() will store the policy mode": no
 	 * nodemask, so maxnode is not looked at. */
 	ok = set_task(MPOL_BIND, one) == 0 && p_get(&mode, NULL, 0, NULL, 0) == 0 && mode == MPOL_BIND;
