@@ -22,6 +22,22 @@
  * nodes (m[0], m[1], ...), so a shape whose memory nodes are 0..N-1 and
  * one with gaps are both covered; a check needing more memory nodes than
  * the shape has is a SKIP saying how many.
+ *
+ * Not rows, because Linux 7.2 and the documents disagree (seen on the
+ * pinned Debian kernel; reported, not asserted either way):
+ *   - set_mempolicy(2) "If the value of maxnode is zero, the nodemask
+ *     argument is ignored": get_nodes() decrements maxnode first, so 0 with
+ *     a non-NULL mask is EINVAL ("more than a page worth of bits"); and
+ *     "the kernel will use bits only up to maxnode" is maxnode - 1 bits
+ *     (BIND {0} with maxnode 1 is an empty mask, EINVAL);
+ *   - set_mempolicy(2) says MPOL_F_NUMA_BALANCING with a mode other than
+ *     MPOL_BIND is EINVAL: MPOL_PREFERRED_MANY is accepted since 6.x;
+ *   - get_mempolicy(2) ERRORS "flags specified MPOL_F_ADDR and addr is
+ *     NULL" is EINVAL: the kernel answers EFAULT (vma_lookup() fails);
+ *   - numa_memory_policy.rst MPOL_F_STATIC_NODES "If the two sets of nodes
+ *     do not overlap, the Default policy is used": mpol_rebind_nodemask()
+ *     uses the cpuset's new mems instead (`if (nodes_empty(tmp)) tmp =
+ *     *nodes;`), e.g. an interleave over all of them.
  */
 #ifndef NUMALAB_TEST_POLICY_H
 #define NUMALAB_TEST_POLICY_H
