@@ -23,8 +23,9 @@
  * one with gaps are both covered; a check needing more memory nodes than
  * the shape has is a SKIP saying how many.
  *
- * Not rows, because Linux 7.2 and the documents disagree (seen on the
- * pinned Debian kernel; reported, not asserted either way):
+ * Not rows, because Linux 7.2 and the documents disagree (the first three
+ * seen on the pinned Debian kernel, the last read in mm/mempolicy.c;
+ * reported, not asserted either way):
  *   - set_mempolicy(2) "If the value of maxnode is zero, the nodemask
  *     argument is ignored": get_nodes() decrements maxnode first, so 0 with
  *     a non-NULL mask is EINVAL ("more than a page worth of bits"); and
