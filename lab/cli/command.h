@@ -124,6 +124,10 @@ int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
+int cmd_kcidb(int argc, char **argv);
+
+/* Where numalab kcidb --submit takes the service's token from: never argv, never code. */
+#define KCIDB_TOKEN_ENV "KCIDB_TOKEN"
 
 /* topo's and tap's options and subcommands, for their pinned --help (test_options). */
 extern const struct opt_spec topo_spec, tap_spec;
