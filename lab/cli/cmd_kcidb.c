@@ -27,6 +27,27 @@ static const char tail[] =
 	"3 a file could not be read or written, curl failed, or the service\n"
 	"failed (5xx).\n";
 
+/* doc to file, "-" (or NULL): stdout. */
+static int write_doc(const char *file, const struct buf *doc, struct error *err)
+{
+	if (file && strcmp(file, "-"))
+		return write_file_atomic(file, buf_str((struct buf *)doc), doc->len, err);
+	if (fwrite(buf_str((struct buf *)doc), 1, doc->len, stdout) != doc->len || fflush(stdout))
+		return error_set(err, "stdout: %s", strerror(errno));
+	return 0;
+}
+
+int command_kcidb_write(const char *cmd, const char *dir, const char *file)
+{
+	struct buf doc = BUF_INIT;
+	struct error err;
+	int rc = kcidb_export(dir, NULL, &doc, &err) || write_doc(file, &doc, &err) ? command_fail(cmd, &err)
+										       : EXIT_PASS;
+
+	buf_free(&doc);
+	return rc;
+}
+
 int cmd_kcidb(int argc, char **argv)
 {
 	const char *output = NULL, *origin = KCIDB_ORIGIN_DEFAULT, *url = NULL, *token;
@@ -55,15 +76,9 @@ int cmd_kcidb(int argc, char **argv)
 		return command_fail("kcidb", &err);
 	}
 	rc = EXIT_PASS;
-	if (output && strcmp(output, "-")) {
-		if (write_file_atomic(output, buf_str(&doc), doc.len, &err))
-			rc = command_fail("kcidb", &err);
-	} else if (output || !url) {
-		if (fwrite(buf_str(&doc), 1, doc.len, stdout) != doc.len || fflush(stdout)) {
-			error_set(&err, "stdout: %s", strerror(errno));
-			rc = command_fail("kcidb", &err);
-		}
-	}
+	/* With --submit alone, stdout stays quiet. */
+	if ((output || !url) && write_doc(output, &doc, &err))
+		rc = command_fail("kcidb", &err);
 	if (rc == EXIT_PASS && url) {
 		char reply[256];
 

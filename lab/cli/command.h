@@ -128,6 +128,12 @@ int cmd_kcidb(int argc, char **argv);
 
 /* Where numalab kcidb --submit takes the service's token from: never argv, never code. */
 #define KCIDB_TOKEN_ENV "KCIDB_TOKEN"
+/*
+ * matrix's and try's --kcidb FILE: dir's KCIDB JSON (analysis/kcidb.h)
+ * written to file ("-": stdout).  EXIT_PASS, or the failure said on
+ * stderr as cmd's and its exit code.
+ */
+int command_kcidb_write(const char *cmd, const char *dir, const char *file);
 
 /* topo's and tap's options and subcommands, for their pinned --help (test_options). */
 extern const struct opt_spec topo_spec, tap_spec;
