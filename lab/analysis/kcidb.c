@@ -715,7 +715,7 @@ static const char *metric_unit(const char *name)
 {
 	static const struct { const char *suffix, *unit; } units[] = {
 		{ "_per_s", "1/s" }, { "_ns", "ns" }, { "_us", "us" }, { "_ms", "ms" }, { "_s", "s" },
-		{ "_kib", "KiB" }, { "_bytes", "B" }, { "_pct", "%" }, { "_pages", "pages" },
+		{ "_kib", "KiB" }, { "_bytes", "B" }, { "_pct", "%" },
 	};
 	size_t len = strlen(name);
 
@@ -890,11 +890,18 @@ int kcidb_export(const char *dir, const char *origin, struct buf *out, struct er
 	struct kx x = { .origin = origin ? origin : KCIDB_ORIGIN_DEFAULT };
 	struct buf doc = BUF_INIT;
 	struct json *j = &x.j;
+	char *root;
 	int rc;
 
 	if (!kcidb_origin_valid(x.origin))
 		return error_input(err, "origin '%s': KCIDB origins are lower-case letters, digits and '_'", x.origin);
-	if (load(&x, dir, err)) {
+	/* "RUN/" and "RUN" are one directory: a run's id is its last part. */
+	root = xstrdup(dir);
+	for (size_t len = strlen(root); len > 1 && root[len - 1] == '/'; len--)
+		root[len - 1] = '\0';
+	rc = load(&x, root, err);
+	free(root);
+	if (rc) {
 		free_cells(&x);
 		return -1;
 	}
