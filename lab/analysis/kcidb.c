@@ -534,7 +534,7 @@ static const char *const emulated_note =
 static void write_environment(struct kx *x, const struct kcell *c)
 {
 	struct json *j = &x->j;
-	char *topology, *arch, *accel, *host_numa, *qemu, *backend, *comment;
+	char *topology, *arch, *accel, *host_numa, *qemu, *backend, *comment, *cmdline;
 	const char *meta = buf_str((struct buf *)&c->meta);
 	size_t accel_word;
 	int emulated;
@@ -570,6 +570,10 @@ static void write_environment(struct kx *x, const struct kcell *c)
 	json_string(j, "host_numa", *host_numa ? host_numa : "none");
 	json_string(j, "backend", *backend ? backend : "qemu");
 	json_string(j, "qemu", qemu);
+	/* Two kernels of a matrix may be one build booted with different arguments. */
+	if ((cmdline = meta_guest(meta, "cmdline")))
+		json_string(j, "cmdline", cmdline);
+	free(cmdline);
 	/* The SLIT as the guest kernel saw it: "guest: nodeN.distance: 10 21". */
 	json_object(j, "slit");
 	for (int n = 0; n < TOPO_MAX_NODES; n++) {
