@@ -35,6 +35,7 @@ struct kcell {
 	char checkout_id[96], build_id[96];
 	struct topology *topo;     /* the topology file its meta names, NULL: not readable */
 	char *topo_source;         /* which file that was */
+	char *compiler;            /* from the kernel's boot banner, NULL: unknown */
 };
 
 struct kx {
@@ -166,6 +167,36 @@ static struct topology *cell_topology(const char *meta, char **source)
 	return t;
 }
 
+/*
+ * The compiler the kernel says it was built with, from its boot banner in
+ * console.log (init/version.c's linux_banner, as /proc/version: "Linux
+ * version RELEASE (BUILDER) (COMPILER, LINKER) #..."); NULL when not there.
+ */
+static char *kernel_compiler(const char *dir)
+{
+	char *path = xprintf("%s/console.log", dir), *found = NULL;
+	FILE *f = fopen(path, "re");
+	char line[1024];
+
+	free(path);
+	for (int n = 0; f && !found && n < 200 && fgets(line, sizeof(line), f); n++) {
+		const char *p = strstr(line, "Linux version "), *start;
+		int depth = 0;
+
+		/* RELEASE, then the builder in parentheses, then the compiler's group. */
+		if (!p || !(p = strstr(p, ") (")))
+			continue;
+		start = p += 3;
+		for (; *p && !(depth == 0 && (*p == ')' || !strncmp(p, ", ", 2))); p++)
+			depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		if (*p && p > start)
+			found = xprintf("%.*s", (int)(p - start), start);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* The run cell at dir (tap, meta) into c. */
 static int read_run_cell(struct kcell *c, const char *dir, struct error *err)
 {
@@ -188,6 +219,7 @@ static int read_run_cell(struct kcell *c, const char *dir, struct error *err)
 	meta_copy(buf_str(&c->meta), META_END, c->end, sizeof(c->end));
 	cell_start(c);
 	c->topo = cell_topology(buf_str(&c->meta), &c->topo_source);
+	c->compiler = kernel_compiler(c->dir);
 	return 0;
 }
 
@@ -497,6 +529,8 @@ static void write_build(struct kx *x, const struct kcell *c)
 		json_string(j, "architecture", arch);
 	json_string_n(j, "config_name", *recipe ? base_name(recipe) : kernel, *recipe ? strcspn(base_name(recipe), ".")
 										  : strcspn(kernel, " "));
+	if (c->compiler)
+		json_string(j, "compiler", c->compiler);
 	/* It booted: the image exists and ran (a failed build leaves no cell). */
 	json_string(j, "status", "PASS");
 	json_object(j, "misc");
@@ -882,6 +916,7 @@ static void free_cells(struct kx *x)
 		free(c->where);
 		free(c->topo);
 		free(c->topo_source);
+		free(c->compiler);
 		buf_free(&c->meta);
 		buf_free(&c->tap);
 	}

@@ -39,6 +39,10 @@ q 'd["tests"][0]["environment"]["misc"]["numa"]' "$SCRATCH/run.json" | grep -q '
 	fail "no EMULATED NUMA note"
 [ "$(q 'd["builds"][0]["architecture"], d["checkouts"][0]["patchset_hash"] == ""' "$SCRATCH/run.json")" = "x86_64 True" ] ||
 	fail "the build's arch or the pinned kernel's empty patch set"
+# The compiler, as the kernel's boot banner ("Linux version R (B) (COMPILER, LINKER)") says it.
+compiler=$(q 'd["builds"][0].get("compiler", "")' "$SCRATCH/run.json")
+[ -n "$compiler" ] && grep -aF "Linux version" "$(cell_dir "$SCRATCH/results")console.log" | grep -qF ") ($compiler, " ||
+	fail "the build's compiler '$compiler' is not the boot banner's"
 
 # ---- hand-made directories ----
 commit=0123456789abcdef0123456789abcdef01234567
