@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define DIAG_MAX_LINES 64          /* a failure's diagnostic lines kept (its last ones) */
 #define CELLS_LIST_FILE "cells.list"   /* matrix_run.h's: INDEX ID a line */
 
 /* One cell: a run's TOPO.KERNEL directory, or a matrix cell that may not have run. */
@@ -557,7 +556,6 @@ struct kwalk {
 	struct kx *x;
 	const struct kcell *c;
 	int next;                  /* the cell's next test number, for ids */
-	struct strvec diag;        /* diagnostic lines since the last result */
 	int failing, harness;      /* leaves written that fail; of those, TIMEOUT/ERROR/MISS */
 };
 
@@ -814,14 +812,7 @@ static const char *status_of(enum tap_status s, const char *reason, const char *
 	return "ERROR";
 }
 
-static void on_suite(void *ctx, const struct tap_node *n)
-{
-	struct kwalk *w = ctx;
-
-	(void)n;
-	strvec_clear(&w->diag);
-}
-
+/* Metrics of a suite ("# metric: NAME NUMBER"); its other lines are its tests' (tap_node.diags). */
 static void on_diag(void *ctx, const struct tap_node *n)
 {
 	struct kwalk *w = ctx;
@@ -834,17 +825,21 @@ static void on_diag(void *ctx, const struct tap_node *n)
 		node_path(&path, n, n->depth);
 		write_metric(w, buf_str(&path), name, v);
 		buf_free(&path);
-		return;
 	}
-	if (!strncmp(n->text, "# guest.", 8) || !strncmp(n->text, "# numalab:", 10) ||
-	    !strncmp(n->text, "# totals:", 9))
-		return;
-	if (w->diag.nr == DIAG_MAX_LINES) {
-		free(w->diag.items[0]);
-		memmove(w->diag.items, w->diag.items + 1, (w->diag.nr - 1) * sizeof(*w->diag.items));
-		w->diag.nr--;
+}
+
+/* A failure's excerpt: what it said about itself (tap.h's own diagnostics, the lab's bookkeeping aside), then its line. */
+static void failure_excerpt(const struct tap_node *n, struct buf *out)
+{
+	for (const char *l = n->diags ? n->diags : ""; *l; l = next_line(l)) {
+		size_t len = strcspn(l, "\n");
+
+		if (strncmp(l, "# metric:", 9) && strncmp(l, "# totals:", 9) && strncmp(l, "# guest.", 8) &&
+		    strncmp(l, "# numalab:", 10))
+			buf_addf(out, "%.*s\n", (int)len, l);
 	}
-	strvec_push(&w->diag, n->text);
+	buf_addf(out, "%s %d %s%s%s\n", n->t->status == TAP_OK ? "ok" : "not ok", n->t->number, n->t->name,
+		 *n->comment ? " # " : "", n->comment);
 }
 
 static void on_leaf(void *ctx, const struct tap_node *n)
@@ -852,16 +847,17 @@ static void on_leaf(void *ctx, const struct tap_node *n)
 	struct kwalk *w = ctx;
 	const char *status = status_of(n->t->status, n->t->reason, w->c->end);
 	struct buf path = BUF_INIT, excerpt = BUF_INIT;
-	char *comment = xprintf("%s%s%s", n->t->name, *n->comment ? " # " : "", n->comment);
+	char why[TAP_LINE_MAX + 1], *comment;
 	int failing = strcmp(status, "PASS") && strcmp(status, "SKIP");
 
+	/* The test's name and why it is what it is (tap_reason(): a failure's first words, a skip's reason). */
+	tap_reason(n, why, sizeof(why));
+	comment = xprintf("%s%s%s", n->t->name, *why ? ": " : "", why);
 	node_path(&path, n, n->depth);
 	buf_addstr(&path, ".");
 	kcidb_path_part(&path, n->t->name);
 	if (failing) {
-		for (size_t i = 0; i < w->diag.nr; i++)
-			buf_addf(&excerpt, "%s\n", w->diag.items[i]);
-		buf_addf(&excerpt, "%s %d %s\n", n->t->status == TAP_OK ? "ok" : "not ok", n->t->number, comment);
+		failure_excerpt(n, &excerpt);
 		w->failing++;
 		w->harness += strcmp(status, "FAIL") != 0;
 	}
@@ -872,13 +868,12 @@ static void on_leaf(void *ctx, const struct tap_node *n)
 
 		cmp_yaml_metrics(n->yaml, yaml_metric, &y);
 	}
-	strvec_clear(&w->diag);
 	free(comment);
 	buf_free(&path);
 	buf_free(&excerpt);
 }
 
-static const struct tap_walk_ops kcidb_ops = { .on_suite = on_suite, .on_diag = on_diag, .on_leaf = on_leaf };
+static const struct tap_walk_ops kcidb_ops = { .on_diag = on_diag, .on_leaf = on_leaf };
 
 static void write_cell_tests(struct kx *x, const struct kcell *c)
 {
@@ -900,7 +895,6 @@ static void write_cell_tests(struct kx *x, const struct kcell *c)
 						.excerpt = &excerpt });
 	}
 	buf_free(&excerpt);
-	strvec_clear(&w.diag);
 }
 
 /* ---- the document ---- */

@@ -21,9 +21,10 @@
  *   ("not run: ..." results, a cell whose QEMU or firmware failed, an
  *   interrupted one) MISS; a cell whose verdict no leaf shows adds a test
  *   at path "numalab" with that verdict (a cell that did not run: MISS).
- *   A failing test's diagnostic lines (what it printed since the previous
- *   result) and reason are its log_excerpt, at most KCIDB_LOG_EXCERPT_MAX
- *   bytes (the last ones).  environment.misc: topology, arch, the SLIT the
+ *   A failing test's own diagnostics (tap.h: what it said about itself,
+ *   the lab's bookkeeping lines aside) and its result line are its
+ *   log_excerpt, at most KCIDB_LOG_EXCERPT_MAX bytes (the last ones); a
+ *   test's comment is its name and tap_reason().  environment.misc: topology, arch, the SLIT the
  *   guest saw, the HMAT the topology declares, accel, host NUMA backing
  *   and the EMULATED NUMA note.
  * - Ids are "ORIGIN:..." and stable: exporting the same directory again
