@@ -84,16 +84,16 @@ options = $(strip $(foreach o,$(1),$(if $(call given,$(call option_var,$(o))),--
 	  $(foreach o,$(2),$(foreach v,$(call given,$(call option_var,$(o))),--$(o) $(v))) \
 	  $(foreach o,$(3),$(if $(filter-out 0 no,$(call given,$(call option_var,$(o)))),--$(o))))
 
-RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit
+RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit kcidb
 RUN_LISTS   = patch rw tests-dir
 RUN_FLAGS   = prealloc quiet
 # shell: run's options but those it has no use for (numalab shell --help).
-SHELL_OPTIONS = $(filter-out timeout tap-flat junit,$(RUN_OPTIONS))
+SHELL_OPTIONS = $(filter-out timeout tap-flat junit kcidb,$(RUN_OPTIONS))
 SHELL_FLAGS   = prealloc
 BISECT_OPTIONS = ksrc good bad topo test recipe timeout out metric repeat threshold alpha
-MATRIX_OPTIONS = jobs out shard
+MATRIX_OPTIONS = jobs out shard kcidb
 MATRIX_FLAGS   = quiet dry-run
-TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard
+TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard kcidb
 TRY_FLAGS      = report
 KERNEL_OPTIONS = arch
 KERNEL_LISTS   = patch

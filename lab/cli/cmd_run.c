@@ -6,6 +6,7 @@
 #include "base/interrupt.h"
 #include "cli/cmd_run.h"
 #include "cli/options.h"
+#include "analysis/kcidb.h"
 #include "analysis/report.h"
 #include "drive/run.h"
 
@@ -51,7 +52,7 @@ static const char shell_tail[] =
 	"2 bad input, 3 harness error or interrupted.\n";
 
 /* run's options a shell has no use for: it has no timeout and its TAP is the console's. */
-static const char *const run_only[] = { "timeout", "quiet", "tap-flat", "junit", NULL };
+static const char *const run_only[] = { "timeout", "quiet", "tap-flat", "junit", "kcidb", NULL };
 
 static int run_only_option(const char *name)
 {
@@ -112,6 +113,9 @@ static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct op
 			   "leaf result, named by its path: docs/results.md);\n"
 			   "-: on stdout, the nested TAP then goes to stderr"),
 		OPT_STRING("junit", &c->junit, "FILE", "also write them as JUnit XML"),
+		OPT_STRING("kcidb", &c->kcidb, "FILE",
+			   "also write the run as KCIDB JSON (KernelCI's schema;\n"
+			   "docs/kcidb.md), as `numalab kcidb` does"),
 		OPT_FLAG("quiet", quiet, "no TAP on stdout, no progress"),
 		OPT_END,
 	};
@@ -262,7 +266,7 @@ static int write_report(const char *path, const struct buf *b, struct error *err
 	return 0;
 }
 
-static int write_reports(const struct run_report *r, const struct run_cli *files,
+static int write_reports(const struct run_report *r, const struct run_cli *files, const char *cell_dir,
 			 struct error *err)
 {
 	struct buf b = BUF_INIT;
@@ -276,6 +280,16 @@ static int write_reports(const struct run_report *r, const struct run_cli *files
 	if (!rc && files->junit) {
 		report_junit(&r->cell, 1, r->id, &b);
 		rc = write_report(files->junit, &b, err);
+	}
+	/* The run's directory, above its cell: none when the run never got that far. */
+	if (!rc && files->kcidb && cell_dir[0]) {
+		char *run_dir = xstrdup(cell_dir), *slash = strrchr(run_dir, '/');
+
+		if (slash)
+			*slash = '\0';
+		b.len = 0;
+		rc = kcidb_export(run_dir, NULL, &b, err) || write_report(files->kcidb, &b, err) ? -1 : 0;
+		free(run_dir);
 	}
 	buf_free(&b);
 	return rc;
@@ -383,7 +397,7 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 	}
 	if (files->tap_flat && !strcmp(files->tap_flat, "-") && report.cell.tap)
 		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
-	if (write_reports(&report, files, &err))
+	if (write_reports(&report, files, out.cell_dir, &err))
 		rc = command_fail(cmd, &err);
 	buf_free(&report.tap);
 	return rc;

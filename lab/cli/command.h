@@ -127,6 +127,16 @@ int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
+int cmd_kcidb(int argc, char **argv);
+
+/* Where numalab kcidb --submit takes the service's token from: never argv, never code. */
+#define KCIDB_TOKEN_ENV "KCIDB_TOKEN"
+/*
+ * matrix's and try's --kcidb FILE: dir's KCIDB JSON (analysis/kcidb.h)
+ * written to file ("-": stdout).  EXIT_PASS, or the failure said on
+ * stderr as cmd's and its exit code.
+ */
+int command_kcidb_write(const char *cmd, const char *dir, const char *file);
 
 /* Options and subcommands of topo, tap, kernel, image: their --help is pinned (test_options). */
 extern const struct opt_spec topo_spec, tap_spec, kernel_spec, image_spec;
