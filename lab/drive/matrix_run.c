@@ -24,6 +24,8 @@
 /* A cell may boot twice (an early crash is retried), plus image, probe and firmware time. */
 #define WATCHDOG_SLACK_S 300
 #define GRACE_S 20
+/* Cells submitted at once to a LAVA server unless --jobs says otherwise. */
+#define MATRIX_LAVA_JOBS 32
 
 struct mcell {
 	struct matrix_cell c;
@@ -201,7 +203,7 @@ static void plan_cells(struct mrun *r, struct matrix_cell *cells, int n)
 }
 
 void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
-		      struct strvec *argv)
+		      const struct matrix_lava *lava, struct strvec *argv)
 {
 	const struct matrix_kernel *k = &m->kernels[c->kernel];
 
@@ -223,12 +225,19 @@ void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const
 		strvec_push(argv, "--backend=libvirt");
 		strvec_pushf(argv, "--uri=%s", m->hosts[host].uri);
 	}
+	if (lava && lava->url) {
+		strvec_pushf(argv, "--lava=%s", lava->url);
+		if (lava->device_type)
+			strvec_pushf(argv, "--lava-device-type=%s", lava->device_type);
+		if (lava->artifacts)
+			strvec_pushf(argv, "--lava-artifacts=%s", lava->artifacts);
+	}
 }
 
 /* A cell's command line, as it is run. */
 static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
 {
-	matrix_cell_argv(&r->m, &c->c, c->dir, c->host, argv);
+	matrix_cell_argv(&r->m, &c->c, c->dir, c->host, r->o ? &r->o->lava : NULL, argv);
 }
 
 static void dry_run(struct mrun *r)
@@ -433,9 +442,15 @@ static int pick_host(struct mrun *r, struct mcell *c)
 	return -2;
 }
 
+/* The cells are LAVA jobs: their children only wait on the server. */
+static int on_lava(const struct mrun *r)
+{
+	return r->o && r->o->lava.url;
+}
+
 static int is_local(const struct mrun *r, const struct mcell *c)
 {
-	return c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local");
+	return !on_lava(r) && (c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local"));
 }
 
 static int next_cell(void *ctx, struct parallel_task *task)
@@ -450,7 +465,7 @@ static int next_cell(void *ctx, struct parallel_task *task)
 		return PARALLEL_DONE;
 	c = &r->cells[r->next];
 	if ((c->host = pick_host(r, c)) == -2 ||
-	    (c->host == -1 && r->mem_used && r->mem_used + c->mem > r->mem_budget))
+	    (c->host == -1 && !on_lava(r) && r->mem_used && r->mem_used + c->mem > r->mem_budget))
 		return PARALLEL_WAIT;
 	r->next++;
 	if (mkdir_p(c->dir, &err) ||
@@ -465,7 +480,8 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	if (is_local(r, c))
 		r->mem_used += c->mem;
 	cell_argv(r, c, &task->argv);
-	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
+	/* A LAVA job may wait in the queue for as long as the server lets it; its run has its own deadline. */
+	task->timeout_s = on_lava(r) ? 0 : 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
 	task->data = c;
 	return PARALLEL_START;
 }
@@ -575,6 +591,8 @@ static void choose_jobs(struct mrun *r, int asked)
 	by_mem = need ? (int)(r->mem_budget / need) : 1;
 	if (asked)
 		r->jobs = asked;
+	else if (on_lava(r))   /* the server queues them; each child only polls */
+		r->jobs = r->to_run < MATRIX_LAVA_JOBS ? r->to_run : MATRIX_LAVA_JOBS;
 	else if (r->m.nr_hosts) {
 		r->jobs = 0;
 		for (int h = 0; h < r->m.nr_hosts; h++)
@@ -821,6 +839,11 @@ int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct e
 		return -1;
 	if (check_names(&r, err))
 		goto done;
+	if (o->lava.url && r.m.nr_hosts) {
+		error_input(err, "%s: `host` statements place cells on libvirt hosts; --lava places them on "
+			    "LAVA's workers: one or the other", r.m.path);
+		goto done;
+	}
 	matrix_expand(&r.m, &cells, &n);
 	n = matrix_shard(cells, n, r.shard, r.nr_shards);
 	plan_cells(&r, cells, n);

@@ -478,7 +478,7 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 		struct strvec argv = STRVEC_INIT;
 		struct run_cli rc;
 
-		matrix_cell_argv(&m, c, dir, host, &argv);
+		matrix_cell_argv(&m, c, dir, host, NULL, &argv);
 		if (run_parse_back(&argv, &rc, &err)) {
 			printf("#   cell %s: %s\n", c->id, err.msg);
 			CHECK(0);
