@@ -255,7 +255,7 @@ static int cancel(struct client *c, struct lava_job_state *st, struct buf *resp,
 
 	snprintf(path, sizeof(path), "/api/v0.2/jobs/%ld/cancel/", st->id);
 	st->canceled_by_us = 1;
-	return request(c, "POST", path, "{}", resp, err);
+	return request(c, "GET", path, NULL, resp, err);   /* LAVA 2023.01: GET, POST is refused (405) */
 }
 
 static int follow(struct client *c, struct lava_job_state *st, int deadline_s,
@@ -267,8 +267,13 @@ static int follow(struct client *c, struct lava_job_state *st, int deadline_s,
 	for (;;) {
 		char now[200];
 
-		if (fetch_state(c, st, resp, err))
-			return -1;
+		if (fetch_state(c, st, resp, err)) {
+			/* The interrupt also stopped that request's curl: the job is still to be cancelled. */
+			if (!interrupt_caught() || st->canceled_by_us)
+				return -1;
+			say(phase, ctx, "cancelling LAVA job %ld (interrupted)", st->id);
+			return cancel(c, st, resp, err);
+		}
 		if (!strcmp(st->state, "Finished"))
 			return 0;
 		snprintf(now, sizeof(now), "%s/%s", st->state, st->device);
