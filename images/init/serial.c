@@ -9,7 +9,10 @@
  *   <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=mempolicy.bind.basic RESULT=pass>
  *   <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=khugepaged.collapse.node0.collapse_wait_s RESULT=pass MEASUREMENT=1.25 UNITS=s>
  *
- * The last one is a "# metric: NAME NUMBER" line of a test, as a measurement.
+ * The last one is a "# metric: NAME NUMBER" line of a test, as a measurement:
+ * those are held back and printed after the plan, between SERIALTAP_LEAVES_END
+ * and SERIALTAP_MEASUREMENTS, for a monitor of their own (LAVA 2023.01 stores
+ * no test case whose pattern has an unmatched measurement group).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +48,10 @@ static void node_path(const struct tap_node *n, int levels, char *out, size_t ca
 		}
 }
 
+/* The measurements held back: their signal lines, one after another. */
+static char *measurements;
+static size_t measurements_len;
+
 static void signal_line(const char *id, const char *result, const char *measurement, const char *units)
 {
 	char line[512];
@@ -55,8 +62,19 @@ static void signal_line(const char *id, const char *result, const char *measurem
 			     "MEASUREMENT=%s UNITS=%s>\n", id, result, measurement, units);
 	else
 		n = snprintf(line, sizeof(line), "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s>\n", id, result);
-	if (n > 0 && (size_t)n < sizeof(line))
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	if (!measurement) {
 		serial_write(line, (size_t)n);
+		return;
+	}
+	char *more = realloc(measurements, measurements_len + (size_t)n);
+
+	if (more) {   /* out of memory: the measurement is only in the TAP */
+		memcpy(more + measurements_len, line, (size_t)n);
+		measurements = more;
+		measurements_len += (size_t)n;
+	}
 }
 
 static void on_leaf(void *ctx, const struct tap_node *n)
@@ -124,7 +142,13 @@ void serial_tap_line(const char *text, size_t len)
 
 void serial_tap_end(void)
 {
+	static const char leaves_end[] = SERIALTAP_LEAVES_END "\n", follow[] = SERIALTAP_MEASUREMENTS "\n";
+
 	if (walker)
 		tap_walker_end(walker);
 	walker = NULL;
+	serial_write(leaves_end, sizeof(leaves_end) - 1);
+	serial_write(follow, sizeof(follow) - 1);
+	if (measurements)
+		serial_write(measurements, measurements_len);
 }

@@ -8,9 +8,15 @@
 #define LAVA_JOB_PROMPT SERIALTAP_START
 /* numalab's first TAP frame (serialtap.h): the monitor starts there. */
 #define LAVA_JOB_START "NLTAP:0:"
-/* /init's signal lines (images/init/serial.c), as one test case each. */
-#define LAVA_JOB_PATTERN "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(?P<test_case_id>[^ >]+) " \
-	"RESULT=(?P<result>pass|fail|skip)( MEASUREMENT=(?P<measurement>[^ >]+) UNITS=(?P<units>[^ >]+))?>"
+/*
+ * /init's signal lines (images/init/serial.c), one test case each: the
+ * leaves', then the measurements' (a pattern whose measurement group may
+ * stay unmatched gives LAVA "null", which it cannot store: two monitors).
+ */
+#define LAVA_JOB_LEAVES "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(?P<test_case_id>[^ >]+) " \
+	"RESULT=(?P<result>pass|fail|skip)>"
+#define LAVA_JOB_MEASUREMENTS "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(?P<test_case_id>[^ >]+) " \
+	"RESULT=(?P<result>pass) MEASUREMENT=(?P<measurement>[-+.0-9eE]+) UNITS=(?P<units>[^ >]+)>"
 /* Beyond the guest's timeout: download, QEMU's start, LAVA's own steps. */
 #define LAVA_JOB_SLACK_S 300
 
@@ -97,8 +103,11 @@ void lava_job_yaml(const struct lava_job_in *in, struct buf *out)
 	buf_addf(out, "\n- boot:\n    method: qemu\n    media: tmpfs\n    timeout: {seconds: %d}\n"
 		 "    prompts: ['" LAVA_JOB_PROMPT "']\n", LAVA_JOB_SLACK_S);
 	buf_addf(out, "- test:\n    timeout: {seconds: %d}\n    monitors:\n    - name: " LAVA_JOB_SUITE "\n"
-		 "      start: '" LAVA_JOB_START "'\n      end: '" LAVA_JOB_END "'\n      pattern: ", t + 60);
-	yaml_quoted(out, LAVA_JOB_PATTERN);
+		 "      start: '" LAVA_JOB_START "'\n      end: '" SERIALTAP_LEAVES_END "'\n      pattern: ", t + 60);
+	yaml_quoted(out, LAVA_JOB_LEAVES);
+	buf_addstr(out, "\n    - name: " LAVA_JOB_SUITE "-measurements\n      start: '" SERIALTAP_MEASUREMENTS "'\n"
+		   "      end: '" LAVA_JOB_END "'\n      pattern: ");
+	yaml_quoted(out, LAVA_JOB_MEASUREMENTS);
 	buf_addstr(out, "\n");
 	buf_free(&kernel_arg);
 	strvec_clear(&s.extra);

@@ -20,9 +20,10 @@
  *                                 extra_options, one option and value a line
  *
  * The spec must ask for serial TAP (spec->serial_tap): a LAVA job sees only
- * the console.  The test action is a `monitors` pattern over /init's
- * <LAVA_SIGNAL_TESTCASE ...> lines (images/init/serial.c), so LAVA shows one
- * test case per KTAP leaf without an overlay in the initramfs.  Golden files
+ * the console.  The test action is two `monitors` over /init's
+ * <LAVA_SIGNAL_TESTCASE ...> lines (images/init/serial.c): suite "numalab",
+ * one test case per KTAP leaf, then "numalab-measurements", one per metric,
+ * without an overlay in the initramfs.  Golden files
  * (tests/host/unit/golden/lava/NAME.yaml) pin the output.
  */
 #ifndef LAB_LAVA_JOB_H

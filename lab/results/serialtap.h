@@ -30,6 +30,9 @@
 #define SERIALTAP_MARK "NLTAP:"
 /* The guest's line before its first frame: where a reader (LAVA's boot action) may start. */
 #define SERIALTAP_START "numalab-init: serial TAP follows"
+/* After the plan: the leaves' LAVA signals are over, the measurements' follow (images/init/serial.c). */
+#define SERIALTAP_LEAVES_END "numalab-init: LAVA test cases done"
+#define SERIALTAP_MEASUREMENTS "numalab-init: LAVA measurements follow"
 /* The most lines after a broken frame that may hold its tail (an oops is ~60). */
 #define SERIALTAP_MEND_LINES 200
 
