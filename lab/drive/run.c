@@ -941,7 +941,12 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	out->verdict = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF ? RUN_FAILED : RUN_PASSED;
 	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, p->caps.banner, accel_why, &argv, out, &c.tap,
 			     timeout_s, &p->plan_names, &meta_err);
-	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
+	/*
+	 * Rebuilt from the cached base in milliseconds; a serial-TAP cell's is
+	 * kept: it is what a board boots (docs/lava.md, "Bare metal").
+	 */
+	if (!spec.serial_tap)
+		unlink(p->initrd);
 	strvec_clear(&argv);
 	if (rc)
 		return -1;

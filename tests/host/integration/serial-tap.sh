@@ -21,4 +21,5 @@ signals=$(grep -c '^<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=topology\.' "$cell/consol
 [ "$leaves" = "$signals" ] || fail "$leaves leaves but $signals LAVA signals"
 # The verdict lines a virtio cell prints.
 expect_grep '^numalab run: 2node: 1 passed, 0 failed, 0 skipped; their [0-9]+ results' "$SCRATCH/err"
+[ -s "$cell/initrd.cpio" ] || fail "a serial-TAP cell keeps the initramfs it booted (a board's)"
 expect_no_qemu
