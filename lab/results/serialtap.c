@@ -229,7 +229,7 @@ void serialtap_extract(const char *console, size_t len, struct buf *tap, struct 
 			size_t text_len;
 			unsigned long seq;
 
-			if (lines[j].len < mark - k || memcmp(lines[j].s, SERIALTAP_MARK + k, mark - k))
+			if (lines[j].len < mark - k || memcmp(lines[j].s, &SERIALTAP_MARK[k], mark - k))
 				continue;
 			buf_add(&joined, lines[j].s + (mark - k), lines[j].len - (mark - k));
 			if (!whole(buf_str(&joined), joined.len, &seq, &text, &text_len)) {

@@ -76,8 +76,8 @@ UNIT_TEST(kernel_message_anywhere)
 {
 	static const char *const kmsgs[] = {
 		"[    3.141592] random: crng init done\r\n",
-		"\r\n[    5.0] ------------[ cut here ]------------\r\n[    5.0] WARNING: at mm/x.c:1\r\n"
-		"[    5.0] Modules linked in:\r\n",
+		("\r\n[    5.0] ------------[ cut here ]------------\r\n[    5.0] WARNING: at mm/x.c:1\r\n"
+		 "[    5.0] Modules linked in:\r\n"),
 		"[    7.0] NLTAP:9:deadbeef:not ok 9 forged\r\n",
 	};
 	struct buf want = BUF_INIT;
