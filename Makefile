@@ -302,7 +302,9 @@ recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 # `make bench` measures these shapes, --accel auto against tcg, the lab's
 # kernel against Debian's (first TAP), libvirt's per-VM overhead against the
 # direct backend (2node; docs/libvirt.md), then kernel builds (cold,
-# incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
+# incremental, warm ccache: tens of minutes), and with LAVA=URL (token in
+# $NUMALAB_LAVA_TOKEN) a 2node cell as a LAVA job against the same cell here
+# (docs/lava.md); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
@@ -313,6 +315,7 @@ bench: all
 	$(if $(filter command line,$(origin TOPO)),,./numalab kernel build stock && ./numalab bench --topo 2node --kernel stock --against debian)
 	$(if $(filter command line,$(origin TOPO)),,tests/host/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
+	$(if $(LAVA),./numalab bench --topo 2node --lava $(LAVA))
 
 clean:
 	rm -rf $(B) numalab
