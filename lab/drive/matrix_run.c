@@ -1,5 +1,6 @@
 #include "drive/matrix_run.h"
 #include "results/celldir.h"
+#include "results/meta.h"
 #include "results/results.h"
 #include "base/progress.h"
 #include "kernel/kbuild.h"
@@ -534,6 +535,24 @@ static const char *time_left(const struct mrun *r)
 	return text;
 }
 
+/* " on LAVA job N (DEVICE, worker W; queued Q s)" for a LAVA cell, else "". */
+static void lava_where(const struct celldir *cd, char *out, size_t cap)
+{
+	struct buf meta = BUF_INIT;
+	struct error ignored;
+	char job[32], device[128], worker[128], queued[32];
+
+	out[0] = '\0';
+	if (cd->run_cell[0] && !meta_read(cd->run_cell, &meta, &ignored) &&
+	    meta_copy(buf_str(&meta), META_LAVA_JOB, job, sizeof(job))) {
+		meta_copy(buf_str(&meta), META_LAVA_DEVICE, device, sizeof(device));
+		meta_copy(buf_str(&meta), META_LAVA_WORKER, worker, sizeof(worker));
+		meta_copy(buf_str(&meta), META_LAVA_TIME_QUEUED, queued, sizeof(queued));
+		snprintf(out, cap, " on LAVA job %s (%s, worker %s; queued %s s)", job, device, worker, queued);
+	}
+	buf_free(&meta);
+}
+
 static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
 {
 	struct mrun *r = ctx;
@@ -542,6 +561,7 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 	struct report_counts k;
 	struct error err;
 	char reason[sizeof(((struct error *)0)->msg) + 16];   /* "not run: " and a message */
+	char where[400];
 	enum cell_status st;
 
 	if (c->host >= 0)
@@ -562,9 +582,10 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
 	if (!r->quiet)
 		print_log(r, c, task->log);
-	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s%s\n", r->done,
+	lava_where(&cd, where, sizeof(where));
+	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s%s%s\n", r->done,
 	     r->to_run, c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped,
-	     end->elapsed_s, *reason ? ": " : "", reason, time_left(r));
+	     end->elapsed_s, where, *reason ? ": " : "", reason, time_left(r));
 	celldir_free(&cd);
 }
 
