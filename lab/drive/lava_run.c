@@ -340,9 +340,13 @@ int lava_run_job(const struct lava_server *srv, const char *yaml, const char *wo
 	if (follow(&c, st, deadline_s, phase, ctx, &resp, err))
 		goto done;
 	snprintf(path, sizeof(path), "/api/v0.2/jobs/%ld/logs/", st->id);
-	if (request(&c, "GET", path, NULL, &resp, err))
-		goto done;
-	lava_log_console(resp.data, resp.len, &console);
+	if (request(&c, "GET", path, NULL, &resp, err)) {
+		/* A job cancelled before it started has no log (404): an empty console. */
+		if (!st->canceled_by_us)
+			goto done;
+		resp.len = 0;
+	}
+	lava_log_console(buf_str(&resp), resp.len, &console);
 	if (!st->failure[0] && strcmp(st->health, "Complete"))
 		log_error(buf_str(&resp), st->failure, sizeof(st->failure));
 	rc = write_file_atomic(console_path, console.data, console.len, err);
