@@ -36,6 +36,8 @@ struct mcell {
 	int todo;                /* to run in this invocation */
 	int host;                /* index into the matrix's hosts; -1 local */
 	unsigned long long mem;  /* host memory it needs while running (local) */
+	char lava_state[160];    /* a LAVA cell's last job line shown ("" none yet) */
+	double lava_seen;        /* when its log was last read */
 };
 
 struct build_job {
@@ -401,7 +403,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 static int build_kernels(struct mrun *r)
 {
-	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r };
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r, NULL };
 	char dir[4200];
 	struct error err;
 	int interrupted;
@@ -520,13 +522,13 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 			       cd->tap.len, cd->last_log, reason, cap);
 }
 
-/* "; ~3 min left": the cells left at the pace of those done so far ("" when none are left). */
+/* "; ~3 min left": the cells left at the pace of those done so far ("" before the first or after the last). */
 static const char *time_left(const struct mrun *r)
 {
 	static char text[64];
 	double left = r->done ? (now_s() - r->cells_start) / r->done * (r->to_run - r->done) : 0;
 
-	if (r->done >= r->to_run)
+	if (!r->done || r->done >= r->to_run)   /* no pace yet, or nothing left */
 		return "";
 	if (left < 90)
 		snprintf(text, sizeof(text), "; ~%.0f s left", left);
@@ -551,6 +553,28 @@ static void lava_where(const struct celldir *cd, char *out, size_t cap)
 		snprintf(out, cap, " on LAVA job %s (%s, worker %s; queued %s s)", job, device, worker, queued);
 	}
 	buf_free(&meta);
+}
+
+/*
+ * A LAVA cell's job as it goes: its log's last "LAVA job N ..." line, each
+ * change shown once ("queued", "running on DEVICE (worker W)"), its log read
+ * once a second.
+ */
+static void cell_running(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct mcell *c = task->data;
+	char last[256];
+	const char *job;
+
+	if (!on_lava(r) || now_s() - c->lava_seen < 1)
+		return;
+	c->lava_seen = now_s();
+	file_last_line(task->log, last, sizeof(last));
+	if (!(job = strstr(last, "LAVA job ")) || !strcmp(job, c->lava_state))
+		return;
+	snprintf(c->lava_state, sizeof(c->lava_state), "%s", job);
+	show(&r->o->show, "[%d/%d] %s: %s%s\n", r->done, r->to_run, c->c.id, job, time_left(r));
 }
 
 static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
@@ -632,7 +656,7 @@ static void choose_jobs(struct mrun *r, int asked)
 
 static int run_cells(struct mrun *r, int asked_jobs)
 {
-	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r };
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r, cell_running };
 
 	r->to_run = 0;
 	for (int i = 0; i < r->nr_cells; i++)
