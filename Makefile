@@ -45,7 +45,10 @@ GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/base/lines
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 # /init takes from the guest library only its file and id-list readers and
 # the child rule (child.h: a test's session killed whole).
-INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c
+# The serial console's TAP frames and the KTAP walk behind LAVA's test cases
+# (images/init/serial.c) are the host's own modules, linked in.
+INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c \
+	   lab/results/serialtap.c lab/results/tap.c lab/base/util.c lab/base/progress.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
@@ -159,7 +162,7 @@ $(BUILD)/san/%.o: %.c | $(CONFIG_H)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/results/serialtap.h lab/results/tap.h lab/base/util.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 
@@ -322,7 +325,9 @@ recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 # `make bench` measures these shapes, --accel auto against tcg, the lab's
 # kernel against Debian's (first TAP), libvirt's per-VM overhead against the
 # direct backend (2node; docs/libvirt.md), then kernel builds (cold,
-# incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
+# incremental, warm ccache: tens of minutes), and with LAVA=URL (token in
+# $NUMALAB_LAVA_TOKEN) a 2node cell as a LAVA job against the same cell here
+# (docs/lava.md); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
@@ -333,6 +338,7 @@ bench: all
 	$(if $(filter command line,$(origin TOPO)),,./numalab kernel build stock && ./numalab bench --topo 2node --kernel stock --against debian)
 	$(if $(filter command line,$(origin TOPO)),,tests/host/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
+	$(if $(LAVA),./numalab bench --topo 2node --lava $(LAVA))
 
 clean:
 	rm -rf $(BUILD) numalab

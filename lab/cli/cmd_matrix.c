@@ -69,6 +69,14 @@ int cmd_matrix(int argc, char **argv)
 		OPT_STRING("kcidb", &kcidb, "FILE",
 			   "also write the cells' results as KCIDB JSON at the end\n"
 			   "(docs/kcidb.md), as `numalab kcidb OUT` does"),
+		OPT_STRING("lava", &o.lava.url, "URL",
+			   "run each cell as a job on this LAVA server, the token\n"
+			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
+		OPT_STRING("lava-device-type", &o.lava.device_type, "TYPE",
+			   "the jobs' device type (default: qemu, qemu-loongarch64)"),
+		OPT_STRING("lava-artifacts", &o.lava.artifacts, "DIR=URL",
+			   "kernels and initramfs copied under DIR, fetched as URL\n"
+			   "(default: file:// paths: workers on this machine)"),
 		OPT_FLAG("merge", &merging,
 			 "merge the outputs of shards (their --out dirs) into --out:\n"
 			 "matrix.tap, flat.tap, junit.xml, summary.txt in cell order"),
@@ -79,6 +87,8 @@ int cmd_matrix(int argc, char **argv)
 	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
 		return rc;
 	o.mode = arches ? MATRIX_ARCHES : dry_run ? MATRIX_DRY_RUN : MATRIX_RUN;
+	if ((rc = command_lava_check("matrix", &o.lava)) >= 0)
+		return rc;
 	if (merging && (!o.out || first == argc))
 		return command_usage_error("matrix", "--merge needs --out DIR and the shards' output directories");
 	/* Its steps on stdout, in order with the cells' lines; warnings on stderr. */

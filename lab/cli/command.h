@@ -49,6 +49,14 @@ int command_help(const char *help);
 int command_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * matrix's and try's --lava: the device type and artifacts from the
+ * environment when not given ($NUMALAB_LAVA_DEVICE_TYPE, $NUMALAB_LAVA_ARTIFACTS),
+ * the token there ($NUMALAB_LAVA_TOKEN, which the cells inherit), the options
+ * only with --lava.  -1 when fine, else EXIT_USAGE after saying what is wrong.
+ */
+int command_lava_check(const char *cmd, struct matrix_lava *lava);
+
 /* A library failure's exit code: EXIT_USAGE for ERROR_INPUT, else EXIT_HARNESS. */
 int command_exit_for(const struct error *err);
 
