@@ -48,27 +48,15 @@ static const struct opt topo_opts[] = {
 
 const struct opt_spec topo_spec = { .name = "topo", .usage = topo_usage, .opts = topo_opts, .tail = exit_tail };
 
-static int load(const char *arg, struct topology *t)
-{
-	char path[4096];
-	struct topo_error err;
-
-	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, arg, path, sizeof(path));
-	if (topo_load(path, t, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return EXIT_USAGE;
-	}
-	return EXIT_PASS;
-}
-
 static int check(int n, char **args)
 {
 	struct topology t;
+	struct error err;
 	int rc = EXIT_PASS;
 
 	for (int i = 0; i < n; i++) {
-		if (load(args[i], &t) != EXIT_PASS) {
-			rc = EXIT_USAGE;
+		if (lab_topology_load(lab_root(), args[i], &t, &err)) {
+			rc = command_fail("topo check", &err);
 			continue;
 		}
 		printf("%s: ok: %s, %d nodes, %d CPUs, %llu MiB%s\n", t.path, topo_arch_name(t.arch),
@@ -91,15 +79,14 @@ static int show(const char *arg)
 	struct qemu_caps caps;
 	struct error err;
 
-	if (load(arg, &t) != EXIT_PASS)
-		return EXIT_USAGE;
+	if (lab_topology_load(lab_root(), arg, &t, &err))
+		return command_fail("topo show", &err);
 	spec.topo = &t;
 	spec.qemu = qemu_binary(t.arch);
 	if (t.arch == TOPO_ARCH_LOONGARCH64 ? toolroot_tools(&tools, 0, &err) ||
 						  qemu_caps_probe(tools.qemu, tools.root, &caps, &err)
 					    : qemu_caps_probe(spec.qemu, NULL, &caps, &err))
-		fprintf(stderr, "numalab topo show: %s; the argv shown has none of the optional options\n",
-			err.msg);
+		warning("%s; the argv shown has none of the optional options", err.msg);
 	else
 		spec.caps = &caps;
 	if (t.arch == TOPO_ARCH_LOONGARCH64)

@@ -440,18 +440,58 @@ UNIT_TEST(parse_scalars)
 UNIT_TEST(data_paths)
 {
 	char out[4096];
+	struct error err;
 
-	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "2node", out, sizeof(out));
-	CHECK_STR(out, "/lab/topologies/2node.topo");
-	lab_data_path("/lab", LAB_DATA_MATRIX, "smoke", out, sizeof(out));
-	CHECK_STR(out, "/lab/matrices/smoke.matrix");
-	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "x/none.topo", out, sizeof(out));
+	/* Tests run from the project's root. */
+	CHECK_INT(lab_data_find(".", LAB_DATA_TOPOLOGY, "2node", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./topologies/2node.topo");
+	CHECK_INT(lab_data_find(".", LAB_DATA_MATRIX, "smoke", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./matrices/smoke.matrix");
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "topology", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./tests/guest/suites/topology");
+	CHECK_INT(lab_data_find("/lab", LAB_DATA_TOPOLOGY, "x/none.topo", out, sizeof(out), &err), 0);
 	CHECK_STR(out, "x/none.topo");
-	lab_data_path("/lab", LAB_DATA_MATRIX, "Makefile", out, sizeof(out));   /* tests run from the root */
+	CHECK_INT(lab_data_find("/lab", LAB_DATA_MATRIX, "Makefile", out, sizeof(out), &err), 0);
 	CHECK_STR(out, "Makefile");
+}
+
+/* A NAME the project has none of: the user's error, naming the ones it has; no build path. */
+UNIT_TEST(unknown_names)
+{
+	char out[4096];
+	struct error err;
+	struct topology t;
+	struct strvec names = STRVEC_INIT;
+
+	CHECK_INT(lab_data_find(".", LAB_DATA_TOPOLOGY, "nosuch", out, sizeof(out), &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
+	CHECK(!strncmp(err.msg, "unknown topology 'nosuch'; known: 2node, 4node, 8node, cxl, ", 60));
+	CHECK(strstr(err.msg, "; or give a .topo file") != NULL);
+	CHECK_INT(lab_data_find(".", LAB_DATA_MATRIX, "nosuch", out, sizeof(out), &err), -1);
+	CHECK(strstr(err.msg, "unknown matrix 'nosuch'; known: ") && strstr(err.msg, "smoke"));
+	/* A suite is a folder, never a path; the other kinds' files are not suites. */
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "nosuch", out, sizeof(out), &err), -1);
+	CHECK(!strncmp(err.msg, "unknown suite 'nosuch'; known: crash, khugepaged, ", 50));
+	CHECK(strstr(err.msg, "build") == NULL);
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "topology/topology.c", out, sizeof(out), &err), -1);
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "", out, sizeof(out), &err), -1);
+	CHECK_INT(lab_topology_load(".", "nosuch", &t, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
+	CHECK_INT(lab_topology_load(".", "tests/host/unit/topo/no-such.topo", &t, &err), -1);
+	CHECK(!strncmp(err.msg, "tests/host/unit/topo/no-such.topo: cannot open", 46));
+	CHECK_INT(lab_topology_load(".", "cxl", &t, &err), 0);
+	CHECK_STR(t.name, "cxl");
+	/* The names are sorted, and the topology folder holds nothing else. */
+	lab_data_names(".", LAB_DATA_TOPOLOGY, &names);
+	CHECK(names.nr >= 8);
+	for (size_t i = 1; i < names.nr; i++)
+		CHECK(strcmp(names.items[i - 1], names.items[i]) < 0);
+	strvec_clear(&names);
+	lab_data_names("/nonexistent", LAB_DATA_TOPOLOGY, &names);
+	CHECK_INT(names.nr, 0);
 }
 
 UNIT_MAIN(UNIT_CASE(shipped_topologies_parse), UNIT_CASE(topo_2node), UNIT_CASE(topo_cxl),
 	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
 	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars),
-	  UNIT_CASE(data_paths))
+	  UNIT_CASE(data_paths), UNIT_CASE(unknown_names))
