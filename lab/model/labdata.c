@@ -49,7 +49,8 @@ void lab_data_names(const char *root, enum lab_data kind, struct strvec *names)
 	if (d)
 		closedir(d);
 	free(dir);
-	qsort(names->items + first, names->nr - first, sizeof(*names->items), cmp_str);
+	if (names->nr > first)
+		qsort(names->items + first, names->nr - first, sizeof(*names->items), cmp_str);
 }
 
 static int unknown(const char *root, enum lab_data kind, const char *arg, struct error *err)
