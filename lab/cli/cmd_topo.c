@@ -1,6 +1,7 @@
 /*
  * numalab topo: the shipped topologies, one topology's shape (or its QEMU
- * argv, libvirt XML, normalised file) and validation.
+ * argv, libvirt XML, normalised file), validation, and a topology captured
+ * from the running machine.
  */
 #include "cli/command.h"
 #include "cli/options.h"
@@ -8,11 +9,15 @@
 #include "boot/qemu.h"
 #include "host/toolroot.h"
 #include "model/labdata.h"
+#include "model/topology_capture.h"
 #include "model/topology_summary.h"
 #include "results/results.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char list_usage[] =
 	"usage: numalab topo list\n"
@@ -34,16 +39,29 @@ static const char show_usage[] =
 	"the SLIT, HMAT latency and bandwidth per initiator and target, memory-side\n"
 	"caches, the memory tiers the kernel derives, page and PMD size).\n\n";
 
+static const char capture_usage[] =
+	"usage: numalab topo capture [FILE|-]\n"
+	"\n"
+	"Write this machine's NUMA shape, read from /sys, as a topology file\n"
+	"(validated; FILE written whole or not at all; none or '-': stdout).  What\n"
+	"the format cannot say as the machine has it (CPU ids, sparse nodes, HMAT\n"
+	"pairs sysfs does not show) is said in the file's leading comment.\n";
+
 static const char topo_usage[] =
 	"usage: numalab topo list\n"
 	"       numalab topo show [--format summary|argv|libvirt|topo] FILE|NAME\n"
 	"       numalab topo check FILE|NAME...\n"
+	"       numalab topo capture [FILE|-]\n"
 	"\n"
 	"Topologies: topologies/NAME.topo or a file (docs/topology.md).\n"
 	"`numalab topo SUBCOMMAND --help` says more.\n"
 	"\n";
 
 static const char exit_tail[] = "\nExit: 0 valid, 2 invalid or bad usage.\n";
+static const char capture_tail[] =
+	"\nExit: 0 written, 2 a shape the format cannot hold or bad usage, 3 /sys\n"
+	"unreadable or FILE not written.\n";
+
 static const char *format = "summary";
 
 static const struct opt no_opts[] = { OPT_END };
@@ -64,6 +82,9 @@ static const struct opt_spec show_spec = { .name = "topo show", .usage = show_us
 static const struct opt_spec check_spec = { .name = "topo check", .usage = check_usage, .opts = no_opts,
 					    .tail = exit_tail };
 
+static const struct opt_spec capture_spec = { .name = "topo capture", .usage = capture_usage, .opts = no_opts,
+					      .tail = capture_tail };
+
 /* The subcommand the command line names. */
 static const struct opt_spec *chosen;
 
@@ -71,6 +92,7 @@ static const struct opt topo_opts[] = {
 	OPT_SUBCOMMAND("list", &chosen, &list_spec, "the shipped topologies"),
 	OPT_SUBCOMMAND("show", &chosen, &show_spec, "one topology's shape (or its QEMU argv)"),
 	OPT_SUBCOMMAND("check", &chosen, &check_spec, "validate topology files"),
+	OPT_SUBCOMMAND("capture", &chosen, &capture_spec, "this machine's shape as a topology file"),
 	OPT_END,
 };
 
@@ -206,6 +228,46 @@ static int show(const char *arg)
 	return EXIT_PASS;
 }
 
+static int capture(const char *file)
+{
+	struct utsname u;
+	struct topo_capture_in in = { .sysfs = "/sys" };
+	struct topo_capture_error cerr;
+	struct topology t;
+	struct error err;
+	char origin[512], date[32], text[16384];
+	time_t now = time(NULL);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+
+	if (uname(&u) || page <= 0)
+		return error_set(&err, "cannot ask the kernel for its machine and page size"),
+		       command_fail("topo capture", &err);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	snprintf(origin, sizeof(origin), "Captured by `numalab topo capture` on %s (Linux %s %s), %s.", u.nodename,
+		 u.release, u.machine, date);
+	in.machine = u.machine;
+	in.page_size = (uint64_t)page;
+	in.origin = origin;
+	if (topo_capture(&in, &t, &cerr)) {
+		if (cerr.unreadable)
+			error_set(&err, "%s", cerr.msg);
+		else
+			error_input(&err, "%s", cerr.msg);
+		return command_fail("topo capture", &err);
+	}
+	len = topo_format(&t, text, sizeof(text));
+	if (!file || !strcmp(file, "-")) {
+		fputs(text, stdout);
+		return EXIT_PASS;
+	}
+	if (write_file_atomic(file, text, len, &err))
+		return command_fail("topo capture", &err);
+	printf("%s: %s, %d nodes, %d CPUs, %llu MiB%s\n", file, topo_arch_name(t.arch), t.nr_nodes,
+	       topo_nr_cpus(&t), (unsigned long long)(topo_mem_bytes(&t) >> 20), topo_has_hmat(&t) ? ", HMAT" : "");
+	return EXIT_PASS;
+}
+
 int cmd_topo(int argc, char **argv)
 {
 	int rc, first, nargs;
@@ -219,8 +281,10 @@ int cmd_topo(int argc, char **argv)
 		return check(nargs, argv + first);
 	if (chosen == &show_spec && nargs == 1)
 		return show(argv[first]);
+	if (chosen == &capture_spec && nargs <= 1)
+		return capture(nargs ? argv[first] : NULL);
 	return command_usage_error(chosen->name, "%s",
 				   chosen == &list_spec ? "takes no operands" :
 				   chosen == &check_spec ? "give FILE|NAME..." :
-				   "give one FILE|NAME");
+				   chosen == &show_spec ? "give one FILE|NAME" : "give at most one FILE");
 }

@@ -14,7 +14,7 @@ expect_grep "^numalab run: unknown option '--bogus'; see \`numalab run --help\`$
 expect_rc 2 $NUMALAB run --topo 2node --kern stock
 expect_grep "^numalab run: unknown option '--kern'; options take their whole name: --kernel; see" "$SCRATCH/err"
 expect_rc 2 $NUMALAB topo sho 2node
-expect_grep "^numalab topo: unknown subcommand 'sho'; use check or show; see \`numalab topo --help\`$" "$SCRATCH/err"
+expect_grep "^numalab topo: unknown subcommand 'sho'; use list, show, check or capture; see \`numalab topo --help\`$" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
 expect_grep "^numalab run: --tests: unknown suite 'nosuchtest'; known: crash, khugepaged, .*topology" "$SCRATCH/err"
 ! grep -q "build/" "$SCRATCH/err" || fail "an unknown suite shows a build path: $(cat "$SCRATCH/err")"
