@@ -240,9 +240,10 @@ static int capture(const char *file)
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len;
 
-	if (uname(&u) || page <= 0)
-		return error_set(&err, "cannot ask the kernel for its machine and page size"),
-		       command_fail("topo capture", &err);
+	if (uname(&u) || page <= 0) {
+		error_set(&err, "cannot ask the kernel for its machine and page size");
+		return command_fail("topo capture", &err);
+	}
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	snprintf(origin, sizeof(origin), "Captured by `numalab topo capture` on %s (Linux %s %s), %s.", u.nodename,
 		 u.release, u.machine, date);
