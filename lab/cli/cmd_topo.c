@@ -231,7 +231,7 @@ static int show(const char *arg)
 static int capture(const char *file)
 {
 	struct utsname u;
-	struct topo_capture_in in = { .sysfs = "/sys" };
+	struct topo_capture_in in = { .sysfs = "/sys", .procfs = "/proc" };
 	struct topo_capture_error cerr;
 	struct topology t;
 	struct error err;

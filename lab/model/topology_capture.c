@@ -9,7 +9,7 @@
 
 #define NODE_DIR "devices/system/node"
 #define MAX_IDS 4096             /* node and CPU ids read from a list */
-#define MEMTOTAL_ROUND (128ULL << 20)
+#define MEM_ROUND (128ULL << 20)       /* node memory is rounded up to this */
 
 /* One node as sysfs shows it, by its own id. */
 struct seen {
@@ -181,27 +181,45 @@ static int read_cpus(struct capture *c, struct seen *s)
 	return 0;
 }
 
-/* The node's memory blocks, each block_size_bytes; else MemTotal rounded up. */
-static int read_memory(struct capture *c, struct seen *s, uint64_t block)
+/*
+ * Pages present per node (the zones' "present" in PROCFS/zoneinfo: the
+ * firmware's ranges less what it keeps, a few MiB), in bytes by node id; 0
+ * when zoneinfo cannot be read.
+ */
+static int read_present(struct capture *c, uint64_t *bytes, int cap)
 {
-	char rel[128], dir[512], meminfo[4096], *p;
-	unsigned long long kib;
-	struct dirent *e;
-	DIR *d;
-	uint64_t blocks = 0;
+	char path[512], line[256];
+	unsigned long long pages;
+	FILE *f;
+	int node = -1, n;
 
-	snprintf(dir, sizeof(dir), "%s/" NODE_DIR "/node%d", c->in->sysfs, s->id);
-	if (block && (d = opendir(dir))) {
-		while ((e = readdir(d))) {
-			unsigned m;
-			char tail;
-
-			blocks += sscanf(e->d_name, "memory%u%c", &m, &tail) == 1;
-		}
-		closedir(d);
+	snprintf(path, sizeof(path), "%s/zoneinfo", c->in->procfs);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &n) == 1)
+			node = n >= 0 && n < cap ? n : -1;
+		else if (node >= 0 && sscanf(line, " present %llu", &pages) == 1)
+			bytes[node] += pages * c->in->page_size;
 	}
-	if (blocks) {
-		s->mem_bytes = blocks * block;
+	fclose(f);
+	return 0;
+}
+
+/* Up to the next multiple of MEM_ROUND: what the format's mem= was before firmware kept some. */
+static uint64_t round_mem(uint64_t bytes)
+{
+	return (bytes + MEM_ROUND - 1) / MEM_ROUND * MEM_ROUND;
+}
+
+/* The node's memory from its present pages; else from MemTotal (which loses more: said in a note). */
+static int read_memory(struct capture *c, struct seen *s, const uint64_t *present, int have_present)
+{
+	char rel[128], meminfo[4096], *p;
+	unsigned long long kib;
+
+	if (have_present) {
+		s->mem_bytes = s->id < MAX_IDS ? round_mem(present[s->id]) : 0;
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), NODE_DIR "/node%d/meminfo", s->id);
@@ -209,8 +227,7 @@ static int read_memory(struct capture *c, struct seen *s, uint64_t block)
 		return -1;
 	if (!(p = strstr(meminfo, "MemTotal:")) || sscanf(p, "MemTotal: %llu kB", &kib) != 1)
 		return fail(c, 1, "%s/%s: no MemTotal line", c->in->sysfs, rel);
-	s->mem_bytes = ((uint64_t)kib << 10) + MEMTOTAL_ROUND - 1;
-	s->mem_bytes -= s->mem_bytes % MEMTOTAL_ROUND;
+	s->mem_bytes = round_mem((uint64_t)kib << 10);
 	s->mem_from_memtotal = 1;
 	return 0;
 }
@@ -367,8 +384,9 @@ static int build_hmat(struct capture *c, struct topology *t)
 
 static int read_machine(struct capture *c, struct topology *t)
 {
-	uint64_t block = 0, pmd;
-	int next_cpu = 0, renumbered = 0;
+	uint64_t present[MAX_IDS];
+	uint64_t pmd;
+	int next_cpu = 0, renumbered = 0, have_present;
 	char renum[256] = "";
 
 	if (!strcmp(c->in->machine, "x86_64"))
@@ -380,14 +398,14 @@ static int read_machine(struct capture *c, struct topology *t)
 	snprintf(t->machine, sizeof(t->machine), "%s", t->arch == TOPO_ARCH_X86_64 ? "q35" : "virt");
 	if (read_nodes(c))
 		return -1;
-	if (read_u64(c, "devices/system/memory/block_size_bytes", 16, &block))
-		block = 0;
+	memset(present, 0, sizeof(present));
+	have_present = !read_present(c, present, MAX_IDS);
 	t->nr_nodes = c->nr;
 	for (int i = 0; i < c->nr; i++) {
 		struct seen *s = &c->nodes[i];
 		struct topo_node *n = &t->nodes[i];
 
-		if (read_cpus(c, s) || read_memory(c, s, block) || read_distances(c, s))
+		if (read_cpus(c, s) || read_memory(c, s, present, have_present) || read_distances(c, s))
 			return -1;
 		read_access(c, s);
 		if (!s->mem_bytes)
@@ -413,7 +431,7 @@ static int read_machine(struct capture *c, struct topology *t)
 		for (int j = 0; j < c->nr; j++)
 			t->dist[i][j] = s->dist[j];
 		if (s->mem_from_memtotal)
-			note(c, "Node %d: no memory blocks in sysfs; its memory is MemTotal rounded up to 128M.", s->id);
+			note(c, "Node %d: no zoneinfo to read; its memory is MemTotal rounded up to 128M.", s->id);
 	}
 	if (renumbered)
 		note(c, "CPUs renumbered into one range per node (the format's rule); this machine has %s.", renum);

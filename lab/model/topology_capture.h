@@ -3,19 +3,23 @@
  * as a topology (topology.h): what `numalab topo capture` writes, so a user
  * can emulate their production box and check a real board against it.
  *
- * What it reads under sysfs (a parameter: "/sys", or a fake tree in the
- * unit tests), with the kernel's own documentation as the oracle
- * (Documentation/ABI/stable/sysfs-devices-node, admin-guide/mm/numaperf.rst):
+ * What it reads under sysfs and procfs (parameters: "/sys" and "/proc", or
+ * a fake tree in the unit tests), with the kernel's own documentation as the
+ * oracle (Documentation/ABI/stable/sysfs-devices-node,
+ * admin-guide/mm/numaperf.rst, filesystems/proc.rst):
  *
  *   devices/system/node/online             the nodes; renumbered 0..N-1 if sparse
  *   devices/system/node/nodeN/cpulist      CPUs per node; renumbered into one
  *                                          range per node, in node order (the
  *                                          format's rule), the count kept
- *   devices/system/node/nodeN/memoryM      memory blocks x memory/block_size_bytes:
- *                                          the node's present memory, as the
- *                                          firmware's SRAT gives it (else
- *                                          nodeN/meminfo MemTotal, rounded up
- *                                          to 128M, since the kernel keeps some)
+ *   PROCFS/zoneinfo "present"              the node's present pages: the
+ *                                          firmware's (SRAT) ranges less the few
+ *                                          MiB it keeps, rounded up to 128M,
+ *                                          which gives back the SRAT's size
+ *                                          (else nodeN/meminfo MemTotal, rounded
+ *                                          the same way).  Not memory blocks: a
+ *                                          block may straddle two nodes
+ *                                          (LoongArch's 512M blocks do)
  *   devices/system/node/nodeN/distance     the SLIT row
  *   devices/system/node/nodeN/access0/initiators/{nodeI,read_latency,read_bandwidth}
  *                                          HMAT: the nearest initiators of each
@@ -46,6 +50,7 @@
 
 struct topo_capture_in {
 	const char *sysfs;      /* "/sys" */
+	const char *procfs;     /* "/proc" */
 	const char *machine;    /* uname(2)'s machine: "x86_64", "loongarch64" */
 	uint64_t page_size;     /* sysconf(_SC_PAGESIZE) */
 	const char *origin;     /* the description's first line: where and when, e.g. "host h, Linux 6.1" */

@@ -1,13 +1,13 @@
 /*
- * test_topology_capture: topo_capture() over fake sysfs trees
- * (tests/host/unit/sysfs/NAME/, laid out as the kernel's
+ * test_topology_capture: topo_capture() over fake trees
+ * (tests/host/unit/sysfs/NAME/{sys,proc}, laid out as the kernel's
  * Documentation/ABI/stable/sysfs-devices-node says; symlinks as empty
  * files, which readdir lists the same):
  *
  *   cxl     what a cxl.topo guest shows: two CPU nodes, two CPU-less ones
- *           behind HMAT, memory blocks, memory-side caches
- *   sparse  nodes 0 and 2, CPUs interleaved between them, no memory
- *           blocks (MemTotal instead), HMAT on CPU nodes only
+ *           behind HMAT, memory-side caches, zoneinfo's present pages
+ *   sparse  nodes 0 and 2, CPUs interleaved between them, no zoneinfo
+ *           (MemTotal instead), HMAT on CPU nodes only
  *   nomem   a node with CPUs and no memory
  *   nine    more nodes than the lab emulates
  *
@@ -25,8 +25,12 @@
 
 static int capture(const char *tree, const char *machine, struct topology *t, struct topo_capture_error *err)
 {
-	struct topo_capture_in in = { .sysfs = tree, .machine = machine, .page_size = 4096, .origin = "Test." };
+	char sys[256], proc[256];
+	struct topo_capture_in in = { .sysfs = sys, .procfs = proc, .machine = machine, .page_size = 4096,
+				      .origin = "Test." };
 
+	snprintf(sys, sizeof(sys), "%s/sys", tree);
+	snprintf(proc, sizeof(proc), "%s/proc", tree);
 	memset(err, 0, sizeof(*err));
 	return topo_capture(&in, t, err);
 }
@@ -56,7 +60,7 @@ UNIT_TEST(cxl_guest)
 	CHECK_INT(topo_node_has_cpus(&t, 2), 0);
 	CHECK_INT(topo_node_has_cpus(&t, 3), 0);
 	for (int i = 0; i < 4; i++) {
-		/* Four 128M blocks each: the SRAT's 512M, not MemTotal's 400000 kB. */
+		/* Present pages (node 0, 3: a few MiB short) rounded up: the SRAT's 512M, not MemTotal's 400000 kB. */
 		CHECK_INT(t.nodes[i].mem_bytes, 512 * MIB);
 		for (int j = 0; j < 4; j++)
 			CHECK_INT(t.dist[i][j], dist[i][j]);
@@ -137,7 +141,7 @@ UNIT_TEST(refused)
 	CHECK_STR(err.msg, "this machine is aarch64; the lab emulates x86_64 and loongarch64");
 	CHECK_INT(capture(SYSFS "none", "x86_64", &t, &err), -1);
 	CHECK_INT(err.unreadable, 1);
-	CHECK(!strncmp(err.msg, "cannot read " SYSFS "none/devices/system/node/online: ", 60));
+	CHECK(!strncmp(err.msg, "cannot read " SYSFS "none/sys/devices/system/node/online: ", 64));
 }
 
 UNIT_MAIN(UNIT_CASE(cxl_guest), UNIT_CASE(sparse_machine), UNIT_CASE(refused))
