@@ -320,7 +320,7 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 	if (!strcmp(k, "machine")) {
 		if (strlen(w[1]) >= sizeof(t->machine))
 			return fail(ps, ps->line, "machine name '%s' is too long", w[1]);
-		snprintf(t->machine, sizeof(t->machine), "%s", w[1]);
+		strncpy(t->machine, w[1], sizeof(t->machine));
 	} else if (!strcmp(k, "memory")) {
 		if (parse_size(w[1], &ps->memory_total))
 			return fail(ps, ps->line, "bad memory '%s'; write a size like 2G", w[1]);
@@ -336,7 +336,8 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 	} else {
 		if (strlen(w[1]) >= sizeof(t->tests))
 			return fail(ps, ps->line, "tests list is too long");
-		snprintf(t->tests, sizeof(t->tests), "%s", w[1]);
+		/* strncpy: a later `tests` leaves nothing of an earlier one behind its NUL. */
+		strncpy(t->tests, w[1], sizeof(t->tests));
 	}
 	return 0;
 }
@@ -451,8 +452,9 @@ static void set_name(struct topology *t, const char *path)
 
 /*
  * The comment lines before the first statement (blank lines among them
- * allowed), each without its '#' and one blank after it, joined by '\n':
- * the shape's description.  Cut at TOPO_DESCRIPTION_MAX.
+ * allowed), each without its '#' and one blank after it, joined by '\n',
+ * empty ones at either end left out: the shape's description.  Cut at
+ * TOPO_DESCRIPTION_MAX.
  */
 static void read_description(struct topology *t, const char *buf, size_t len)
 {
@@ -484,6 +486,9 @@ static void read_description(struct topology *t, const char *buf, size_t len)
 		}
 		p = eol + 1;
 	}
+	/* Empty comment lines after it are not part of it, nor blanks a cut leaves at its end. */
+	while (used && strchr("\n \t\r", t->description[used - 1]))
+		t->description[--used] = '\0';
 	t->description[used] = '\0';
 }
 
