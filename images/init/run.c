@@ -33,7 +33,7 @@ struct relay {
 	int fd;
 	char line[LINE_MAX_LEN + 1];
 	size_t len;
-	char skip_reason[256];    /* of the last "# SKIP" line */
+	char skip_reason[256];    /* of the last line saying why it skips (skip_reason()) */
 	int own_failed;           /* "not ok" results at the program's own top level */
 	int yaml_indent;          /* inside a result's YAML block ("  ---" ... "  ..."): its indent; else -1 */
 };
@@ -151,12 +151,10 @@ static int own_failure(const char *line)
 /*
  * Relay one line of the program's output one level deeper: its (K)TAP as
  * is, plain output as a diagnostic ("# ..."), so it stays readable in the
- * TAP and cannot pass for results; remember its "# SKIP" reason.
+ * TAP and cannot pass for results; remember its skip reason.
  */
 static void relay_line(struct relay *r)
 {
-	const char *skip;
-
 	while (r->len > 0 && r->line[r->len - 1] == '\r')
 		r->len--;
 	r->line[r->len] = '\0';
@@ -165,19 +163,14 @@ static void relay_line(struct relay *r)
 		tap_line("    %s", r->line);
 		return;
 	}
+	/* a skip by exit status gives the last reason (report_result()) */
+	skip_reason(r->line, r->skip_reason, sizeof(r->skip_reason));
 	if (!is_tap_line(r->line)) {
 		tap_line("    # %s", r->line);
 		return;
 	}
 	tap_line("    %s", r->line);
 	r->own_failed += own_failure(r->line);
-	skip = strstr(r->line, "# SKIP");
-	if (!skip)
-		return;
-	skip += strlen("# SKIP");
-	skip += strspn(skip, " \t");
-	if (*skip)
-		snprintf(r->skip_reason, sizeof(r->skip_reason), "%s", skip);
 }
 
 static void relay_bytes(struct relay *r, const char *data, size_t n)
@@ -315,7 +308,10 @@ static void report_result(int number, const char *name, const struct plan_entry 
 	} else if (code == 0) {
 		tap_line("ok %d %s", number, name);
 	} else if (code >= 0 && code == l->skip_code) {
-		tap_line("ok %d %s # SKIP %s", number, name, *r->skip_reason ? r->skip_reason : "skipped");
+		if (*r->skip_reason)
+			tap_line("ok %d %s # SKIP %s", number, name, r->skip_reason);
+		else
+			tap_line("ok %d %s # SKIP exit %d", number, name, code);
 	} else if (code >= 0 && code == l->hard_error_code) {
 		tap_line("not ok %d %s # ERROR hard error: exit status %d", number, name, code);
 	} else if (WIFSIGNALED(status)) {
@@ -365,6 +361,17 @@ static void env_add(struct launch *l, char *var)
 		l->env[n] = var;
 		l->env[n + 1] = NULL;
 	}
+}
+
+/* var ("NAME=VALUE") unless NAME is set already (a sidecar's env wins). */
+static void env_add_default(struct launch *l, char *var)
+{
+	size_t name_len = strcspn(var, "=") + 1;
+
+	for (int n = 0; l->env[n]; n++)
+		if (!strncmp(l->env[n], var, name_len))
+			return;
+	env_add(l, var);
 }
 
 /*
@@ -481,6 +488,8 @@ void run_test(int number, const struct plan_entry *t)
 			return;
 		}
 	}
+	if (kconfig_env(is_exec))
+		env_add_default(&l, kconfig_env(is_exec));
 	log_msg("running %s (timeout %us)", name, t->timeout_s);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		tap_line("not ok %d %s # ERROR pipe: %s", number, name, strerror(errno));

@@ -110,7 +110,7 @@ struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
 	struct strvec seen;               /* test names of this suite, for duplicates */
-	struct strvec diag;               /* diagnostic lines since the suite's last result */
+	const char *suite, *test;         /* the result whose YAML metrics are being added */
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -179,20 +179,32 @@ static void dedupe(struct cmp_walk *w, char *name, size_t size)
 		snprintf(name + strlen(name), size - strlen(name), " [%d]", times);
 }
 
+int cmp_metric_value(const char *s, char *name, size_t cap, double *v)
+{
+	char word[NAME_MAX_LEN + 1], value[64];
+	int n = 0;
+
+	if (sscanf(s, "# metric: %160s %63s %n", word, value, &n) < 2 || (n && s[n] && s[n] != '(') ||
+	    parse_number(value, v))
+		return 0;
+	snprintf(name, cap, "%s", word);
+	return 1;
+}
+
 /*
  * "# metric: NAME NUMBER [(comment)]" is a metric; "# metric: NAME WORDS"
  * ("0-3 -> 0") is a fact, behaviour that is not a number: its WORDS up to
  * a "(" comment are compared as text.
  */
-static int metric_line(struct cmp_walk *w, const char *suite, const char *s)
+static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
-	char name[NAME_MAX_LEN + 1], value[64];
-	int n = 0, start = 0;
+	char name[NAME_MAX_LEN + 1];
+	int start = 0;
 	double v;
 
-	if (sscanf(s, "# metric: %160s %n%63s %n", name, &start, value, &n) < 2)
-		return 0;
-	if ((!n || !s[n] || s[n] == '(') && !parse_number(value, &v)) {
+	if (sscanf(s, "# metric: %160s %n", name, &start) < 1 || !start || !s[start])
+		return;
+	if (cmp_metric_value(s, name, sizeof(name), &v)) {
 		add_obs(w, suite, "", name, OBS_METRIC, v, CMP_PASS, NULL);
 	} else {
 		size_t len = strcspn(s + start, "(");
@@ -202,11 +214,10 @@ static int metric_line(struct cmp_walk *w, const char *suite, const char *s)
 		add_obs(w, suite, "", name, OBS_FACT, 0, CMP_PASS, NULL)->text =
 			xprintf("%.*s", (int)len, s + start);
 	}
-	return 1;
 }
 
-/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
-static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, const char *s)
+/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of a YAML block. */
+static void yaml_line(const char *s, void (*fn)(void *ctx, const char *name, double v), void *ctx)
 {
 	const char *colon = strstr(s, ": ");
 	char key[NAME_MAX_LEN + 1], *map, *save, *item;
@@ -218,7 +229,7 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 	s = colon + 2;
 	if (*s != '{') {
 		if (!parse_number(s, &v))
-			add_obs(w, suite, test, key, OBS_METRIC, v, CMP_PASS, NULL);
+			fn(ctx, key, v);
 		return;
 	}
 	map = xstrdup(s + 1);
@@ -230,10 +241,22 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 		if (!c || c == sub || parse_number(c + 2, &v))
 			continue;
 		name = xprintf("%s.%.*s", key, (int)(c - sub), sub);
-		add_obs(w, suite, test, name, OBS_METRIC, v, CMP_PASS, NULL);
+		fn(ctx, name, v);
 		free(name);
 	}
 	free(map);
+}
+
+void cmp_yaml_metrics(const char *yaml, void (*fn)(void *ctx, const char *name, double v), void *ctx)
+{
+	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
+	for (const char *l = yaml ? yaml : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		if (line[0] != ' ')
+			yaml_line(line, fn, ctx);
+		free(line);
+	}
 }
 
 static enum cmp_status cmp_status_of(enum tap_status s)
@@ -243,72 +266,91 @@ static enum cmp_status cmp_status_of(enum tap_status s)
 	return s == TAP_SKIP || s == TAP_TODO ? CMP_SKIP : CMP_FAIL;
 }
 
-/* The diagnostic lines a failing test printed before its result, one string. */
-static char *failure_detail(struct cmp_walk *w, enum tap_status st)
+/* What a failing result said about itself (tap.h's own diagnostics, not metrics), its last lines. */
+static char *failure_detail(const struct tap_node *n)
 {
+	struct strvec lines = STRVEC_INIT;
 	struct buf b = BUF_INIT;
-	size_t first = w->diag.nr > DETAIL_MAX_LINES ? w->diag.nr - DETAIL_MAX_LINES : 0;
-	char *s;
+	size_t first;
+	char *s = NULL;
 
-	if (cmp_status_of(st) != CMP_FAIL || !w->diag.nr)
+	if (cmp_status_of(n->t->status) != CMP_FAIL)
 		return NULL;
-	for (size_t i = first; i < w->diag.nr; i++)
-		buf_addf(&b, "%s%s", i > first ? "\n" : "", w->diag.items[i]);
-	s = xstrdup(buf_str(&b));
+	for (const char *l = n->diags; *l; l = next_line(l)) {
+		size_t len = strcspn(l, "\n");
+
+		if (strncmp(l, "# ", 2) || !strncmp(l, "# metric:", 9) || !strncmp(l, "# totals:", 9))
+			continue;
+		s = xprintf("%.*s", (int)len - 2, l + 2);
+		strvec_push(&lines, s);
+		free(s);
+	}
+	s = NULL;
+	first = lines.nr > DETAIL_MAX_LINES ? lines.nr - DETAIL_MAX_LINES : 0;
+	for (size_t i = first; i < lines.nr; i++)
+		buf_addf(&b, "%s%s", i > first ? "\n" : "", lines.items[i]);
+	if (lines.nr)
+		s = xstrdup(buf_str(&b));
+	strvec_clear(&lines);
 	buf_free(&b);
 	return s;
+}
+
+/* A failure's reason (tap_reason(): what it said first, else /init's "exit 2"); a skip's directive. */
+static void result_why(const struct tap_node *n, char *why, size_t cap)
+{
+	if (cmp_status_of(n->t->status) == CMP_FAIL)
+		tap_reason(n, why, cap);
+	else
+		snprintf(why, cap, "%s", n->comment);
+}
+
+static void add_yaml_metric(void *ctx, const char *name, double v)
+{
+	struct cmp_walk *w = ctx;
+
+	add_obs(w, w->suite, w->test, name, OBS_METRIC, v, CMP_PASS, NULL);
 }
 
 /* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
 static void on_result(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
-	char name[NAME_MAX_LEN + 16];
+	char name[NAME_MAX_LEN + 16], why[TAP_LINE_MAX + 1];
 	struct cmp_obs *o;
 
+	result_why(n, why, sizeof(why));
 	if (n->depth == 0) {
-		add_obs(w, n->t->name, "", NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
+		o = add_obs(w, n->t->name, "", NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), why);
+		o->text = failure_detail(n);
 		return;
 	}
 	if (n->depth != 1 || !n->suites[0][0])
 		return;
 	snprintf(name, sizeof(name), "%s", n->t->name);
 	dedupe(w, name, sizeof(name));
-	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
-	o->text = failure_detail(w, n->t->status);
-	strvec_clear(&w->diag);
-	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
-	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
-		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
-
-		if (line[0] != ' ')
-			yaml_line(w, n->suites[0], name, line);
-		free(line);
-	}
+	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), why);
+	o->text = failure_detail(n);
+	w->suite = n->suites[0];
+	w->test = name;
+	cmp_yaml_metrics(n->yaml, add_yaml_metric, w);
 }
 
 static void on_suite(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 
-	if (n->depth == 0) {
+	if (n->depth == 0)
 		strvec_clear(&w->seen);
-		strvec_clear(&w->diag);
-	}
 }
 
-/* Metrics and facts of a suite; other diagnostics of its tests, kept for their failures. */
+/* Metrics and facts of a suite. */
 static void on_diag(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 
-	if (n->depth < 1 || !n->suites[0][0])
-		return;
-	if (n->depth == 1 && metric_line(w, n->suites[0], n->text))
-		return;
-	if (strncmp(n->text, "# ", 2) || !strncmp(n->text, "# totals:", 9))
-		return;
-	strvec_push(&w->diag, n->text + 2);
+	if (n->depth == 1 && n->suites[0][0])
+		metric_line(w, n->suites[0], n->text);
 }
 
 static const struct tap_walk_ops cmp_ops = {
@@ -329,7 +371,6 @@ static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 	if (!rc)
 		tap_walk(tap.data ? tap.data : "", tap.len, &cmp_ops, &w);
 	strvec_clear(&w.seen);
-	strvec_clear(&w.diag);
 	buf_free(&tap);
 	return rc;
 }

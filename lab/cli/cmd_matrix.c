@@ -55,6 +55,7 @@ int cmd_matrix(int argc, char **argv)
 	enum matrix_verdict v;
 	struct error err;
 	int rc, first, dry_run = 0, arches = 0, merging = 0;
+	const char *kcidb = NULL;
 	const struct opt opts[] = {
 		OPT_INT("jobs", &o.jobs, "N", 1, MATRIX_MAX_JOBS,
 			"cells at once, 1..256 (default: as cores and free memory\n"
@@ -65,6 +66,9 @@ int cmd_matrix(int argc, char **argv)
 		OPT_FLAG("dry-run", &dry_run, "list the cells and their commands, run nothing"),
 		OPT_FLAG("arches", &arches, "print the guest arches the cells need, one a line (for make)"),
 		OPT_FLAG("quiet", &o.quiet, "no cell logs, only a line per finished cell"),
+		OPT_STRING("kcidb", &kcidb, "FILE",
+			   "also write the cells' results as KCIDB JSON at the end\n"
+			   "(docs/kcidb.md), as `numalab kcidb OUT` does"),
 		OPT_FLAG("merge", &merging,
 			 "merge the outputs of shards (their --out dirs) into --out:\n"
 			 "matrix.tap, flat.tap, junit.xml, summary.txt in cell order"),
@@ -83,7 +87,7 @@ int cmd_matrix(int argc, char **argv)
 	if (merging && matrix_merge(argv + first, argc - first, o.out, &o.show, &v, &err))
 		return command_fail("matrix", &err);
 	if (merging)
-		return command_exit_matrix(v);
+		return kcidb && (rc = command_kcidb_write("matrix", o.out, kcidb)) ? rc : command_exit_matrix(v);
 	if (first != argc - 1)
 		return command_usage_error("matrix", first < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");
@@ -95,5 +99,7 @@ int cmd_matrix(int argc, char **argv)
 	o.out = o.out ? o.out : out_buf;
 	if (matrix_run(&o, &v, &err))
 		return command_fail("matrix", &err);
+	if (kcidb && o.mode == MATRIX_RUN && (rc = command_kcidb_write("matrix", o.out, kcidb)))
+		return rc;
 	return command_exit_matrix(v);
 }

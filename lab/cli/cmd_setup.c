@@ -1,5 +1,6 @@
 /* numalab setup: install the host packages the lab needs and fetch the default kernel. */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "cli/options.h"
 #include "kernel/resolve.h"
 #include "host/toolroot.h"
@@ -36,6 +37,8 @@ static const struct host_package {
 	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
 	{ "python3", "make check parses compare's JSON and HTML outputs (json, html.parser)" },
 	{ "automake", "tap-driver.sh: make check runs every test under automake's TAP driver" },
+	{ "python3-jsonschema", "make check validates KCIDB JSON against KCIDB's schema (tests/host/kcidb)" },
+	{ "curl", "numalab kcidb --submit POSTs the JSON to kcidb-ng (not in a minimal Debian)" },
 	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
 	/* Guest disk images (lab/boot/disk.h, docs/images.md). */
 	{ "libguestfs-dev", "writes and reads guest disks without root tricks (linked: -lguestfs)" },
@@ -72,7 +75,8 @@ static const char *help_tail(void)
 
 	if (!tail.len) {
 		buf_addstr(&tail, "\nExit: 0 ready, 2 bad usage or input (a lock line that can no longer be\n"
-			   "fetched, NUMALAB_CACHE), 3 a step failed (the reason is on stderr).\n"
+			   "fetched, NUMALAB_CACHE), 3 a step failed (the reason is on stderr) or\n"
+			   "was interrupted.\n"
 			   "\nHost packages:\n");
 		for (size_t i = 0; i < NR_PACKAGES; i++)
 			buf_addf(&tail, "  %-16s %s\n", packages[i].name, packages[i].why);
@@ -261,6 +265,8 @@ int cmd_setup(int argc, char **argv)
 	if (first < argc)
 		return command_usage_error("setup", "unexpected argument '%s'", argv[first]);
 	la = !strcmp(arch, "loongarch64");
+	/* apt, a fetch, the toolroot's build: stopped and reaped on a signal, exit 3. */
+	interrupt_catch();
 	if (ensure_packages(quiet, &err) || ensure_kernel("x86_64", quiet, &err) ||
 	    (la && (ensure_toolroot(quiet, &err) || ensure_kernel(arch, quiet, &err)))) {
 		fflush(stdout);

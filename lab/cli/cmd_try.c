@@ -60,6 +60,7 @@ int cmd_try(int argc, char **argv)
 			      .nr_shards = 1, .show = { command_show_on_stdout, NULL } };
 	static struct command_sink sink = { NULL, "numalab try: " };
 	struct claims claims = { .nr = 0 };
+	const char *kcidb = NULL;
 	char out_buf[256];
 	enum try_verdict v;
 	struct error err;
@@ -85,6 +86,9 @@ int cmd_try(int argc, char **argv)
 		OPT_CALLBACK("shard", &o, "I/N", shard_option,
 			     "run only the cells k with k % N == I (the report covers\n"
 			     "the cells OUT holds)"),
+		OPT_STRING("kcidb", &kcidb, "FILE",
+			   "also write the cells' results as KCIDB JSON at the end,\n"
+			   "the patched checkout with its patchset_hash (docs/kcidb.md)"),
 		OPT_FLAG("report", &o.report_only,
 			 "build and run nothing: judge and write what OUT holds\n"
 			 "(e.g. after copying the shards' OUT/shard-* into it)"),
@@ -108,5 +112,7 @@ int cmd_try(int argc, char **argv)
 	command_set_sink(&sink);
 	if (try_run(&o, &v, &err))
 		return command_fail("try", &err);
+	if (kcidb && (rc = command_kcidb_write("try", o.out, kcidb)))
+		return rc;
 	return command_exit_try(v);
 }
