@@ -41,7 +41,7 @@ GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/guest/lib
 GUEST_SUITES = $(notdir $(patsubst %/,%,$(wildcard tests/guest/suites/*/)))
 GB       = $(BUILD)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
-GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/base/lines.c
+GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/model/topology_capture.c lab/base/lines.c
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 # /init takes from the guest library only its file and id-list readers and
 # the child rule (child.h: a test's session killed whole).
@@ -166,7 +166,7 @@ $(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/results/serialtap.
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 
-$(GB)/tests/%: tests/guest/suites/%/*.c $(GUEST_LIB) $(GUEST_LIB_H) lab/model/topology.h lab/base/lines.h | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/tests/%: tests/guest/suites/%/*.c $(GUEST_LIB) $(GUEST_LIB_H) lab/model/topology.h lab/model/topology_capture.h lab/base/lines.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $@ $(wildcard tests/guest/suites/$*/*.c) $(GUEST_LIB)
 

@@ -144,6 +144,7 @@ static struct topology *cell_topology(const char *meta, char **source)
 	char *v = meta_get(meta, META_TOPOLOGY), *open = v ? strstr(v, " (") : NULL;
 	struct topology *t = xcalloc(1, sizeof(*t));
 	struct topo_error terr;
+	struct error err;
 	char path[4096];
 
 	*source = NULL;
@@ -153,8 +154,9 @@ static struct topology *cell_topology(const char *meta, char **source)
 		if (!topo_load(open + 2, t, &terr)) {
 			*source = xstrdup(open + 2);
 		} else {
-			lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, v, path, sizeof(path));
-			if (!topo_load(path, t, &terr))
+			/* A NAME the lab no longer ships is no topology either. */
+			if (!lab_data_find(lab_root(), LAB_DATA_TOPOLOGY, v, path, sizeof(path), &err) &&
+			    !topo_load(path, t, &terr))
 				*source = xprintf("%s (the run's %s is gone)", path, open + 2);
 		}
 	}

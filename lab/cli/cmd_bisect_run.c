@@ -238,15 +238,12 @@ static int step(const struct step_opts *so, const char *arch)
 /* The names the request gives, against the project: checked before building. */
 static int check_request(struct step_opts *so, char *arch, size_t cap)
 {
-	char path[4096];
 	struct topology topo;
-	struct topo_error terr;
 	struct recipe r;
 	struct error err;
 
-	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, so->topo, path, sizeof(path));
-	if (topo_load(path, &topo, &terr))
-		return abort_request("%s", terr.msg);
+	if (lab_topology_load(lab_root(), so->topo, &topo, &err))
+		return abort_request("%s", err.msg);
 	snprintf(arch, cap, "%s", topo_arch_name(topo.arch));
 	if (recipe_load(lab_root(), so->recipe, &r, &err))
 		return abort_request("%s", err.msg);

@@ -101,7 +101,8 @@ int cmd_matrix(int argc, char **argv)
 	if (first != argc - 1)
 		return command_usage_error("matrix", first < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");
-	lab_data_path(lab_root(), LAB_DATA_MATRIX, argv[first], path, sizeof(path));
+	if (lab_data_find(lab_root(), LAB_DATA_MATRIX, argv[first], path, sizeof(path), &err))
+		return command_fail("matrix", &err);
 	o.file = path;
 	if (!o.out)
 		default_out(path, out_buf, sizeof(out_buf));

@@ -129,21 +129,12 @@ static int check_names(struct mrun *r, struct error *err)
 	int rc = 0;
 
 	r->topos = xcalloc((size_t)m->nr_topos, sizeof(*r->topos));
-	for (int i = 0; i < m->nr_topos && !rc; i++) {
-		struct topo_error terr;
-
-		lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, m->topos[i], path, sizeof(path));
-		if (topo_load(path, &r->topos[i], &terr))
-			rc = error_input(err, "%s:%d: topology '%s': %s", m->path, m->topo_lines[i],
-					 m->topos[i], terr.msg);
-	}
-	for (int i = 0; i < m->nr_suites && !rc; i++) {
-		snprintf(path, sizeof(path), "%s/tests/guest/suites/%s/.", lab_root(), m->suites[i]);
-		if (!file_exists(path))
-			rc = error_input(err, "%s:%d: suite '%s' is not a guest suite under tests/guest/suites/ "
-					 "(topology, mempolicy, khugepaged, workloads, ...)", m->path,
-					 m->suite_lines[i], m->suites[i]);
-	}
+	for (int i = 0; i < m->nr_topos && !rc; i++)
+		if (lab_topology_load(lab_root(), m->topos[i], &r->topos[i], err))
+			rc = error_prefix(err, "%s:%d", m->path, m->topo_lines[i]);
+	for (int i = 0; i < m->nr_suites && !rc; i++)
+		if (lab_data_find(lab_root(), LAB_DATA_SUITE, m->suites[i], path, sizeof(path), err))
+			rc = error_prefix(err, "%s:%d", m->path, m->suite_lines[i]);
 	snprintf(path, sizeof(path), "%s/%s", lab_root(), KERNEL_LOCK_FILE);
 	if (!rc && (read_file(path, &text, err) ||
 		    kernel_lock_parse(path, buf_str(&text), text.len, lock, err)))

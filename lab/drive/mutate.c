@@ -92,14 +92,11 @@ static int write_text(const char *path, const char *text, struct error *err)
 static int check_request(struct mrun *r, struct error *err)
 {
 	const struct mutate_opts *o = r->o;
-	char path[4096];
 	struct topology topo;
-	struct topo_error terr;
 	struct stat st;
 
-	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, o->topo, path, sizeof(path));
-	if (topo_load(path, &topo, &terr))
-		return error_input(err, "%s", terr.msg);
+	if (lab_topology_load(lab_root(), o->topo, &topo, err))
+		return -1;
 	snprintf(r->arch, sizeof(r->arch), "%s", topo_arch_name(topo.arch));
 	if (!stat(o->kernel, &st) && S_ISDIR(st.st_mode)) {
 		if (!srctree_is_kernel(o->kernel))

@@ -107,10 +107,14 @@ static void on_tap_bytes(void *ctx, const char *data, size_t len)
 	tap_feed(&c->tap, data, len);
 }
 
-/* Split "a,b,c" into names; each must have a guest binary.  "none": no lab test. */
-static int plan_tests(const char *list, const char *guest_dir, struct strvec *names, struct error *err)
+/*
+ * Split "a,b,c" into names; each must be a guest suite, built for arch
+ * (its binary in guest_dir).  "none": no lab test.
+ */
+static int plan_tests(const char *list, const char *arch, const char *guest_dir, struct strvec *names,
+		      struct error *err)
 {
-	char *copy = xstrdup(list), *save = NULL;
+	char *copy = xstrdup(list), *save = NULL, suite[4096];
 	int rc = 0;
 
 	if (!strcmp(list, "none")) {
@@ -120,9 +124,11 @@ static int plan_tests(const char *list, const char *guest_dir, struct strvec *na
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		char *path = xprintf("%s/tests/%s", guest_dir, t);
 
-		if (!file_exists(path))
-			rc = error_input(err, "unknown test '%s' (no %s); the tests are the folders under tests/guest/suites/ (run `make` first)",
-					 t, path);
+		if (lab_data_find(lab_root(), LAB_DATA_SUITE, t, suite, sizeof(suite), err))
+			rc = -1;
+		else if (!file_exists(path))
+			rc = error_input(err, "suite '%s' is not built for %s; run `make guest GUEST_ARCH=%s` first",
+					 t, arch, arch);
 		else
 			strvec_push(names, t);
 		free(path);
@@ -844,13 +850,10 @@ done:
 
 int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
-	char path[4096];
-	struct topo_error terr;
 	int rc = 0;
 
-	lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, o->topo, path, sizeof(path));
-	if (topo_load(path, &p->topo, &terr))
-		return error_input(err, "%s", terr.msg);
+	if (lab_topology_load(lab_root(), o->topo, &p->topo, err))
+		return -1;
 	if (run_backend_libvirt(o) && libvirt_xml_supported(&p->topo, err))
 		return -1;
 	if (o->disk && !disk_is_qcow2(o->disk))
@@ -862,8 +865,9 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 	snprintf(p->guest_dir, sizeof(p->guest_dir), "%s/build/guest/%s", lab_root(),
 		 topo_arch_name(p->topo.arch));
 	/* A shell comes up at once; a command or outside suites follow the lab's tests. */
-	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, p->guest_dir, &p->tests, err))
-		return -1;
+	if (plan_tests(o->tests ? o->tests : o->shell ? "none" : p->topo.tests, topo_arch_name(p->topo.arch),
+		       p->guest_dir, &p->tests, err))
+		return o->tests ? error_prefix(err, "--tests") : error_prefix(err, "%s: tests", p->topo.path);
 	if (o->disk && o->tests_dirs)
 		return error_input(err, "--tests-dir suites go into the initramfs guest; leave out --disk");
 	for (int i = 0; o->tests_dirs && o->tests_dirs[i]; i++)

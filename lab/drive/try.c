@@ -64,13 +64,11 @@ static int check_inputs(struct try_state *t, struct error *err)
 		return error_input(err, "--suites: give one or more guest suites, e.g. --suites mempolicy");
 	for (size_t i = 0; i < t->topos.nr; i++) {
 		struct topology topo;
-		struct topo_error terr;
 		const char *arch;
 		int seen = 0;
 
-		lab_data_path(lab_root(), LAB_DATA_TOPOLOGY, t->topos.items[i], path, sizeof(path));
-		if (topo_load(path, &topo, &terr))
-			return error_input(err, "--topos: topology '%s': %s", t->topos.items[i], terr.msg);
+		if (lab_topology_load(lab_root(), t->topos.items[i], &topo, err))
+			return error_prefix(err, "--topos");
 		arch = topo_arch_name(topo.arch);
 		for (size_t a = 0; a < t->arches.nr; a++)
 			seen |= !strcmp(t->arches.items[a], arch);
@@ -78,10 +76,8 @@ static int check_inputs(struct try_state *t, struct error *err)
 			strvec_push(&t->arches, arch);
 	}
 	for (size_t i = 0; i < t->suites.nr; i++) {
-		snprintf(path, sizeof(path), "%s/tests/guest/suites/%s/.", lab_root(), t->suites.items[i]);
-		if (!file_exists(path))
-			return error_input(err, "--suites: '%s' is not a guest suite under tests/guest/suites/ "
-					   "(topology, mempolicy, khugepaged, workloads, ...)", t->suites.items[i]);
+		if (lab_data_find(lab_root(), LAB_DATA_SUITE, t->suites.items[i], path, sizeof(path), err))
+			return error_prefix(err, "--suites");
 	}
 	if (is_dir(o->base)) {
 		if (!realpath(o->base, t->base_spec))

@@ -320,7 +320,7 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 	if (!strcmp(k, "machine")) {
 		if (strlen(w[1]) >= sizeof(t->machine))
 			return fail(ps, ps->line, "machine name '%s' is too long", w[1]);
-		snprintf(t->machine, sizeof(t->machine), "%s", w[1]);
+		strncpy(t->machine, w[1], sizeof(t->machine));
 	} else if (!strcmp(k, "memory")) {
 		if (parse_size(w[1], &ps->memory_total))
 			return fail(ps, ps->line, "bad memory '%s'; write a size like 2G", w[1]);
@@ -336,7 +336,8 @@ static int st_scalar(struct parse *ps, char **w, int nw)
 	} else {
 		if (strlen(w[1]) >= sizeof(t->tests))
 			return fail(ps, ps->line, "tests list is too long");
-		snprintf(t->tests, sizeof(t->tests), "%s", w[1]);
+		/* strncpy: a later `tests` leaves nothing of an earlier one behind its NUL. */
+		strncpy(t->tests, w[1], sizeof(t->tests));
 	}
 	return 0;
 }
@@ -449,6 +450,48 @@ static void set_name(struct topology *t, const char *path)
 	snprintf(t->path, sizeof(t->path), "%s", path);
 }
 
+/*
+ * The comment lines before the first statement (blank lines among them
+ * allowed), each without its '#' and one blank after it, joined by '\n',
+ * empty ones at either end left out: the shape's description.  Cut at
+ * TOPO_DESCRIPTION_MAX.
+ */
+static void read_description(struct topology *t, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	size_t used = 0, cap = sizeof(t->description);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		size_t n;
+
+		eol = eol ? eol : end;
+		while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
+			q++;
+		if (q < eol && *q != '#')
+			break;
+		if (q < eol) {
+			q += 1 + (q + 1 < eol && q[1] == ' ');
+			n = (size_t)(eol - q);
+			while (n && (q[n - 1] == ' ' || q[n - 1] == '\t' || q[n - 1] == '\r'))
+				n--;
+			if (memchr(q, '\0', n))
+				break;
+			if (used && used + 1 < cap)
+				t->description[used++] = '\n';
+			if (n > cap - 1 - used)
+				n = cap - 1 - used;
+			memcpy(t->description + used, q, n);
+			used += n;
+		}
+		p = eol + 1;
+	}
+	/* Empty comment lines after it are not part of it, nor blanks a cut leaves at its end. */
+	while (used && strchr("\n \t\r", t->description[used - 1]))
+		t->description[--used] = '\0';
+	t->description[used] = '\0';
+}
+
 int topo_parse(const char *path, const char *buf, size_t len,
 	       struct topology *topo, struct topo_error *err)
 {
@@ -461,6 +504,7 @@ int topo_parse(const char *path, const char *buf, size_t len,
 	set_name(topo, path);
 	topo->timeout_s = 600;
 	snprintf(topo->tests, sizeof(topo->tests), "topology");
+	read_description(topo, buf, len);
 	lines_init(&l, path, buf, len);
 	while ((rc = lines_next(&l, &line)) > 0 && (nw = lines_words(&l, line, w)) > 0) {
 		ps.line = l.nr;
@@ -561,4 +605,137 @@ const struct topo_hmat_lb *topo_hmat_find(const struct topology *topo, int initi
 const char *topo_arch_name(enum topo_arch arch)
 {
 	return arch == TOPO_ARCH_X86_64 ? "x86_64" : "loongarch64";
+}
+
+void topo_size_str(uint64_t bytes, char *out, size_t cap)
+{
+	static const char units[] = "TGMK";
+	int shift = 40;
+
+	for (const char *u = units; *u; u++, shift -= 10)
+		if (bytes && !(bytes & ((UINT64_C(1) << shift) - 1))) {
+			snprintf(out, cap, "%llu%c", (unsigned long long)(bytes >> shift), *u);
+			return;
+		}
+	snprintf(out, cap, "%llu", (unsigned long long)bytes);
+}
+
+/* Text appended to a caller's buffer, counting what does not fit. */
+struct out {
+	char *buf;
+	size_t cap, len;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->len < o->cap ? o->buf + o->len : NULL, o->len < o->cap ? o->cap - o->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+/* The description as comment lines, as it was read: written and read back, it is the same. */
+static void put_description(struct out *o, const char *d)
+{
+	while (*d) {
+		const char *eol = strchr(d, '\n');
+		int n = eol ? (int)(eol - d) : (int)strlen(d);
+
+		put(o, n ? "# %.*s\n" : "#\n", n, d);
+		d += n + (eol != NULL);
+	}
+}
+
+size_t topo_format(const struct topology *t, char *buf, size_t cap)
+{
+	struct out o = { buf, cap, 0 };
+	char size[32];
+
+	if (cap)
+		buf[0] = '\0';
+	put_description(&o, t->description);
+	put(&o, "arch %s\n", topo_arch_name(t->arch));
+	if (strcmp(t->machine, t->arch == TOPO_ARCH_X86_64 ? "q35" : "virt"))
+		put(&o, "machine %s\n", t->machine);
+	topo_size_str(topo_mem_bytes(t), size, sizeof(size));
+	put(&o, "memory %s\n", size);
+	for (int i = 0; i < t->nr_nodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+
+		put(&o, "node %d", i);
+		if (n->cpu_first >= 0 && n->cpu_first == n->cpu_last)
+			put(&o, " cpus=%d", n->cpu_first);
+		else if (n->cpu_first >= 0)
+			put(&o, " cpus=%d-%d", n->cpu_first, n->cpu_last);
+		topo_size_str(n->mem_bytes, size, sizeof(size));
+		put(&o, " mem=%s", size);
+		if (n->initiator >= 0)
+			put(&o, " initiator=%d", n->initiator);
+		put(&o, "\n");
+	}
+	for (int i = 0; t->nr_nodes > 1 && i < t->nr_nodes; i++) {
+		put(&o, "distance %d", i);
+		for (int j = 0; j < t->nr_nodes; j++)
+			put(&o, " %d", t->dist[i][j]);
+		put(&o, "\n");
+	}
+	for (int i = 0; i < t->nr_hmat_lb; i++) {
+		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
+
+		topo_size_str(lb->bandwidth_bps, size, sizeof(size));
+		put(&o, "hmat-lb %d %d latency=%llu bandwidth=%s\n", lb->initiator, lb->target,
+		    (unsigned long long)lb->latency_ns, size);
+	}
+	for (int i = 0; i < t->nr_hmat_cache; i++) {
+		const struct topo_hmat_cache *c = &t->hmat_cache[i];
+
+		topo_size_str(c->size_bytes, size, sizeof(size));
+		put(&o, "hmat-cache %d size=%s level=%d line=%u policy=%s assoc=%s\n", c->node, size, c->level,
+		    c->line_bytes, c->write_back ? "write-back" : "write-through",
+		    c->direct_mapped ? "direct" : "complex");
+	}
+	if (t->page_size) {
+		topo_size_str(t->page_size, size, sizeof(size));
+		put(&o, "page-size %s\n", size);
+	}
+	if (t->pmd_size) {
+		topo_size_str(t->pmd_size, size, sizeof(size));
+		put(&o, "pmd-size %s\n", size);
+	}
+	if (t->timeout_s != 600)
+		put(&o, "timeout %d\n", t->timeout_s);
+	if (strcmp(t->tests, "topology"))
+		put(&o, "tests %s\n", t->tests);
+	return o.len;
+}
+
+/* mm/memory-tiers.c: MEMTIER_ADISTANCE_DRAM and MEMTIER_CHUNK_BITS. */
+#define ADISTANCE_DRAM 576ULL
+#define CHUNK_BITS 7
+
+int topo_memory_tier(const struct topology *t, int node)
+{
+	const struct topo_hmat_lb *dram = NULL, *lb;
+	unsigned long long adist;
+
+	for (int i = 0; i < t->nr_nodes && !dram; i++)
+		if (topo_node_has_cpus(t, i))
+			dram = topo_hmat_find(t, i, i);
+	if (!dram || node < 0 || node >= t->nr_nodes)
+		return -1;
+	if (topo_node_has_cpus(t, node))
+		return (int)(ADISTANCE_DRAM >> CHUNK_BITS);
+	lb = topo_hmat_find(t, t->nodes[node].initiator, node);
+	if (!lb || !(dram->bandwidth_bps >> 20) || !(lb->bandwidth_bps >> 20))
+		return -1;
+	/* In sysfs's units (ns, MiB/s) and the kernel's order of integer operations. */
+	adist = ADISTANCE_DRAM * lb->latency_ns / dram->latency_ns * (dram->bandwidth_bps >> 20) /
+		(lb->bandwidth_bps >> 20);
+	return (int)(adist >> CHUNK_BITS);
 }

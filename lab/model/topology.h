@@ -7,6 +7,9 @@
  * this same file and read the topology file the runner put in the image, so
  * host and guest can never disagree about the format.
  *
+ * topo_format() writes the format back (numalab topo capture, `topo show
+ * --format topo`): what it writes parses to the same topology.
+ *
  * This file uses only ISO C and POSIX stdio so it builds for the guest too;
  * it reads lines with base/lines.h, linked into the guest beside it.
  */
@@ -21,6 +24,7 @@
 #define TOPO_MAX_CACHES 8
 #define TOPO_DIST_LOCAL 10
 #define TOPO_DIST_UNREACHABLE 255
+#define TOPO_DESCRIPTION_MAX 1024
 
 enum topo_arch { TOPO_ARCH_X86_64, TOPO_ARCH_LOONGARCH64 };
 
@@ -50,6 +54,8 @@ struct topo_hmat_cache {
 struct topology {
 	char name[64];             /* file name without directory and ".topo" */
 	char path[512];
+	/* The comment lines before the first statement, '#' and one blank off, joined by '\n'. */
+	char description[TOPO_DESCRIPTION_MAX];
 	enum topo_arch arch;
 	char machine[32];          /* QEMU machine type: q35, virt, ... */
 	int nr_nodes;
@@ -97,5 +103,27 @@ const struct topo_hmat_lb *topo_hmat_find(const struct topology *topo,
 					  int initiator, int target);
 
 const char *topo_arch_name(enum topo_arch arch);
+
+/* bytes as the format writes a size: "512M", "2G", "64K", "4097" (the largest unit that divides it). */
+void topo_size_str(uint64_t bytes, char *out, size_t cap);
+
+/*
+ * The topology as a file of the format, into out (cap bytes, NUL
+ * terminated, cut when too small): its description as the leading
+ * comment, then one statement per line, defaults left out.  Returns the
+ * length the whole text needs, as snprintf() does.
+ */
+size_t topo_format(const struct topology *topo, char *out, size_t cap);
+
+/*
+ * The memory_tierN the kernel puts node in, by mm/memory-tiers.c's rule
+ * from the HMAT it is given: a node with CPUs is DRAM (abstract distance
+ * 576, memory_tier4); a CPU-less node's distance is 576 x its latency /
+ * DRAM's x DRAM's bandwidth / its own, from its initiator (the access
+ * class sysfs shows), DRAM being the first CPU node's local entry; the tier
+ * is the distance >> 7.  -1 when the topology has no HMAT (every node is
+ * then in memory_tier4, nothing to derive).
+ */
+int topo_memory_tier(const struct topology *topo, int node);
 
 #endif

@@ -14,9 +14,17 @@ expect_grep "^numalab run: unknown option '--bogus'; see \`numalab run --help\`$
 expect_rc 2 $NUMALAB run --topo 2node --kern stock
 expect_grep "^numalab run: unknown option '--kern'; options take their whole name: --kernel; see" "$SCRATCH/err"
 expect_rc 2 $NUMALAB topo sho 2node
-expect_grep "^numalab topo: unknown subcommand 'sho'; use check or show; see \`numalab topo --help\`$" "$SCRATCH/err"
+expect_grep "^numalab topo: unknown subcommand 'sho'; use list, show, check or capture; see \`numalab topo --help\`$" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --tests nosuchtest --out "$SCRATCH/r"
-expect_grep "unknown test 'nosuchtest'" "$SCRATCH/err"
+expect_grep "^numalab run: --tests: unknown suite 'nosuchtest'; known: crash, khugepaged, .*topology" "$SCRATCH/err"
+! grep -q "build/" "$SCRATCH/err" || fail "an unknown suite shows a build path: $(cat "$SCRATCH/err")"
+# An unknown NAME lists the names there are, and says a file may be given.
+expect_rc 2 $NUMALAB run --topo 5node --out "$SCRATCH/r"
+expect_grep "^numalab run: unknown topology '5node'; known: 2node, 4node, .*; or give a .topo file" "$SCRATCH/err"
+expect_rc 2 $NUMALAB topo show 5node
+expect_grep "^numalab topo show: unknown topology '5node'; known: 2node, " "$SCRATCH/err"
+expect_rc 2 $NUMALAB matrix nosuch --dry-run --out "$SCRATCH/m"
+expect_grep "^numalab matrix: unknown matrix 'nosuch'; known: .*smoke.*; or give a .matrix file" "$SCRATCH/err"
 expect_rc 2 $NUMALAB run --topo 2node --kernel /nonexistent/bzImage --out "$SCRATCH/r"
 expect_rc 2 $NUMALAB run --topo 2node --timeout 0
 expect_rc 2 $NUMALAB run --topo 2node --kernel /etc/passwd --out "$SCRATCH/r"

@@ -21,7 +21,7 @@ expect_grep 'bad.matrix:4: suite=topolgy matches no declared suite' "$SCRATCH/er
 # A host-test folder is no suite: suites are found under tests/guest/suites/ only.
 printf 'topology 2node\nkernel debian\nsuite unit\n' >"$SCRATCH/host.matrix"
 expect_rc 2 $NUMALAB matrix "$SCRATCH/host.matrix" --dry-run --out /o
-expect_grep "host.matrix:3: suite 'unit' is not a guest suite under tests/guest/suites/" "$SCRATCH/err"
+expect_grep "host.matrix:3: unknown suite 'unit'; known: crash, " "$SCRATCH/err"
 
 # The cells' commands: kernel arguments and libvirt hosts pass through, shards split by index.
 cp "$m" "$SCRATCH/hosts.matrix"

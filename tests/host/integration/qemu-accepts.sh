@@ -26,7 +26,7 @@ try_one() {
 	kernel=$(kernel_of "$arch")
 	[ -n "$kernel" ] || fail "no cached $arch kernel under $cache/kernels: run \`make setup\`"
 	[ "$arch" = loongarch64 ] && firmware=$root/usr/share/qemu-efi-loongarch64/QEMU_EFI.fd
-	PATH=$dir:$PATH $NUMALAB topo show "$topo" >"$SCRATCH/argv" 2>"$SCRATCH/show.err" ||
+	PATH=$dir:$PATH $NUMALAB topo show --format argv "$topo" >"$SCRATCH/argv" 2>"$SCRATCH/show.err" ||
 		{ cat "$SCRATCH/show.err" >&2; fail "topo show $topo"; }
 	! grep -q 'none of the optional' "$SCRATCH/show.err" || fail "topo show $topo found no QEMU: $(cat "$SCRATCH/show.err")"
 	local -a argv=()
@@ -61,6 +61,6 @@ for topo in $(ls topologies | sed -n 's/\.topo$//p'); do
 done
 [ "$checked" -ge 10 ] || fail "only $checked argv checked"
 # The two x86 families differ where they should: QEMU 10 has no memory hotplug switch.
-PATH=$SCRATCH/root-qemu:$PATH $NUMALAB topo show 2node >"$SCRATCH/argv10" 2>/dev/null
+PATH=$SCRATCH/root-qemu:$PATH $NUMALAB topo show --format argv 2node >"$SCRATCH/argv10" 2>/dev/null
 ! grep -q 'memory-hotplug-support' "$SCRATCH/argv10" || fail "QEMU 10's argv has memory-hotplug-support"
 grep -q 'acpi-pci-hotplug-with-bridge-support=off' "$SCRATCH/argv10" || fail "QEMU 10's argv lost the PCI hotplug switch"

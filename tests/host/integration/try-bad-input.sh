@@ -14,9 +14,9 @@ expect_rc 2 $NUMALAB try "$wi" --base debian --out "$SCRATCH/t"
 expect_grep "base debian: not a recipe .* nor a kernel source tree; patches go on a kernel built from source" "$SCRATCH/err"
 one_error; no_out
 expect_rc 2 $NUMALAB try "$wi" --topos 2node,5node --out "$SCRATCH/t"
-expect_grep "topos: topology '5node'" "$SCRATCH/err"; no_out
+expect_grep "topos: unknown topology '5node'; known: 2node, " "$SCRATCH/err"; no_out
 expect_rc 2 $NUMALAB try "$wi" --suites mempolicy,nosuch --out "$SCRATCH/t"
-expect_grep "suites: 'nosuch' is not a guest suite" "$SCRATCH/err"; no_out
+expect_grep "suites: unknown suite 'nosuch'; known: crash, " "$SCRATCH/err"; no_out
 expect_rc 2 $NUMALAB try "$wi" --expect 'bulk_calls goes down' --out "$SCRATCH/t"
 expect_grep "expect 'bulk_calls goes down': want 'METRIC decreases'" "$SCRATCH/err"; no_out
 expect_rc 2 $NUMALAB try --out "$SCRATCH/t"

@@ -1,11 +1,14 @@
 /*
  * test_topology: the topology parser against the shipped topologies, good
  * edge cases (tests/host/unit/topo/good/) and one fixture per error
- * (tests/host/unit/topo/bad/, each starting with `# expect: LINE: SUBSTRING`).
+ * (tests/host/unit/topo/bad/, each starting with `# expect: LINE: SUBSTRING`);
+ * the writer (topo_format) against the parser, the memory tiers against the
+ * numbers the kernel gave, and the summary of `topo show` (golden files).
  */
 #include "base/lines.h"
 #include "model/labdata.h"
 #include "model/topology.h"
+#include "model/topology_summary.h"
 #include "unit.h"
 #include "base/util.h"
 
@@ -440,18 +443,176 @@ UNIT_TEST(parse_scalars)
 UNIT_TEST(data_paths)
 {
 	char out[4096];
+	struct error err;
 
-	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "2node", out, sizeof(out));
-	CHECK_STR(out, "/lab/topologies/2node.topo");
-	lab_data_path("/lab", LAB_DATA_MATRIX, "smoke", out, sizeof(out));
-	CHECK_STR(out, "/lab/matrices/smoke.matrix");
-	lab_data_path("/lab", LAB_DATA_TOPOLOGY, "x/none.topo", out, sizeof(out));
+	/* Tests run from the project's root. */
+	CHECK_INT(lab_data_find(".", LAB_DATA_TOPOLOGY, "2node", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./topologies/2node.topo");
+	CHECK_INT(lab_data_find(".", LAB_DATA_MATRIX, "smoke", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./matrices/smoke.matrix");
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "topology", out, sizeof(out), &err), 0);
+	CHECK_STR(out, "./tests/guest/suites/topology");
+	CHECK_INT(lab_data_find("/lab", LAB_DATA_TOPOLOGY, "x/none.topo", out, sizeof(out), &err), 0);
 	CHECK_STR(out, "x/none.topo");
-	lab_data_path("/lab", LAB_DATA_MATRIX, "Makefile", out, sizeof(out));   /* tests run from the root */
+	CHECK_INT(lab_data_find("/lab", LAB_DATA_MATRIX, "Makefile", out, sizeof(out), &err), 0);
 	CHECK_STR(out, "Makefile");
+}
+
+/* A NAME the project has none of: the user's error, naming the ones it has; no build path. */
+UNIT_TEST(unknown_names)
+{
+	char out[4096];
+	struct error err;
+	struct topology t;
+	struct strvec names = STRVEC_INIT;
+
+	CHECK_INT(lab_data_find(".", LAB_DATA_TOPOLOGY, "nosuch", out, sizeof(out), &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
+	CHECK(!strncmp(err.msg, "unknown topology 'nosuch'; known: 2node, 4node, 8node, cxl, ", 60));
+	CHECK(strstr(err.msg, "; or give a .topo file") != NULL);
+	CHECK_INT(lab_data_find(".", LAB_DATA_MATRIX, "nosuch", out, sizeof(out), &err), -1);
+	CHECK(strstr(err.msg, "unknown matrix 'nosuch'; known: ") && strstr(err.msg, "smoke"));
+	/* A suite is a folder, never a path; the other kinds' files are not suites. */
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "nosuch", out, sizeof(out), &err), -1);
+	CHECK(!strncmp(err.msg, "unknown suite 'nosuch'; known: crash, khugepaged, ", 50));
+	CHECK(strstr(err.msg, "build") == NULL);
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "topology/topology.c", out, sizeof(out), &err), -1);
+	CHECK_INT(lab_data_find(".", LAB_DATA_SUITE, "", out, sizeof(out), &err), -1);
+	CHECK_INT(lab_topology_load(".", "nosuch", &t, &err), -1);
+	CHECK_INT(err.kind, ERROR_INPUT);
+	CHECK_INT(lab_topology_load(".", "tests/host/unit/topo/no-such.topo", &t, &err), -1);
+	CHECK(!strncmp(err.msg, "tests/host/unit/topo/no-such.topo: cannot open", 46));
+	CHECK_INT(lab_topology_load(".", "cxl", &t, &err), 0);
+	CHECK_STR(t.name, "cxl");
+	/* The names are sorted, and the topology folder holds nothing else. */
+	lab_data_names(".", LAB_DATA_TOPOLOGY, &names);
+	CHECK(names.nr >= 8);
+	for (size_t i = 1; i < names.nr; i++)
+		CHECK(strcmp(names.items[i - 1], names.items[i]) < 0);
+	strvec_clear(&names);
+	lab_data_names("/nonexistent", LAB_DATA_TOPOLOGY, &names);
+	CHECK_INT(names.nr, 0);
+}
+
+/* The model without where it was read from: what must survive being written and read back. */
+static void same_shape(const struct topology *a, const struct topology *b, const char *what)
+{
+	struct topology x = *a, y = *b;
+
+	for (int i = 0; i < TOPO_MAX_NODES; i++)
+		x.nodes[i].line = y.nodes[i].line = 0;
+	memset(x.name, 0, sizeof(x.name));
+	memset(y.name, 0, sizeof(y.name));
+	memset(x.path, 0, sizeof(x.path));
+	memset(y.path, 0, sizeof(y.path));
+	if (memcmp(&x, &y, sizeof(x)))
+		printf("#   %s: written and read back, the topology differs\n", what);
+	CHECK(!memcmp(&x, &y, sizeof(x)));
+}
+
+/* Every shipped topology and good fixture, written by topo_format() and parsed again, is the same. */
+UNIT_TEST(format_round_trips)
+{
+	glob_t g;
+	char text[16384];
+
+	CHECK_INT(glob("topologies/*.topo", 0, NULL, &g), 0);
+	CHECK_INT(glob(GOOD_DIR "/*.topo", GLOB_APPEND, NULL, &g), 0);
+	CHECK(g.gl_pathc >= 10);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct topology a, b;
+		struct topo_error err = { "" };
+		size_t len;
+
+		if (load(g.gl_pathv[i], &a)) {
+			CHECK(0);
+			continue;
+		}
+		len = topo_format(&a, text, sizeof(text));
+		CHECK(len < sizeof(text));
+		if (topo_parse(g.gl_pathv[i], text, len, &b, &err)) {
+			printf("#   %s written: %s\n", g.gl_pathv[i], err.msg);
+			CHECK(0);
+			continue;
+		}
+		same_shape(&a, &b, g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+/* The leading comment is the description; what the writer cannot fit is cut, not overrun. */
+UNIT_TEST(description_and_sizes)
+{
+	struct topology t;
+	struct topo_error err;
+	char text[64], size[32];
+
+	CHECK_INT(parse_str("  # One line\n#\n#two  \n\n# three\narch x86_64\n# not this\nnode 0 cpus=0 mem=1G\n", &t, &err), 0);
+	CHECK_STR(t.description, "One line\n\ntwo\nthree");
+	CHECK_INT(parse_str("arch x86_64 # not a description\nnode 0 cpus=0 mem=1G\n", &t, &err), 0);
+	CHECK_STR(t.description, "");
+	CHECK_INT(topo_format(&t, text, sizeof(text)), 43);
+	CHECK_STR(text, "arch x86_64\nmemory 1G\nnode 0 cpus=0 mem=1G\n");
+	CHECK(topo_format(&t, text, 10) == 43 && strlen(text) == 9);
+	topo_size_str(512 * MIB, size, sizeof(size));
+	CHECK_STR(size, "512M");
+	topo_size_str(3 * GIB + 1024, size, sizeof(size));
+	CHECK_STR(size, "3145729K");
+	topo_size_str(4097, size, sizeof(size));
+	CHECK_STR(size, "4097");
+	topo_size_str(2ull << 40, size, sizeof(size));
+	CHECK_STR(size, "2T");
+}
+
+/*
+ * The tiers mm/memory-tiers.c gives: what kernel 7.2 showed for cxl-3tier
+ * (memory_tier18 and memory_tier90, its file says), DRAM in memory_tier4,
+ * and none derived without HMAT.
+ */
+UNIT_TEST(memory_tiers)
+{
+	struct topology t;
+
+	if (load("topologies/cxl-3tier.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_INT(topo_memory_tier(&t, 0), 4);
+	CHECK_INT(topo_memory_tier(&t, 1), 4);
+	CHECK_INT(topo_memory_tier(&t, 2), 18);
+	CHECK_INT(topo_memory_tier(&t, 3), 90);
+	CHECK_INT(topo_memory_tier(&t, 4), -1);
+	if (load("topologies/2node.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_INT(topo_memory_tier(&t, 0), -1);
+}
+
+/* `numalab topo show`'s summary of three shapes, pinned. */
+UNIT_TEST(summaries)
+{
+	static const char *const names[] = { "2node", "cxl", "la-2node" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct topology t;
+		struct buf text = BUF_INIT;
+		char path[256], golden[256];
+
+		snprintf(path, sizeof(path), "topologies/%s.topo", names[i]);
+		snprintf(golden, sizeof(golden), "tests/host/unit/golden/topo/%s.summary", names[i]);
+		if (load(path, &t)) {
+			CHECK(0);
+			continue;
+		}
+		topo_summary(&t, &text);
+		unit_golden(golden, buf_str(&text), text.len);
+		buf_free(&text);
+	}
 }
 
 UNIT_MAIN(UNIT_CASE(shipped_topologies_parse), UNIT_CASE(topo_2node), UNIT_CASE(topo_cxl),
 	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
 	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars),
-	  UNIT_CASE(data_paths))
+	  UNIT_CASE(data_paths), UNIT_CASE(unknown_names), UNIT_CASE(format_round_trips),
+	  UNIT_CASE(description_and_sizes), UNIT_CASE(memory_tiers), UNIT_CASE(summaries))

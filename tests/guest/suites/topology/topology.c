@@ -6,8 +6,9 @@
  * CPUs per node, memory per node as the firmware's SRAT gives it and the
  * kernel's zones hold it (memory.h), the SLIT, page and PMD sizes, and, for shapes
  * with HMAT, the access classes, memory tiers and weighted-interleave knobs
- * the kernel derives from it, and that a PMD-size THP can be placed on every
- * memory node and migrated whole (thp.h).  One KTAP result per check, one
+ * the kernel derives from it, that a PMD-size THP can be placed on every
+ * memory node and migrated whole (thp.h), and that numalab's own capture
+ * of this guest's /sys gives the same shape back (capture.h).  One KTAP result per check, one
  * case (harness.h) per kind of check.
  */
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "harness.h"
 #include "memory.h"
 #include "thp.h"
@@ -334,6 +336,7 @@ GUEST_CASE(hmat, topo_has_hmat(&topo) && nr_cpuless_nodes(&topo) ? nr_cpuless_no
 GUEST_TEST(memory_tiers) { check_memory_tiers(&topo); }
 GUEST_TEST(weighted_interleave_knobs) { check_weighted_interleave_knobs(&topo); }
 GUEST_CASE(thp, thp_plan(&topo)) { check_thp(&topo); }
+GUEST_TEST(capture) { check_capture(&topo); }
 
 int main(void)
 {
