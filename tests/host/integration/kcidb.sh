@@ -192,7 +192,7 @@ s = http.server.HTTPServer(("127.0.0.1", 0), H)
 open(sys.argv[1], "w").write(str(s.server_address[1]))
 s.serve_forever()
 PY
-python3 "$SCRATCH/server.py" "$SCRATCH/port" "$SCRATCH/posts" &
+/usr/bin/python3 "$SCRATCH/server.py" "$SCRATCH/port" "$SCRATCH/posts" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 for _ in $(seq 50); do [ -s "$SCRATCH/port" ] && break; sleep 0.1; done

@@ -9,7 +9,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The system's python3, the one `make setup` installs python3-jsonschema for,
 # not a pyenv or virtualenv shim earlier in PATH (other modules; 4 s to start
-# under load).
+# under load).  A function: run one in the background by its path, so that $!
+# is python's own pid.
 python3() { /usr/bin/python3 "$@"; }
 
 # expect_rc WANT CMD...: run CMD, output to $SCRATCH/out and $SCRATCH/err.
