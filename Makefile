@@ -44,8 +44,9 @@ GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/base/lines.c
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 # /init takes from the guest library only its file and id-list readers and
-# the child rule (child.h: a test's session killed whole).
-INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c
+# the child rule (child.h: a test's session killed whole); from the lab,
+# the reader of LTP's result lines (format ltp suites, model/ltp.h).
+INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c lab/model/ltp.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
@@ -136,7 +137,7 @@ $(B)/san/%.o: %.c | $(CONFIG_H)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/model/ltp.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 
