@@ -98,9 +98,9 @@ static int parse_old(const char *s, size_t *loc_len, const char **msg)
 
 int ltp_tap_result(const char *line, int number, char *out, size_t cap)
 {
-	char clean[LTP_LINE_MAX + 1], loc[LTP_LINE_MAX + 1];
+	char clean[LTP_LINE_MAX + 1], head[32], tail[32];
 	const char *msg;
-	size_t loc_len;
+	size_t loc_len, room, n = 0;   /* room: for the location */
 	int type;
 
 	strip_escapes(line, clean, sizeof(clean));
@@ -109,16 +109,25 @@ int ltp_tap_result(const char *line, int number, char *out, size_t cap)
 		type = parse_old(clean, &loc_len, &msg);
 	if (type < 0 || !types[type].result)
 		return 0;
+	snprintf(head, sizeof(head), "%s %d ", types[type].ok ? "ok" : "not ok", number);
+	snprintf(tail, sizeof(tail), " # %s%s: ", types[type].directive, types[type].type);
+	/*
+	 * A cut never takes the directive that says what the result is; the
+	 * location and the message share the rest, the message keeping at
+	 * least half.
+	 */
+	room = cap > strlen(head) + strlen(tail) ? cap - 1 - strlen(head) - strlen(tail) : 0;
+	if (loc_len + strlen(msg) > room && strlen(msg) < room / 2)
+		room -= strlen(msg);
+	else if (loc_len + strlen(msg) > room)
+		room /= 2;
+	snprintf(out, cap, "%s", head);
 	/* The old API's "TCID    1": one blank between, as a name reads. */
-	memcpy(loc, clean, loc_len);
-	loc[loc_len] = '\0';
-	for (char *b = loc; (b = strpbrk(b, " \t")); b++) {
-		size_t run = strspn(b, " \t");
-
-		*b = ' ';
-		memmove(b + 1, b + run, strlen(b + run) + 1);
+	for (size_t i = 0; i < loc_len && n < room; i++) {
+		if (i > 0 && strchr(" \t", clean[i]) && strchr(" \t", clean[i - 1]))
+			continue;
+		out[strlen(head) + n++] = strchr(" \t", clean[i]) ? ' ' : clean[i];
 	}
-	snprintf(out, cap, "%s %d %s # %s%s: %s", types[type].ok ? "ok" : "not ok", number, loc,
-		 types[type].directive, types[type].type, msg);
+	snprintf(out + strlen(head) + n, cap - strlen(head) - n, "%s%s", tail, msg);
 	return 1;
 }

@@ -40,8 +40,10 @@
 
 /*
  * When line is an LTP result, its TAP result line numbered number (no
- * indent, no newline) into out (cap bytes, cut to fit) and 1; else 0 and
- * out untouched.
+ * indent, no newline) into out and 1; else 0 and out untouched.  cap (at
+ * least 64 bytes) bounds it: a cut never takes the directive ("# SKIP",
+ * "# ERROR") that says what the result is; location and message share
+ * the rest.
  */
 int ltp_tap_result(const char *line, int number, char *out, size_t cap);
 

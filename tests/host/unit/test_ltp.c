@@ -112,10 +112,10 @@ UNIT_TEST(not_results)
 	}
 }
 
-/* A long message is cut to the room given, never overflowing it. */
+/* A cut takes a long message or a long location, never the directive (found by fuzz_ltp). */
 UNIT_TEST(cut_to_fit)
 {
-	char line[5000], out[32];
+	char line[5000], out[64];
 
 	memset(line, 'x', sizeof(line) - 1);
 	line[sizeof(line) - 1] = '\0';
@@ -123,6 +123,12 @@ UNIT_TEST(cut_to_fit)
 	CHECK_INT(ltp_tap_result(line, 1, out, sizeof(out)), 1);
 	CHECK_INT((int)strlen(out), (int)sizeof(out) - 1);
 	CHECK(!strncmp(out, "not ok 1 a.c:1 # TFAIL: xxx", 27));
+	memset(line, 'y', sizeof(line) - 1);
+	memcpy(line + 200, ".c:9: TCONF: why", 17);
+	CHECK_INT(ltp_tap_result(line, 1, out, sizeof(out)), 1);
+	CHECK_INT((int)strlen(out), (int)sizeof(out) - 1);
+	CHECK(!strncmp(out, "ok 1 yyy", 8));
+	CHECK(strstr(out, "y # SKIP TCONF: why") != NULL);
 }
 
 /*
