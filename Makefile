@@ -6,12 +6,12 @@ CFLAGS  ?= -O2 -g
 # Objects list their own headers (-MMD -MP): a changed header rebuilds only
 # the objects that include it.
 DEPFLAGS = -MMD -MP
-B        = build
-LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(DEPFLAGS) -Ilab -I$(B)
+BUILD    = build
+LAB_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(DEPFLAGS) -Ilab -I$(BUILD)
 # Optional libraries: the libvirt backend (lab/boot/vm_libvirt.c, libvirt-dev) and
 # disk images (lab/boot/disk.c, libguestfs-dev): their headers.  `make setup` installs both, but
 # numalab must build without them first (setup is numalab).  Which of them
-# this build has is $(B)/config.h, rewritten only when the answer changes, so
+# this build has is $(BUILD)/config.h, rewritten only when the answer changes, so
 # exactly the objects that include it are rebuilt once a library arrives.
 # `make HAVE_LIBVIRT=no HAVE_GUESTFS=no` builds without them on any host.
 HAVE_LIBVIRT ?= $(shell pkg-config --exists libvirt 2>/dev/null && echo yes || echo no)
@@ -19,18 +19,18 @@ HAVE_GUESTFS ?= $(shell pkg-config --exists libguestfs 2>/dev/null && echo yes |
 # Both are loaded when first used (lab/base/dynlib.h), so nothing links them.
 # lab/analysis/stats.c: sqrt, exp, log, lgamma; lab/base/dynlib.c: dlopen.
 LAB_LIBS = -lm -ldl
-CONFIG_H = $(B)/config.h
+CONFIG_H = $(BUILD)/config.h
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LAB_SRC  = $(wildcard lab/*/*.c)
-LAB_OBJ  = $(LAB_SRC:%.c=$(B)/host/%.o)
-LAB_SAN_OBJ = $(LAB_SRC:%.c=$(B)/san/%.o)
+LAB_OBJ  = $(LAB_SRC:%.c=$(BUILD)/host/%.o)
+LAB_SAN_OBJ = $(LAB_SRC:%.c=$(BUILD)/san/%.o)
 
 # Guest side (docs/architecture.md): a static /init (images/init/) and one
 # static binary per suite of tests/guest/suites/, for the arch of TOPO
 # (LoongArch cross-built inside the toolroot, docs/toolroot.md).  A suite is
 # a folder there, nothing else is: host tests live in tests/host/.
-TOPO    ?= 2node
+TOPO     = 2node
 TOPO_FILE = $(firstword $(wildcard $(TOPO) topologies/$(TOPO).topo))
 GUEST_ARCH ?= $(or $(if $(TOPO_FILE),$(shell sed -n 's/^arch[[:space:]]*//p' $(TOPO_FILE))),x86_64)
 GUEST_CC_x86_64 = gcc
@@ -39,7 +39,7 @@ GUEST_DEPS_loongarch64 = numalab
 GUEST_CC = $(GUEST_CC_$(GUEST_ARCH))
 GUEST_CFLAGS = $(CSTD) -Wall -Wextra -Werror -O2 -static -Ilab -Itests/guest/lib
 GUEST_SUITES = $(notdir $(patsubst %/,%,$(wildcard tests/guest/suites/*/)))
-GB       = $(B)/guest/$(GUEST_ARCH)
+GB       = $(BUILD)/guest/$(GUEST_ARCH)
 GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/base/lines.c
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
@@ -51,14 +51,14 @@ INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/chi
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
 # model and the mempolicy suite's replay of a step trace against it, the
-# case harness and its KTAP counts).
+# case harness and its KTAP counts, /init's reading of skip reasons).
 UNIT_LIB = tests/guest/lib/wi_model.c tests/guest/lib/ktap.c tests/guest/lib/harness.c tests/guest/lib/child.c \
-	   tests/guest/suites/mempolicy/replay.c
+	   tests/guest/suites/mempolicy/replay.c images/init/skip_reason.c
 # Objects of their own, so a unit test's -MMD list names only headers.
-UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(B)/host/%.o)
-UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(B)/san/%.o)
-UNIT_BIN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit/%)
-UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(B)/unit-san/%)
+UNIT_LIB_OBJ = $(UNIT_LIB:%.c=$(BUILD)/host/%.o)
+UNIT_LIB_SAN_OBJ = $(UNIT_LIB:%.c=$(BUILD)/san/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/host/unit/%.c=$(BUILD)/unit/%)
+UNIT_SAN = $(UNIT_SRC:tests/host/unit/%.c=$(BUILD)/unit-san/%)
 
 # ---- make variables -> numalab options: one rule for every lab-* target ----
 # A variable is its option's long name in capitals, '-' as '_': TOPO is
@@ -74,10 +74,16 @@ UPPER = $(subst a,A,$(subst b,B,$(subst c,C,$(subst d,D,$(subst e,E,$(subst f,F,
 	i,I,$(subst j,J,$(subst k,K,$(subst l,L,$(subst m,M,$(subst n,N,$(subst o,O,$(subst p,P,$(subst q,Q,$(subst \
 	r,R,$(subst s,S,$(subst t,T,$(subst u,U,$(subst v,V,$(subst w,W,$(subst x,X,$(subst y,Y,$(subst z,Z,$(1)))))))))))))))))))))))))))
 option_var = $(call UPPER,$(subst -,_,$(1)))
+# A target's variables are set on make's command line, or are the defaults
+# this Makefile gives them (TOPO = 2node: make's command line overrides it,
+# the environment does not), never inherited from the environment: ARCH,
+# OUT, TEST, JOBS, KERNEL are names a shell may export for something else.
+# $(call given,VAR): VAR's value unless it came from the environment.
+given = $(if $(filter environment,$(origin $(1))),,$($(1)))
 # $(call options,SINGLE...,LIST...,FLAG...): the options whose variables are set.
-options = $(strip $(foreach o,$(1),$(if $($(call option_var,$(o))),--$(o) "$($(call option_var,$(o)))")) \
-	  $(foreach o,$(2),$(foreach v,$($(call option_var,$(o))),--$(o) $(v))) \
-	  $(foreach o,$(3),$(if $(filter-out 0 no,$($(call option_var,$(o)))),--$(o))))
+options = $(strip $(foreach o,$(1),$(if $(call given,$(call option_var,$(o))),--$(o) "$(call given,$(call option_var,$(o)))")) \
+	  $(foreach o,$(2),$(foreach v,$(call given,$(call option_var,$(o))),--$(o) $(v))) \
+	  $(foreach o,$(3),$(if $(filter-out 0 no,$(call given,$(call option_var,$(o)))),--$(o))))
 
 RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit
 RUN_LISTS   = patch rw tests-dir
@@ -104,10 +110,15 @@ MATRIX_ARGS = $(MATRIX) $(call options,$(MATRIX_OPTIONS),,$(MATRIX_FLAGS))
 TRY_ARGS    = $(PATCH) $(call options,$(TRY_OPTIONS),,$(TRY_FLAGS))
 MUTATE_ARGS = $(call options,$(MUTATE_OPTIONS),$(MUTATE_LISTS),$(MUTATE_FLAGS))
 # A command for the guest (docs/byo.md): `make lab-run TOPO=2node CMD='numactl --hardware'`.
-CMD ?=
+CMD      =
+# The operands: lab-compare's A and B, lab-try's PATCH, COMPARE_ARGS.
+A        =
+B        =
+PATCH    =
+COMPARE_ARGS =
 
 # BACKEND=libvirt without a URI: a private libvirtd for the run (tests/host/libvirtd).
-LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_URI),,tests/host/libvirtd with /run/numalab-libvirt))
+LIBVIRT_WITH = $(if $(filter libvirt,$(call given,BACKEND)),$(if $(call given,URI)$(LIBVIRT_DEFAULT_URI),,tests/host/libvirtd with /run/numalab-libvirt))
 
 .PHONY: FORCE all guest setup lab-run lab-shell lab-bisect lab-compare lab-try kernel image mutate check check-full recheck bench fuzz clean
 .DELETE_ON_ERROR:
@@ -116,10 +127,10 @@ LIBVIRT_WITH = $(if $(filter libvirt,$(BACKEND)),$(if $(URI)$(LIBVIRT_DEFAULT_UR
 
 all: numalab guest
 
-numalab: $(LAB_OBJ) $(B)/host/runner.o
+numalab: $(LAB_OBJ) $(BUILD)/host/runner.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
 
-$(B)/host/%.o: %.c | $(CONFIG_H)
+$(BUILD)/host/%.o: %.c | $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) -c -o $@ $<
 
@@ -131,7 +142,19 @@ $(CONFIG_H): FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 
-$(B)/san/%.o: %.c | $(CONFIG_H)
+# `numalab --version`: the tree's `git describe` (a commit id while there are
+# no tags; "unknown" outside git), rewritten only when it changes.  A header
+# of its own, included by runner.c alone: a new commit rebuilds one object,
+# not every one that reads config.h.
+VERSION_H = $(BUILD)/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '/* Generated by the Makefile: `git describe` of the tree built. */\n#define NUMALAB_VERSION "%s"\n' \
+		"$$(git describe --tags --always --dirty 2>/dev/null || echo unknown)" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/host/runner.o: | $(VERSION_H)
+
+$(BUILD)/san/%.o: %.c | $(CONFIG_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) $(SAN) -c -o $@ $<
 
@@ -164,7 +187,7 @@ lab-shell: numalab
 
 # Find the commit of KSRC between GOOD and BAD that breaks TEST, or (METRIC=,
 # THRESHOLD=, REPEAT=) that regresses a metric of it (docs/bisect.md).
-RECIPE ?= stock
+RECIPE = stock
 lab-bisect: numalab
 	@./numalab setup --quiet --arch $(GUEST_ARCH)
 	@$(MAKE) -s numalab guest GUEST_ARCH=$(GUEST_ARCH)
@@ -184,7 +207,7 @@ lab-compare: numalab
 
 # A test matrix (docs/matrix.md): `make lab-matrix MATRIX=nightly JOBS=2 OUT=dir SHARD=0/4`.
 .PHONY: lab-matrix
-MATRIX ?= smoke
+MATRIX = smoke
 lab-matrix: numalab
 	@for a in $$(./numalab matrix $(MATRIX) --arches $(call options,shard)); do \
 		./numalab setup --quiet --arch $$a && $(MAKE) -s numalab guest GUEST_ARCH=$$a || exit; done
@@ -195,7 +218,7 @@ lab-matrix: numalab
 # the guest binaries first, for every arch the shapes need.
 .PHONY: lab-try
 comma := ,
-TRY_ARCHES = $(sort $(foreach t,$(subst $(comma), ,$(or $(TOPOS),2node,4node)),\
+TRY_ARCHES = $(sort $(foreach t,$(subst $(comma), ,$(or $(call given,TOPOS),2node,4node)),\
 	$(or $(shell sed -n 's/^arch[[:space:]]*//p' topologies/$(t).topo 2>/dev/null),x86_64)))
 lab-try: numalab
 	@for a in $(TRY_ARCHES); do \
@@ -203,14 +226,14 @@ lab-try: numalab
 	./numalab try $(TRY_ARGS)
 
 # A kernel from kernels/recipes/$(K).recipe: `make kernel K=stock ARCH=loongarch`.
-K    ?= stock
-ARCH ?= x86_64
+K    = stock
+ARCH = x86_64
 kernel: numalab
 	@./numalab setup --quiet --arch $(if $(filter loongarch%,$(ARCH)),loongarch64,x86_64)
 	./numalab kernel build $(K) $(call options,$(KERNEL_OPTIONS),$(KERNEL_LISTS))
 
 # A guest disk from images/$(IMAGE).image: `make image IMAGE=debian` (docs/images.md).
-IMAGE ?= debian
+IMAGE = debian
 image: numalab
 	@./numalab setup --quiet
 	@$(MAKE) -s numalab guest GUEST_ARCH=x86_64
@@ -219,14 +242,14 @@ image: numalab
 # Tests link objects, never sources: a dependency list (-MMD) then names a
 # source only as its own object's, so moving a source leaves a stale list
 # behind for an object nothing asks for, not for a binary make must build.
-$(B)/host/tests/host/unit/%.o $(B)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy
-$(B)/host/tests/guest/suites/%.o $(B)/san/tests/guest/suites/%.o: LAB_CFLAGS += -Itests/guest/lib
+$(BUILD)/host/tests/host/unit/%.o $(BUILD)/san/tests/host/unit/%.o: LAB_CFLAGS += -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy -Iimages/init
+$(BUILD)/host/tests/guest/suites/%.o $(BUILD)/san/tests/guest/suites/%.o: LAB_CFLAGS += -Itests/guest/lib
 
-$(B)/unit/%: $(B)/host/tests/host/unit/%.o $(UNIT_LIB_OBJ) $(LAB_OBJ)
+$(BUILD)/unit/%: $(BUILD)/host/tests/host/unit/%.o $(UNIT_LIB_OBJ) $(LAB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LAB_LIBS)
 
-$(B)/unit-san/%: $(B)/san/tests/host/unit/%.o $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ)
+$(BUILD)/unit-san/%: $(BUILD)/san/tests/host/unit/%.o $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LAB_LIBS)
 
@@ -234,25 +257,25 @@ $(B)/unit-san/%: $(B)/san/tests/host/unit/%.o $(UNIT_LIB_SAN_OBJ) $(LAB_SAN_OBJ)
 FUZZ_CC  ?= clang
 FUZZ_TIME ?= 600
 FUZZ_SRC  = $(wildcard tests/host/fuzz/fuzz_*.c)
-FUZZ_BIN  = $(FUZZ_SRC:tests/host/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_BIN  = $(FUZZ_SRC:tests/host/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SAN  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-FUZZ_OBJ  = $(LAB_SRC:%.c=$(B)/fuzz-obj/%.o)
+FUZZ_OBJ  = $(LAB_SRC:%.c=$(BUILD)/fuzz-obj/%.o)
 
-$(B)/fuzz-obj/%.o: %.c | $(CONFIG_H)
+$(BUILD)/fuzz-obj/%.o: %.c | $(CONFIG_H)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -Ilab -I$(B) -c -o $@ $<
+	$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -Ilab -I$(BUILD) -c -o $@ $<
 
-$(B)/fuzz/%: $(B)/fuzz-obj/tests/host/fuzz/%.o $(FUZZ_OBJ)
+$(BUILD)/fuzz/%: $(BUILD)/fuzz-obj/tests/host/fuzz/%.o $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LAB_LIBS)
 
 # Each target FUZZ_TIME seconds over its committed seeds; new inputs go to
 # build/fuzz/corpus/, crashes to build/fuzz/crash-*: add them to the seeds.
 fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do t=$${f##*/fuzz_}; mkdir -p $(B)/fuzz/corpus/$$t; \
+	@for f in $(FUZZ_BIN); do t=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$t; \
 	  echo "fuzz $$t: $(FUZZ_TIME) s"; \
-	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-$$t- \
-	    $(B)/fuzz/corpus/$$t tests/host/fuzz/corpus/$$t || exit; done
+	  $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crash-$$t- \
+	    $(BUILD)/fuzz/corpus/$$t tests/host/fuzz/corpus/$$t || exit; done
 
 # Every host and guest source and header compiled for its diagnostics only
 # (-fsyntax-only: nothing written, nothing linked) with the flags of its own
@@ -261,13 +284,13 @@ fuzz: $(FUZZ_BIN)
 # sources keep building with a newer toolchain than the host's.
 .PHONY: syntax syntax-host syntax-unit syntax-guest syntax-headers
 syntax: syntax-host syntax-unit syntax-guest syntax-headers
-SYNTAX_HOST_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab -I$(B)
+SYNTAX_HOST_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -Ilab -I$(BUILD)
 SYNTAX_GUEST_CFLAGS = $(filter-out -static,$(GUEST_CFLAGS))
-syntax-host: | $(CONFIG_H)
+syntax-host: | $(CONFIG_H) $(VERSION_H)
 	$(CC) $(SYNTAX_HOST_CFLAGS) -fsyntax-only runner.c $(LAB_SRC) $(FUZZ_SRC)
 syntax-unit: | $(CONFIG_H)
 	$(CC) $(SYNTAX_HOST_CFLAGS) -Itests/host/unit -Itests/guest/lib -Itests/guest/suites/mempolicy \
-		-fsyntax-only $(UNIT_SRC) $(UNIT_LIB)
+		-Iimages/init -fsyntax-only $(UNIT_SRC) $(UNIT_LIB)
 syntax-guest:
 	$(CC) $(SYNTAX_GUEST_CFLAGS) -Iimages/init -fsyntax-only $(INIT_SRC)
 	$(CC) $(SYNTAX_GUEST_CFLAGS) -fsyntax-only $(filter-out tests/guest/lib/sys.c,$(GUEST_LIB)) \
@@ -313,9 +336,9 @@ bench: all
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
 
 clean:
-	rm -rf $(B) numalab
+	rm -rf $(BUILD) numalab
 
 # The dependency lists -MMD wrote (none before the first build).
 # Only objects' lists: binaries linked before tests linked objects left lists
 # naming sources that have moved since.
--include $(shell find $(B)/host $(B)/san $(B)/fuzz-obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/host $(BUILD)/san $(BUILD)/fuzz-obj -name '*.d' 2>/dev/null)

@@ -8,10 +8,15 @@
  *               the kernel warnings after the plan
  *   run.c       the plan (/lab/plan), each test in its own session,
  *               its KTAP relayed nested under "# Subtest:", its result
+ *   skip_reason.c  why a test skips, from its output (pure: the host's
+ *               unit tests check it too)
  *   disk.c      booting from a disk root (numalab.root=)
  *   shares.c    the Linux system third-party suites expect, the host's 9p
  *               shares and the host view
  *   shell.c     `poweroff` as an applet and the interactive shell
+ *   modules.c   modules the kernel loads on demand (modprobe, static nodes)
+ *   tools.c     the lab's numactl and busybox first in the host view's
+ *               PATH, KCONFIG_PATH for tests, suites and the command
  *   faults.c    the failures the lab injects to test its own reporting
  *               (numalab.fault=, numalab.test_timeout=): nothing else in
  *               /init knows about them
@@ -38,6 +43,8 @@
 #define HOST_VIEW "/host"
 /* In the host view: tmpfs, holding `poweroff` (this binary) first in PATH. */
 #define VIEW_BIN "/run/numalab/bin"
+/* In the host view: the lab's own root (read-only), for its tools and files. */
+#define VIEW_LAB_ROOT "/run/numalab/root"
 #define VIEW_PATH_ENV "PATH=" VIEW_BIN ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define SHELL_TTY "/dev/ttyS0"
 #define NODE_DIR "/sys/devices/system/node"
@@ -45,6 +52,8 @@
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
 #define TEST_PATH_ENV "PATH=/usr/bin:/bin:/usr/sbin:/sbin"
 #define MODULES_ORDER "/lab/modules.order"
+/* busybox's; the kernel runs it (in the lab's root) to load a module on demand. */
+#define MODPROBE_PATH "/sbin/modprobe"
 #define NEW_ROOT "/newroot"
 #define DISK_INIT "/lab/init"
 #define ON_DISK_ARG "numalab-on-disk"
@@ -112,6 +121,15 @@ void run_test(int number, const struct plan_entry *t);
 /* As PID 1, init inherits every orphan; reap them between tests. */
 void reap_orphans(void);
 
+/* skip_reason.c */
+/*
+ * If line says why its test skips -- LTP's "TCONF: reason", kselftest's
+ * "# SKIP reason", "SKIP: reason", "[SKIP] reason" -- the reason into
+ * reason (cap bytes, cut) and 1; else 0 and reason untouched.  A test that
+ * exits with its skip code is reported with its last such line.
+ */
+int skip_reason(const char *line, char *reason, size_t cap);
+
 /* disk.c */
 /* The value of KEY=VALUE on the command line into out; 0, or -1 when absent. */
 int cmdline_value(const char *cmdline, const char *key, char *out, size_t cap);
@@ -135,6 +153,28 @@ void on_poweroff_signal(int sig);
 int run_as_applet(const char *argv0);
 /* The interactive shell on the serial console, until it exits or someone runs `poweroff`. */
 void run_shell(void);
+
+/* modules.c */
+/*
+ * With the kernel's module tree at /lib/modules/RELEASE (a modular kernel
+ * and a run that shares it, lab/drive/run.c), the kernel can load modules
+ * on demand as on a real system: /proc/sys/kernel/modprobe is MODPROBE_PATH,
+ * and the nodes of modules.devname (/dev/loop-control, /dev/fuse, ...)
+ * exist, so opening one loads its module.  Without the tree: nothing.
+ */
+void serve_modules(void);
+
+/* tools.c */
+/* This binary as `numactl` in the host view runs the lab's numactl; returns if it is not. */
+void run_lab_tool(char **argv);
+/*
+ * Into the host view, once every share is mounted: the lab's root at
+ * VIEW_LAB_ROOT, its tools in VIEW_BIN, the kernel's module tree and config
+ * at /lib/modules/RELEASE and /boot/config-RELEASE.
+ */
+void add_view_tools(void);
+/* "KCONFIG_PATH=..." naming the kernel's config in the lab's root or the host view; NULL: none. */
+char *kconfig_env(int in_host_view);
 
 /* main.c */
 void mount_fs(const char *type, const char *target, unsigned long flags, int required);

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_poweroff_signal };
 
 	run_as_applet(argv[0]);
+	run_lab_tool(argv);
 	/* busybox's convention (halt, poweroff, reboot): any of them powers off here. */
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
@@ -93,6 +94,9 @@ int main(int argc, char **argv)
 	if (!on_disk)
 		load_modules();   /* a modular kernel's 9p (lab/boot/image.h) */
 	mount_shares();
+	serve_modules();
+	if (host_view_ready)
+		add_view_tools();   /* after every share: the module tree is one */
 	fault_before_tap();
 	clock_gettime(CLOCK_BOOTTIME, &boottime);
 	tap_line("KTAP version 1");

@@ -44,7 +44,7 @@ struct relay {
 	int results;              /* LTP result lines converted so far */
 	char line[LINE_MAX_LEN + 1];
 	size_t len;
-	char skip_reason[256];    /* of the last "# SKIP" line */
+	char skip_reason[256];    /* of the last line saying why it skips (skip_reason()) */
 	int own_failed;           /* "not ok" results at the program's own top level */
 	int yaml_indent;          /* inside a result's YAML block ("  ---" ... "  ..."): its indent; else -1 */
 };
@@ -159,27 +159,18 @@ static int own_failure(const char *line)
 	return strncasecmp(hash, "SKIP", 4) && strncasecmp(hash, "TODO", 4);
 }
 
-/* A (K)TAP line of the program, one level deeper; its failure and "# SKIP" reason noted. */
+/* A (K)TAP line of the program, one level deeper; a failure of its own noted. */
 static void relay_tap(struct relay *r, const char *line)
 {
-	const char *skip;
-
 	tap_line("    %s", line);
 	r->own_failed += own_failure(line);
-	skip = strstr(line, "# SKIP");
-	if (!skip)
-		return;
-	skip += strlen("# SKIP");
-	skip += strspn(skip, " \t");
-	if (*skip)
-		snprintf(r->skip_reason, sizeof(r->skip_reason), "%s", skip);
 }
 
 /*
  * Relay one line of the program's output one level deeper: its results as
  * its format reads them (its (K)TAP as is, an LTP result line as a TAP
  * result), plain output as a diagnostic ("# ..."), so it stays readable in
- * the TAP and cannot pass for results.
+ * the TAP and cannot pass for results; remember its skip reason.
  */
 static void relay_line(struct relay *r)
 {
@@ -189,11 +180,15 @@ static void relay_line(struct relay *r)
 		r->len--;
 	r->line[r->len] = '\0';
 	r->len = 0;
+	if (r->format == OUTPUT_TAP && in_yaml_block(r)) {
+		tap_line("    %s", r->line);
+		return;
+	}
+	/* a skip by exit status gives the last reason (report_result()) */
+	skip_reason(r->line, r->skip_reason, sizeof(r->skip_reason));
 	if (r->format == OUTPUT_LTP && ltp_tap_result(r->line, r->results + 1, result, sizeof(result))) {
 		r->results++;
 		relay_tap(r, result);
-	} else if (r->format == OUTPUT_TAP && in_yaml_block(r)) {
-		tap_line("    %s", r->line);
 	} else if (r->format == OUTPUT_TAP && is_tap_line(r->line)) {
 		relay_tap(r, r->line);
 	} else {
@@ -336,7 +331,10 @@ static void report_result(int number, const char *name, const struct plan_entry 
 	} else if (code == 0) {
 		tap_line("ok %d %s", number, name);
 	} else if (code >= 0 && code == l->skip_code) {
-		tap_line("ok %d %s # SKIP %s", number, name, *r->skip_reason ? r->skip_reason : "skipped");
+		if (*r->skip_reason)
+			tap_line("ok %d %s # SKIP %s", number, name, r->skip_reason);
+		else
+			tap_line("ok %d %s # SKIP exit %d", number, name, code);
 	} else if (code >= 0 && code == l->hard_error_code) {
 		tap_line("not ok %d %s # ERROR hard error: exit status %d", number, name, code);
 	} else if (WIFSIGNALED(status)) {
@@ -391,6 +389,17 @@ static void env_add(struct launch *l, char *var)
 		l->env[n] = var;
 		l->env[n + 1] = NULL;
 	}
+}
+
+/* var ("NAME=VALUE") unless NAME is set already (a sidecar's env wins). */
+static void env_add_default(struct launch *l, char *var)
+{
+	size_t name_len = strcspn(var, "=") + 1;
+
+	for (int n = 0; l->env[n]; n++)
+		if (!strncmp(l->env[n], var, name_len))
+			return;
+	env_add(l, var);
 }
 
 /*
@@ -515,6 +524,8 @@ void run_test(int number, const struct plan_entry *t)
 			return;
 		}
 	}
+	if (kconfig_env(is_exec))
+		env_add_default(&l, kconfig_env(is_exec));
 	log_msg("running %s (timeout %us)", name, t->timeout_s);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		tap_line("not ok %d %s # ERROR pipe: %s", number, name, strerror(errno));

@@ -55,7 +55,9 @@ static void read_shell_conf(char *term_var, size_t cap, struct winsize *ws, char
 
 static _Noreturn void exec_shell(const char *tty, const char *cwd, char *term_var, const struct winsize *ws)
 {
-	char *env[] = { VIEW_PATH_ENV, "HOME=/root", term_var, "LANG=C.UTF-8", "PS1=numalab:\\w# ", NULL };
+	/* The last: NULL (the end) when there is no kernel config to name. */
+	char *env[] = { VIEW_PATH_ENV, "HOME=/root", term_var, "LANG=C.UTF-8", "PS1=numalab:\\w# ",
+			kconfig_env(1), NULL };
 	int fd;
 
 	setsid();
@@ -78,6 +80,7 @@ static _Noreturn void exec_shell(const char *tty, const char *cwd, char *term_va
 		dprintf(STDERR_FILENO, "numalab: no host view (%s); busybox sh of the lab's root\r\n",
 			host_view_error);
 		env[0] = TEST_PATH_ENV;
+		env[5] = kconfig_env(0);
 		execve("/bin/sh", (char *const[]){ "sh", "-i", NULL }, env);
 	}
 	dprintf(STDERR_FILENO, "numalab: no shell to start: %s\r\n", strerror(errno));

@@ -110,7 +110,6 @@ struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
 	struct strvec seen;               /* test names of this suite, for duplicates */
-	struct strvec diag;               /* diagnostic lines since the suite's last result */
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -184,14 +183,14 @@ static void dedupe(struct cmp_walk *w, char *name, size_t size)
  * ("0-3 -> 0") is a fact, behaviour that is not a number: its WORDS up to
  * a "(" comment are compared as text.
  */
-static int metric_line(struct cmp_walk *w, const char *suite, const char *s)
+static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
 	char name[NAME_MAX_LEN + 1], value[64];
 	int n = 0, start = 0;
 	double v;
 
 	if (sscanf(s, "# metric: %160s %n%63s %n", name, &start, value, &n) < 2)
-		return 0;
+		return;
 	if ((!n || !s[n] || s[n] == '(') && !parse_number(value, &v)) {
 		add_obs(w, suite, "", name, OBS_METRIC, v, CMP_PASS, NULL);
 	} else {
@@ -202,7 +201,6 @@ static int metric_line(struct cmp_walk *w, const char *suite, const char *s)
 		add_obs(w, suite, "", name, OBS_FACT, 0, CMP_PASS, NULL)->text =
 			xprintf("%.*s", (int)len, s + start);
 	}
-	return 1;
 }
 
 /* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
@@ -243,40 +241,64 @@ static enum cmp_status cmp_status_of(enum tap_status s)
 	return s == TAP_SKIP || s == TAP_TODO ? CMP_SKIP : CMP_FAIL;
 }
 
-/* The diagnostic lines a failing test printed before its result, one string. */
-static char *failure_detail(struct cmp_walk *w, enum tap_status st)
+/* What a failing result said about itself (tap.h's own diagnostics, not metrics), its last lines. */
+static char *failure_detail(const struct tap_node *n)
 {
+	struct strvec lines = STRVEC_INIT;
 	struct buf b = BUF_INIT;
-	size_t first = w->diag.nr > DETAIL_MAX_LINES ? w->diag.nr - DETAIL_MAX_LINES : 0;
-	char *s;
+	size_t first;
+	char *s = NULL;
 
-	if (cmp_status_of(st) != CMP_FAIL || !w->diag.nr)
+	if (cmp_status_of(n->t->status) != CMP_FAIL)
 		return NULL;
-	for (size_t i = first; i < w->diag.nr; i++)
-		buf_addf(&b, "%s%s", i > first ? "\n" : "", w->diag.items[i]);
-	s = xstrdup(buf_str(&b));
+	for (const char *l = n->diags; *l; l = next_line(l)) {
+		size_t len = strcspn(l, "\n");
+
+		if (strncmp(l, "# ", 2) || !strncmp(l, "# metric:", 9) || !strncmp(l, "# totals:", 9))
+			continue;
+		s = xprintf("%.*s", (int)len - 2, l + 2);
+		strvec_push(&lines, s);
+		free(s);
+	}
+	s = NULL;
+	first = lines.nr > DETAIL_MAX_LINES ? lines.nr - DETAIL_MAX_LINES : 0;
+	for (size_t i = first; i < lines.nr; i++)
+		buf_addf(&b, "%s%s", i > first ? "\n" : "", lines.items[i]);
+	if (lines.nr)
+		s = xstrdup(buf_str(&b));
+	strvec_clear(&lines);
 	buf_free(&b);
 	return s;
+}
+
+/* A failure's reason (tap_reason(): what it said first, else /init's "exit 2"); a skip's directive. */
+static void result_why(const struct tap_node *n, char *why, size_t cap)
+{
+	if (cmp_status_of(n->t->status) == CMP_FAIL)
+		tap_reason(n, why, cap);
+	else
+		snprintf(why, cap, "%s", n->comment);
 }
 
 /* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
 static void on_result(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
-	char name[NAME_MAX_LEN + 16];
+	char name[NAME_MAX_LEN + 16], why[TAP_LINE_MAX + 1];
 	struct cmp_obs *o;
 
+	result_why(n, why, sizeof(why));
 	if (n->depth == 0) {
-		add_obs(w, n->t->name, "", NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
+		o = add_obs(w, n->t->name, "", NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), why);
+		o->text = failure_detail(n);
 		return;
 	}
 	if (n->depth != 1 || !n->suites[0][0])
 		return;
 	snprintf(name, sizeof(name), "%s", n->t->name);
 	dedupe(w, name, sizeof(name));
-	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), n->comment);
-	o->text = failure_detail(w, n->t->status);
-	strvec_clear(&w->diag);
+	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), why);
+	o->text = failure_detail(n);
 	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
 	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
 		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
@@ -291,24 +313,17 @@ static void on_suite(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 
-	if (n->depth == 0) {
+	if (n->depth == 0)
 		strvec_clear(&w->seen);
-		strvec_clear(&w->diag);
-	}
 }
 
-/* Metrics and facts of a suite; other diagnostics of its tests, kept for their failures. */
+/* Metrics and facts of a suite. */
 static void on_diag(void *ctx, const struct tap_node *n)
 {
 	struct cmp_walk *w = ctx;
 
-	if (n->depth < 1 || !n->suites[0][0])
-		return;
-	if (n->depth == 1 && metric_line(w, n->suites[0], n->text))
-		return;
-	if (strncmp(n->text, "# ", 2) || !strncmp(n->text, "# totals:", 9))
-		return;
-	strvec_push(&w->diag, n->text + 2);
+	if (n->depth == 1 && n->suites[0][0])
+		metric_line(w, n->suites[0], n->text);
 }
 
 static const struct tap_walk_ops cmp_ops = {
@@ -329,7 +344,6 @@ static int load_tap(const char *dir, struct cmp_side *side, struct error *err)
 	if (!rc)
 		tap_walk(tap.data ? tap.data : "", tap.len, &cmp_ops, &w);
 	strvec_clear(&w.seen);
-	strvec_clear(&w.diag);
 	buf_free(&tap);
 	return rc;
 }

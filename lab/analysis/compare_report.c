@@ -119,10 +119,11 @@ static void change_text(struct buf *out, double pct)
 
 static void summary_line(const struct comparison *c, struct buf *out)
 {
-	buf_addf(out, "%zu functional differences; %zu metrics: %zu regressed, %zu changed, "
+	buf_addf(out, "%zu functional %s; %zu %s: %zu regressed, %zu changed, "
 		 "%zu improved, %zu with too few samples to test (n < 2 on a side)",
-		 c->nr_functional, c->nr_metrics, c->nr_regressed, c->nr_changed, c->nr_improved,
-		 c->nr_few);
+		 c->nr_functional, plural(c->nr_functional, "difference", "differences"), c->nr_metrics,
+		 plural(c->nr_metrics, "metric", "metrics"), c->nr_regressed, c->nr_changed,
+		 c->nr_improved, c->nr_few);
 }
 
 /* ---- text ---- */
@@ -205,8 +206,8 @@ void compare_report_fact_values(struct buf *out, const struct strvec *v)
 /* Facts that differ (differing = 1) or every one. */
 static void text_facts(const struct comparison *c, struct buf *out)
 {
-	buf_addf(out, "\nBehaviour that is not a number (%zu facts, %zu differ):\n", c->nr_facts,
-		 c->nr_facts_differ);
+	buf_addf(out, "\nBehaviour that is not a number (%zu %s, %zu differ):\n", c->nr_facts,
+		 plural(c->nr_facts, "fact", "facts"), c->nr_facts_differ);
 	for (size_t i = 0; i < c->nr_facts; i++) {
 		const struct cmp_fact *f = &c->facts[i];
 		struct buf line = BUF_INIT;
@@ -229,9 +230,9 @@ void compare_report_text(const struct comparison *c, int all, struct buf *out)
 
 	buf_addstr(out, "numalab compare: A ");
 	compare_report_clean(out, c->a.root, 0);
-	buf_addf(out, " (%zu cells), B ", c->a.nr_cells);
+	buf_addf(out, " (%zu %s), B ", c->a.nr_cells, plural(c->a.nr_cells, "cell", "cells"));
 	compare_report_clean(out, c->b.root, 0);
-	buf_addf(out, " (%zu cells)\n", c->b.nr_cells);
+	buf_addf(out, " (%zu %s)\n", c->b.nr_cells, plural(c->b.nr_cells, "cell", "cells"));
 	for (size_t i = 0; i < c->notes.nr; i++) {
 		buf_addstr(out, "note: ");
 		compare_report_clean(out, c->notes.items[i], 0);
@@ -750,22 +751,27 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 	struct buf tmp = BUF_INIT;
 
 	compare_report_html_head(out, "numalab compare");
-	buf_addstr(out, "<h1>numalab compare</h1>\n<p>A: <code>");
-	compare_report_html_text(out, c->a.root);
-	buf_addf(out, "</code> (%zu cells) &#8212; B: <code>", c->a.nr_cells);
-	compare_report_html_text(out, c->b.root);
-	buf_addf(out, "</code> (%zu cells)</p>\n<div class=\"notes\"><ul>\n", c->b.nr_cells);
-	for (size_t i = 0; i < c->notes.nr; i++) {
-		buf_addstr(out, "<li>");
-		compare_report_html_text(out, c->notes.items[i]);
-		buf_addstr(out, "</li>\n");
-	}
-	buf_addstr(out, "</ul></div>\n<p>");
+	/* The verdict first: what a reader opens the page for; the caveats right under it. */
+	buf_addf(out, "<h1>numalab compare: %s</h1>\n<p class=\"verdict\">",
+		 compare_result(c) == COMPARE_SAME ? "the same" : "changed");
 	summary_line(c, &tmp);
 	compare_report_html_text(out, buf_str(&tmp));
 	buf_free(&tmp);
 	buf_addf(out, ". Significant: %s at alpha %g and a change of at least %g%%.</p>\n", method(c),
 		 c->opts.alpha, c->opts.threshold_pct);
+	buf_addstr(out, "<p>A: <code>");
+	compare_report_html_text(out, c->a.root);
+	buf_addf(out, "</code> (%zu %s) &#8212; B: <code>", c->a.nr_cells,
+		 plural(c->a.nr_cells, "cell", "cells"));
+	compare_report_html_text(out, c->b.root);
+	buf_addf(out, "</code> (%zu %s)</p>\n<div class=\"notes\"><ul>\n", c->b.nr_cells,
+		 plural(c->b.nr_cells, "cell", "cells"));
+	for (size_t i = 0; i < c->notes.nr; i++) {
+		buf_addstr(out, "<li>");
+		compare_report_html_text(out, c->notes.items[i]);
+		buf_addstr(out, "</li>\n");
+	}
+	buf_addstr(out, "</ul></div>\n");
 	html_tests(c, 1, "Functional differences", c->nr_functional, out);
 	html_tests(c, 0, "Skipped on one side, passed on the other (not counted)", count_skip_changes(c),
 		   out);
@@ -783,8 +789,8 @@ void compare_report_html(const struct comparison *c, struct buf *out)
 		}
 	buf_addstr(out, "</table>\n");
 	if (c->nr_facts) {
-		buf_addf(out, "<h2>Behaviour that is not a number (%zu facts, %zu differ)</h2>\n", c->nr_facts,
-			 c->nr_facts_differ);
+		buf_addf(out, "<h2>Behaviour that is not a number (%zu %s, %zu differ)</h2>\n", c->nr_facts,
+			 plural(c->nr_facts, "fact", "facts"), c->nr_facts_differ);
 		compare_report_html_facts(c, NULL, out);
 	}
 	buf_addstr(out, "<h2>Cells</h2>\n<table><tr><th>side</th><th>directory</th>"

@@ -9,6 +9,15 @@
  * and survivors listed in the equivalents file.  score = killed / (killed
  * + survived), per function and overall.  A listed mutant that was killed
  * counts as killed and the report says its listing is wrong.
+ *
+ * A sampled run (sample != NULL, model/mutant.h's mutant_sample) scores
+ * the whole population from the sample: each judged mutant of a function
+ * stands for population / sampled of its function's mutants, the score is
+ * the weighted share killed, and its 95% interval Wilson's
+ * (analysis/stats.h) at Kish's effective sample size (sum w)^2 / sum w^2.
+ * Proportional allocation makes the weights nearly equal, so the
+ * effective size is nearly the number judged.  A census (every mutant of
+ * the scope ran) has an exact score.
  */
 #ifndef LAB_MUTATE_REPORT_H
 #define LAB_MUTATE_REPORT_H
@@ -25,6 +34,7 @@ struct mutate_report {
 	int nr;
 	const struct mutant_equivalents *eq;  /* may be NULL */
 	const char *equivalents_path;         /* named in the reports; may be NULL */
+	const struct mutant_sample *sample;   /* the sample mutants is; NULL: every mutant of the request */
 };
 
 struct mutate_score {
@@ -32,8 +42,17 @@ struct mutate_score {
 	int wrongly_listed;   /* listed as equivalent, yet killed */
 };
 
-/* The score of function (NULL: every mutant) of r. */
-void mutate_score_of(const struct mutate_report *r, const char *function, struct mutate_score *s);
+/* The counts of function of file in r (NULL: any). */
+void mutate_score_of(const struct mutate_report *r, const char *file, const char *function,
+		     struct mutate_score *s);
+
+/* The score of file (NULL: all files) of r, as an estimate of its whole population's. */
+struct mutate_estimate {
+	int population, sampled;   /* the scope's mutants, and those in the sample */
+	int exact;                 /* a census: no interval */
+	double score, lo, hi;      /* percent; score < 0 when none was judged */
+};
+void mutate_estimate_of(const struct mutate_report *r, const char *file, struct mutate_estimate *e);
 
 
 /* The reports, appended to out. */

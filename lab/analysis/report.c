@@ -119,8 +119,12 @@ struct tcase {
 	const char *const *suites;  /* their names (tap.h's walk) */
 	const char *name;
 	enum tap_status status;
-	const char *reason;
+	const char *reason;         /* its directive's */
+	const char *comment;        /* its result's comment ("exit 2"), "" none */
+	const char *why;            /* one line: tap_reason(), or the made-up verdict's reason */
 	const char *yaml;           /* its TAP YAML block, NULL none */
+	const char *output;         /* what it printed (tap.h), "" none */
+	const char *diags;          /* its own diagnostic lines, "" none */
 	int made_up;                /* the cell's own verdict, which its TAP does not show */
 };
 
@@ -130,7 +134,11 @@ struct walk {
 	case_fn fn;
 	void *ctx;
 	int failed, harness;    /* failing testcases; of those, TIMEOUT/ERROR ones */
+	struct buf trailing;    /* diagnostics after the last top-level result: a made-up case's */
 };
+
+/* What report_tap() writes for a cell with no TAP, and so what its testcases come from. */
+static const char no_tap[] = "KTAP version 1\n# no TAP from this cell\n1..0\n";
 
 static void emit(struct walk *w, const struct tcase *tc)
 {
@@ -143,24 +151,57 @@ static void emit(struct walk *w, const struct tcase *tc)
 
 static void walk_leaf(void *ctx, const struct tap_node *l)
 {
-	struct tcase tc = { l->depth, l->suites, l->t->name, l->t->status, l->t->reason, l->yaml, 0 };
+	char why[TAP_LINE_MAX + 1];
+	struct tcase tc = { l->depth, l->suites, l->t->name, l->t->status, l->t->reason, l->comment,
+			    why, l->yaml, l->output, l->diags, 0 };
 
+	tap_reason(l, why, sizeof(why));
 	emit(ctx, &tc);
 }
 
-static const struct tap_walk_ops leaves = { .on_leaf = walk_leaf };
+/*
+ * A made-up case stands where the cell's own result stands in report_tap()'s
+ * stream, so it has what that result's own diagnostics would be there: those
+ * after the cell's last top-level result or "# Subtest:" line.
+ */
+static void top_level_result(void *ctx, const struct tap_node *n)
+{
+	struct buf *trailing = &((struct walk *)ctx)->trailing;
+
+	if (n->depth == 0) {
+		trailing->len = 0;
+		buf_add(trailing, "", 0);   /* buf_str() reads "" again */
+	}
+}
+
+static void note_trailing(void *ctx, const struct tap_node *n)
+{
+	if (strncmp(n->text, TAP_SUBTEST, strlen(TAP_SUBTEST)))   /* as tap.h's own diagnostics */
+		buf_addf(&((struct walk *)ctx)->trailing, "%s\n", n->text);
+}
+
+static const struct tap_walk_ops leaves = {
+	.on_suite = top_level_result,
+	.on_suite_end = top_level_result,
+	.on_test = top_level_result,
+	.on_diag = note_trailing,
+	.on_leaf = walk_leaf,
+};
 
 /* Every testcase of cell c, in order, to fn: the leaves of its TAP (tap_walk). */
 static void walk_cell(const struct report_cell *c, case_fn fn, void *ctx)
 {
-	struct walk w = { fn, ctx, 0, 0 };
+	struct walk w = { fn, ctx, 0, 0, BUF_INIT };
 	char reason[sizeof(((struct tap_test *)0)->reason)];
-	struct tcase synth = { 0, NULL, "", TAP_NOT_OK, reason, NULL, 1 };
+	struct tcase synth = { 0, NULL, "", TAP_NOT_OK, reason, "", reason, NULL, "", "", 1 };
+	int has_tap = c->tap && c->tap_len;
 
 	/* As long as a TAP reason: report_tap() writes it on the cell's line. */
 	snprintf(reason, sizeof(reason), "%s", c->reason ? c->reason : "");
 
-	tap_walk(c->tap ? c->tap : "", c->tap ? c->tap_len : 0, &leaves, &w);
+	tap_walk(has_tap ? c->tap : no_tap, has_tap ? c->tap_len : strlen(no_tap), &leaves, &w);
+	synth.diags = buf_str(&w.trailing);
+	synth.output = synth.diags;
 	/* The cell's verdict must show among its testcases even when its TAP does not. */
 	if (c->status == CELL_FAIL && !w.failed) {
 		synth.name = "cell";
@@ -170,6 +211,7 @@ static void walk_cell(const struct report_cell *c, case_fn fn, void *ctx)
 		synth.status = c->status == CELL_TIMEOUT ? TAP_TIMEOUT : TAP_ERROR;
 		emit(&w, &synth);
 	}
+	buf_free(&w.trailing);
 }
 
 static void count_case(void *ctx, const struct tcase *tc)
@@ -221,7 +263,7 @@ void report_tap(const struct report_cell *cells, int n, const char *title, struc
 		if (c->tap && c->tap_len)
 			tap_feed(tap, c->tap, c->tap_len);
 		else
-			buf_addstr(out, "    KTAP version 1\n    # no TAP from this cell\n    1..0\n");
+			tap_feed(tap, no_tap, strlen(no_tap));
 		tap_end(tap);
 		free(tap);
 		buf_addf(out, "%s %d %s", c->status == CELL_PASS ? "ok" : "not ok", i + 1, c->id);
@@ -283,6 +325,8 @@ static void flat_case(void *ctx, const struct tcase *tc)
 			add_line(out, tc->reason);
 		else
 			buf_addstr(out, tc->reason);
+	} else if (*tc->comment) {	/* /init's "# exit 2", "# signal 9" */
+		buf_addf(out, " # %s", tc->comment);
 	}
 	buf_addstr(out, "\n");
 	if (tc->yaml) {
@@ -291,6 +335,9 @@ static void flat_case(void *ctx, const struct tcase *tc)
 			buf_addf(out, "  %.*s\n", (int)strcspn(l, "\n"), l);
 		buf_addstr(out, "  ...\n");
 	}
+	/* After the block, which must follow its result: what the test said, as TAP 13 diagnostics. */
+	for (const char *l = tc->diags; *l; l = next_line(l))
+		buf_addf(out, "%.*s\n", (int)strcspn(l, "\n"), l);
 }
 
 void report_flat_tap(const struct report_cell *cells, int n, struct buf *out)
@@ -308,10 +355,11 @@ void report_flat_tap(const struct report_cell *cells, int n, struct buf *out)
 void report_flatten(const char *tap, size_t len, struct buf *out)
 {
 	struct flat f = { out, NULL, 0 };
-	struct walk w = { flat_case, &f, 0, 0 };
+	struct walk w = { flat_case, &f, 0, 0, BUF_INIT };
 
 	buf_addstr(out, "TAP version 13\n");
 	tap_walk(tap, len, &leaves, &w);
+	buf_free(&w.trailing);
 	buf_addf(out, "1..%d\n", f.n);
 }
 
@@ -390,13 +438,29 @@ static void junit_case(void *ctx, const struct tcase *tc)
 		element = "error";
 	else if (tc->status != TAP_OK)
 		element = "failure";
-	if (!element) {
+	if (!element && !*tc->output) {
 		buf_addstr(b, "/>\n");
 		return;
 	}
-	buf_addf(b, ">\n      <%s type=\"%s\" message=\"", element, tap_status_name(tc->status));
-	report_xml_escape(b, *tc->reason || tc->status != TAP_NOT_OK ? tc->reason : "failed");
-	buf_addstr(b, "\"/>\n    </testcase>\n");
+	buf_addstr(b, ">\n");
+	if (element) {
+		buf_addf(b, "      <%s type=\"%s\" message=\"", element, tap_status_name(tc->status));
+		report_xml_escape(b, *tc->why || !tap_status_failing(tc->status) ? tc->why : "failed");
+		buf_addstr(b, "\"/>\n");
+	}
+	if (*tc->output) {
+		/* Escaped line by line: no CDATA section, so no "]]>" to end one early. */
+		buf_addstr(b, "      <system-out>");
+		for (const char *l = tc->output; *l; l = next_line(l)) {
+			char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+			report_xml_escape(b, line);
+			buf_addstr(b, "\n");
+			free(line);
+		}
+		buf_addstr(b, "</system-out>\n");
+	}
+	buf_addstr(b, "    </testcase>\n");
 }
 
 void report_junit(const struct report_cell *cells, int n, const char *name, struct buf *out)
@@ -456,6 +520,7 @@ void report_summary(const struct report_cell *cells, int n, struct buf *out)
 		add_line(out, c->status != CELL_PASS && c->reason && *c->reason ? c->reason : c->dir);
 		buf_addstr(out, "\n");
 	}
-	buf_addf(out, "%d cells: %d pass, %d fail, %d timeout, %d error\n", n, by_status[CELL_PASS],
+	buf_addf(out, "%d %s: %d pass, %d fail, %d timeout, %d error\n", n, plural((size_t)n, "cell", "cells"),
+		 by_status[CELL_PASS],
 		 by_status[CELL_FAIL], by_status[CELL_TIMEOUT], by_status[CELL_ERROR]);
 }

@@ -11,12 +11,17 @@
  *    cell's verdict.
  *  - report_junit(): JUnit XML, one <testsuite> per cell, one <testcase> per
  *    test result (the suite's subtests; a suite's own result when it has no
- *    subtests or failed for a reason of its own), text XML-escaped.
+ *    subtests or failed for a reason of its own), text XML-escaped.  A
+ *    failure's, error's or skip's message is its reason (tap_reason(): the
+ *    directive's, else its first diagnostic, else /init's "exit 2"); what the
+ *    test printed (tap.h's output) is its <system-out>.
  *  - report_flat_tap(): flat TAP 13, one line per testcase (the same ones as
  *    the JUnit), named by its path: `ok 7 - 4node.debian/mempolicy/mbind
  *    MPOL_BIND node 0`; for tap-driver.sh, prove and CI plugins, which read
  *    only a stream's top level.  SKIP and TODO are kept as directives;
  *    TIMEOUT and ERROR (not TAP 13 directives) as `not ok … # TIMEOUT why`;
+ *    any other comment as it was (`not ok 3 - byo # exit 2`); a result's own
+ *    diagnostics (tap.h) follow it, after its YAML block;
  *    a cell's made-up verdict is the cell's own line (`not ok 9 - ID # ERROR
  *    why`), so that flattening report_tap()'s stream gives the same text;
  *    '#' and '\' in names are escaped with '\'; each leaf's YAML block

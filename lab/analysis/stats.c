@@ -198,3 +198,13 @@ int stats_bootstrap_ci(const double *a, size_t na, const double *b, size_t nb,
 	free(change);
 	return 0;
 }
+
+void stats_wilson(double p, double n, double z, double *lo, double *hi)
+{
+	double z2n = z * z / n, centre = p + z2n / 2, half = z * sqrt(p * (1 - p) / n + z2n / (4 * n));
+
+	*lo = (centre - half) / (1 + z2n);
+	*hi = (centre + half) / (1 + z2n);
+	*lo = *lo < 0 ? 0 : *lo;
+	*hi = *hi > 1 ? 1 : *hi;
+}

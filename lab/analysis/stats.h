@@ -56,6 +56,16 @@ double stats_incbeta(double x, double a, double b);
  */
 void stats_bh_adjust(const double *p, size_t n, double *q);
 
+/*
+ * Wilson's score interval of a proportion p observed on n (> 0) trials, at
+ * z standard errors (1.96: 95%):
+ *   (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
+ * Unlike p -+ z sqrt(p(1-p)/n) it stays inside [0, 1] and is not empty at
+ * p = 0 or 1 (all killed in a small sample still leaves doubt).  n may be
+ * fractional (an effective sample size, as mutate's weighted sample gives).
+ */
+void stats_wilson(double p, double n, double z, double *lo, double *hi);
+
 /* A seeded pseudo-random sequence (splitmix64). */
 struct stats_rng {
 	uint64_t state;

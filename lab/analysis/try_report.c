@@ -151,8 +151,9 @@ static void judge_claim(const struct try_report *r, const struct try_shape *s, c
 		out->judged = TRY_HOLDS;
 		if (biggest)
 			metric_words(words, sizeof(words), biggest);
-		snprintf(out->why, sizeof(out->why), "%zu of %zu %s metrics %s%s%s", cl->dir == TRY_UNCHANGED ?
-			 judged : down + up, judged, cl->metric, cl->dir == TRY_UNCHANGED ? "did not move" :
+		snprintf(out->why, sizeof(out->why), "%zu of %zu %s %s %s%s%s", cl->dir == TRY_UNCHANGED ?
+			 judged : down + up, judged, cl->metric, plural(judged, "metric", "metrics"),
+			 cl->dir == TRY_UNCHANGED ? "did not move" :
 			 cl->dir == TRY_DECREASES ? "fell" : "rose", biggest ? ", most " : "", biggest ? words : "");
 		return;
 	}
@@ -278,7 +279,8 @@ static void text_identity(const struct try_report *r, struct buf *out)
 	buf_addstr(out, "  shapes:");
 	for (size_t i = 0; i < id->shapes.nr; i++)
 		buf_addf(out, " %s", id->shapes.items[i]);
-	buf_addf(out, "; %d runs per kernel and shape (%s)\n", id->repeat, id->repeat_why);
+	buf_addf(out, "; %d %s per kernel and shape (%s)\n", id->repeat, plural((size_t)id->repeat, "run", "runs"),
+		 id->repeat_why);
 	for (size_t i = 0; i < r->c->notes.nr; i++)
 		text_line(out, "  note: ", r->c->notes.items[i]);
 }
@@ -364,7 +366,7 @@ static void text_shape(const struct try_report *r, const struct try_shape *s, st
 				shown++;
 			}
 	}
-	buf_addf(out, "  not judged: %zu metrics", s->not_judged);
+	buf_addf(out, "  not judged: %zu %s", s->not_judged, plural(s->not_judged, "metric", "metrics"));
 	if (s->not_judged)
 		buf_addf(out, ": %zu with fewer than two samples a side, %zu times, rates or scores "
 			 "under TCG (they time the emulator, not the kernel)", s->few_samples,
@@ -607,9 +609,10 @@ static void html_shape(const struct try_report *r, const struct try_shape *s, st
 			compare_report_html_facts(c, s->topology, out);
 			break;
 		}
-	buf_addf(out, "<h3>Not judged (%zu metrics)</h3>\n<p>%zu with fewer than two samples a side; %zu "
+	buf_addf(out, "<h3>Not judged (%zu %s)</h3>\n<p>%zu with fewer than two samples a side; %zu "
 		 "times, rates or scores under TCG (they time the emulator, not the kernel).</p>\n<table>",
-		 s->not_judged, s->few_samples, s->not_judged - s->few_samples);
+		 s->not_judged, plural(s->not_judged, "metric", "metrics"), s->few_samples,
+		 s->not_judged - s->few_samples);
 	for (size_t i = 0; i < c->nr_metrics && shown < 40; i++)
 		if (!strcmp(c->metrics[i].topology, s->topology) && not_judged(r, &c->metrics[i])) {
 			compare_report_html_metric(&c->metrics[i], out);
@@ -664,7 +667,7 @@ void try_report_html(const struct try_report *r, struct buf *out)
 		html_li(out, r->id->patches.items[i]);
 	for (size_t i = 0; i < r->c->notes.nr; i++)
 		html_li(out, r->c->notes.items[i]);
-	buf_addf(out, "<li>%d runs per kernel and shape (", r->id->repeat);
+	buf_addf(out, "<li>%d %s per kernel and shape (", r->id->repeat, plural((size_t)r->id->repeat, "run", "runs"));
 	compare_report_html_text(out, r->id->repeat_why);
 	buf_addstr(out, ")</li>\n</ul></div>\n");
 	for (size_t i = 0; i < r->nr_shapes; i++)

@@ -196,7 +196,10 @@ void buf_addstr(struct buf *b, const char *s)
 
 const char *buf_str(struct buf *b)
 {
-	return b->data ? b->data : "";
+	if (!b->data)
+		return "";
+	b->data[b->len] = '\0';   /* a caller may have cut len (b->len = 0 to reuse b) */
+	return b->data;
 }
 
 void buf_free(struct buf *b)
@@ -294,6 +297,11 @@ const char *next_line(const char *p)
 {
 	p += strcspn(p, "\n");
 	return *p ? p + 1 : p;
+}
+
+const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
 }
 
 int copy_file(const char *from, const char *to, struct error *err)

@@ -90,11 +90,15 @@ struct buf {
 void buf_add(struct buf *b, const void *data, size_t len);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_addstr(struct buf *b, const char *s);
-const char *buf_str(struct buf *b);   /* NUL terminated view; "" when empty */
+/* A NUL-terminated view of b's len bytes ("" when empty); len may have been cut to reuse b. */
+const char *buf_str(struct buf *b);
 void buf_free(struct buf *b);
 
 /* The start of the line after the one p is in ("" at the end of the text). */
 const char *next_line(const char *p);
+
+/* A count's noun: one for 1, else many ("%zu %s", n, plural(n, "metric", "metrics")). */
+const char *plural(size_t n, const char *one, const char *many);
 
 /* Whole-file helpers. read: -1 with err on failure. */
 int read_file(const char *path, struct buf *out, struct error *err) LAB_MUST_CHECK;

@@ -1,5 +1,6 @@
 #include "boot/image.h"
 #include "kernel/pin.h"
+#include "base/lines.h"
 #include "base/proc.h"
 
 #include <dirent.h>
@@ -137,6 +138,7 @@ struct manifest_line {
 	char src[512], dest[512];
 	int optional;   /* a missing SOURCE is no error */
 	int applets;    /* SOURCE is busybox: its applets too, as links to DEST */
+	int link;       /* SOURCE is a path in the image: DEST is a symlink to it */
 };
 
 static int parse_manifest_line(const char *path, int lineno, char *line,
@@ -147,8 +149,9 @@ static int parse_manifest_line(const char *path, int lineno, char *line,
 
 	m->optional = n == 3 && !strcmp(opt, "optional");
 	m->applets = n == 3 && !strcmp(opt, "applets");
-	if (n < 2 || m->dest[0] != '/' || (n == 3 && !m->optional && !m->applets))
-		return error_set(err, "%s:%d: expected `SOURCE /DEST [optional|applets]`", path, lineno);
+	m->link = n == 3 && !strcmp(opt, "link");
+	if (n < 2 || m->dest[0] != '/' || (n == 3 && !m->optional && !m->applets && !m->link))
+		return error_set(err, "%s:%d: expected `SOURCE /DEST [optional|applets|link]`", path, lineno);
 	return 0;
 }
 
@@ -199,6 +202,14 @@ static int add_manifest_entry(struct cpio_stream *out, struct strvec *dirs, stru
 	glob_t g;
 	int rc = 0;
 
+	if (m->link) {   /* the manifest's text, in the key already, says all of it */
+		if (out) {
+			add_parents(&out->pending, dirs, m->dest);
+			cpio_add(&out->pending, m->dest + 1, 0120777, m->src, strlen(m->src));
+			cpio_flush(out);
+		}
+		return 0;
+	}
 	if (!strncmp(m->src, "@guest/", 7))
 		snprintf(src, sizeof(src), "%s/%s", guest_dir, m->src + 7);
 	else if (!strncmp(m->src, "@deb/", 5)) {
@@ -608,4 +619,36 @@ int image_run_initrd(const char *base, const struct run_part *run, const char *o
 	buf_free(&topo_text);
 	buf_free(&plan);
 	return rc;
+}
+
+/* DEST is a file in a directory of programs: .../bin/NAME or .../sbin/NAME. */
+static int in_bin_dir(const char *dest)
+{
+	const char *slash = strrchr(dest, '/');
+	size_t dir = slash ? (size_t)(slash - dest) : 0;
+
+	return (dir >= 4 && !strncmp(slash - 4, "/bin", 4)) || (dir >= 5 && !strncmp(slash - 5, "/sbin", 5));
+}
+
+int image_guest_program(const char *root, enum topo_arch arch, const char *name, struct error *err)
+{
+	char manifest[1024], *line, *words[LINES_MAX_WORDS];
+	struct buf text = BUF_INIT;
+	struct lines l;
+	int found = 0, rc = 0, n;
+
+	snprintf(manifest, sizeof(manifest), "%s/images/%s.manifest", root, topo_arch_name(arch));
+	if (read_file(manifest, &text, err))
+		return -1;
+	lines_init(&l, manifest, text.data, text.len);
+	/* "SOURCE /DEST [WHAT]"; image_base() refuses other lines. */
+	while (!found && (rc = lines_next(&l, &line)) > 0 && (rc = n = lines_words(&l, line, words)) > 0) {
+		if (n < 2)
+			continue;
+		found = in_bin_dir(words[1]) && !strcmp(strrchr(words[1], '/') + 1, name);
+	}
+	buf_free(&text);
+	if (rc < 0)
+		return error_set(err, "%s", l.msg);
+	return found;
 }

@@ -50,6 +50,17 @@ struct guest_share {
 int image_base(enum topo_arch arch, const char *guest_dir, char *out, size_t cap,
 	       struct error *err) LAB_MUST_CHECK;
 
+/*
+ * 1 if the lab's own image for arch (ROOT/images/ARCH.manifest, root:
+ * lab_root()) gives the guest a program called name: a file it puts in a
+ * bin/ or sbin/ directory (numactl, busybox), so that -- CMD can be
+ * checked before a boot (the guest looks there first).  Busybox's applets
+ * are not: the host view has them only as `busybox NAME`.  0 if not; -1
+ * with err when the manifest cannot be read.
+ */
+int image_guest_program(const char *root, enum topo_arch arch, const char *name,
+			struct error *err) LAB_MUST_CHECK;
+
 /* What a run adds to the base image. */
 struct run_part {
 	const struct topology *topo;

@@ -465,6 +465,27 @@ static int kernel_bench(const char *recipe, const char *patched, const char *arc
 	return rc ? command_fail("bench", &err) : EXIT_PASS;
 }
 
+/* The measurement the options ask for (operands: any given). */
+static int bench_command(struct run_opts *o, const char *build, const char *patched, const char *arch,
+			 const char *against, int accel_choice, int reps, int operands)
+{
+	if (build && patched && !o->topo && !operands)
+		return kernel_bench(build, patched, arch);
+	if (!o->topo || build || patched || operands)
+		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
+	if (o->backend && !strcmp(o->backend, "libvirt"))
+		return bench_libvirt(o, reps);
+	if (o->uri)
+		return command_usage_error("bench", "--uri needs --backend libvirt");
+	if (against && !o->kernel)
+		return command_usage_error("bench", "--against %s needs --kernel K to compare with", against);
+	if (against)
+		return bench_against(o, against, reps);
+	if (accel_choice)
+		return bench_accel_choice(o, reps);
+	return bench(o, reps);
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct run_opts o = { .accel = "auto", .out = "results/bench" };
@@ -493,19 +514,11 @@ int cmd_bench(int argc, char **argv)
 	if (!strcmp(arch, "loongarch"))
 		arch = "loongarch64";
 	interrupt_catch();
-	if (build && patched && !o.topo && first == argc)
-		return kernel_bench(build, patched, arch);
-	if (!o.topo || build || patched || first < argc)
-		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
-	if (o.backend && !strcmp(o.backend, "libvirt"))
-		return bench_libvirt(&o, reps);
-	if (o.uri)
-		return command_usage_error("bench", "--uri needs --backend libvirt");
-	if (against && !o.kernel)
-		return command_usage_error("bench", "--against %s needs --kernel K to compare with", against);
-	if (against)
-		return bench_against(&o, against, reps);
-	if (accel_choice)
-		return bench_accel_choice(&o, reps);
-	return bench(&o, reps);
+	rc = bench_command(&o, build, patched, arch, against, accel_choice, reps, first < argc);
+	/* A signal stops the boots and builds: what failed after it is the signal's doing. */
+	if (interrupt_caught() && rc != EXIT_USAGE) {
+		fprintf(stderr, "numalab bench: interrupted by signal %d\n", interrupt_caught());
+		rc = EXIT_HARNESS;
+	}
+	return rc;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 
-static const char usage[] =
+static const char build_usage[] =
 	"usage: numalab image build NAME|FILE [--out FILE] [--accel auto|tcg|kvm]\n"
 	"\n"
 	"Build the qcow2 guest disk described by images/NAME.image (or FILE): a\n"
@@ -21,9 +21,40 @@ static const char usage[] =
 	"the image's path.  Boot it with `numalab run --disk PATH`.\n"
 	"\n";
 
+static const char image_usage[] =
+	"usage: numalab image build NAME|FILE [--out FILE] [--accel auto|tcg|kvm]\n"
+	"\n"
+	"Guest disk images (docs/images.md).  `numalab image build --help` says more.\n"
+	"\n";
+
 static const char tail[] =
 	"\n"
-	"Exit: 0 built or cached, 2 bad description or usage, 3 the build failed.\n";
+	"Exit: 0 built or cached, 2 bad description or usage, 3 the build failed or\n"
+	"was interrupted.\n";
+
+/* The options' values: one command line per process. */
+static const char *copy_to, *appliance_accel = "auto";
+
+static const struct opt build_opts[] = {
+	OPT_STRING("out", &copy_to, "FILE", "also copy the image to FILE"),
+	OPT_CHOICE("accel", &appliance_accel, "auto|tcg|kvm", "auto|tcg|kvm",
+		   "libguestfs's appliance: auto probes KVM like\n"
+		   "`numalab run` does (default), else TCG"),
+	OPT_END,
+};
+
+static const struct opt_spec build_spec = { .name = "image build", .usage = build_usage, .opts = build_opts,
+					    .tail = tail };
+
+/* The subcommand the command line names. */
+static const struct opt_spec *chosen;
+
+static const struct opt image_opts[] = {
+	OPT_SUBCOMMAND("build", &chosen, &build_spec, "build (or find cached) a guest disk image"),
+	OPT_END,
+};
+
+const struct opt_spec image_spec = { .name = "image", .usage = image_usage, .opts = image_opts, .tail = tail };
 
 /* The accelerator `numalab run` would pick for the default x86_64 guest. */
 static int appliance_tcg(const char *accel, struct error *err)
@@ -55,7 +86,7 @@ static int appliance_tcg(const char *accel, struct error *err)
 	return tcg;
 }
 
-static int build(const char *spec, const char *out, const char *accel)
+static int build(const char *spec)
 {
 	char guest_dir[4096], image[4096];
 	struct disk_desc d;
@@ -66,38 +97,29 @@ static int build(const char *spec, const char *out, const char *accel)
 	if (diskdesc_load(lab_root(), spec, &d, &err))
 		return command_fail("image", &err);
 	snprintf(guest_dir, sizeof(guest_dir), "%s/build/guest/x86_64", lab_root());
-	if ((tcg = appliance_tcg(accel, &err)) < 0 ||
+	if ((tcg = appliance_tcg(appliance_accel, &err)) < 0 ||
 	    disk_build(&d, guest_dir, tcg, image, sizeof(image), &cached, &err) ||
-	    (out && copy_file(image, out, &err)))
+	    (copy_to && copy_file(image, copy_to, &err)))
 		return command_fail("image", &err);
 	fprintf(stderr, "numalab image: %s %s (%.1f s)\n", d.name, cached ? "cached" : "built",
 		now_s() - t0);
-	printf("%s\n", out ? out : image);
+	printf("%s\n", copy_to ? copy_to : image);
 	return EXIT_PASS;
 }
 
 int cmd_image(int argc, char **argv)
 {
-	const char *out = NULL, *accel = "auto";
 	int rc, first;
-	const struct opt opts[] = {
-		OPT_STRING("out", &out, "FILE", "also copy the image to FILE"),
-		OPT_CHOICE("accel", &accel, "auto|tcg|kvm", "auto|tcg|kvm",
-			   "libguestfs's appliance: auto probes KVM like\n"
-			   "`numalab run` does (default), else TCG"),
-		OPT_END,
-	};
-	const struct opt_spec spec = { .name = "image", .usage = usage, .opts = opts, .tail = tail };
 
-	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+	if ((rc = command_options(&image_spec, argc, argv, &first)) >= 0)
 		return rc;
-	if (argc - first != 2 || strcmp(argv[first], "build"))
-		return command_usage_error("image", "give `build NAME` (images/NAME.image) or `build FILE`");
+	if (argc - first != 1)
+		return command_usage_error("image build", "give one NAME (images/NAME.image) or FILE");
 	/* The image's steps as this command's own lines: "numalab image: debootstrap ...". */
 	static struct command_sink sink = { NULL, "numalab image: " };
 
 	sink.steps = stderr;
 	command_set_sink(&sink);
 	interrupt_catch();
-	return build(argv[first + 1], out, accel);
+	return build(argv[first]);
 }

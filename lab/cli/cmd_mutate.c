@@ -62,7 +62,7 @@ static void default_out(const struct mutate_opts *o, char *out, size_t cap)
 
 int cmd_mutate(int argc, char **argv)
 {
-	struct mutate_opts o = { .accel = "auto", .jobs = 1, .slot = 0, .show = { command_show_on_stdout, NULL } };
+	struct mutate_opts o = { .accel = "auto", .jobs = 1, .slot = 0, .seed = 1, .show = { command_show_on_stdout, NULL } };
 	struct strvec patches = STRVEC_INIT, files = STRVEC_INIT, functions = STRVEC_INIT;
 	struct strvec self = STRVEC_INIT, ids = STRVEC_INIT;
 	static struct command_sink sink = { NULL, "numalab mutate: " };
@@ -84,6 +84,10 @@ int cmd_mutate(int argc, char **argv)
 		OPT_STRING("tests", &o.tests, "LIST", "comma-separated guest suites (required)"),
 		OPT_INT("jobs", &o.jobs, "N", 1, 16, "mutants at once, each in its own work tree (default 1)"),
 		OPT_INT("limit", &o.limit, "N", 0, 1000000, "only the first N mutants in id order (0: all)"),
+		OPT_INT("sample", &o.sample, "N", 0, 1000000,
+			"a sample of N mutants, stratified by function, scored with a\n"
+			"95% interval for the whole file (0: all)"),
+		OPT_INT("seed", &o.seed, "S", 0, 2147483647, "the sample's seed (default 1)"),
 		OPT_CALLBACK("ids", &ids, "ID,...", id_list, "only these mutants (a fixed sample)"),
 		OPT_FLAG("dry-run", &o.dry_run, "list the mutants, build and run nothing"),
 		OPT_INT("timeout", &o.timeout_s, "S", 0, 86400,
@@ -112,6 +116,10 @@ int cmd_mutate(int argc, char **argv)
 	}
 	if (!o.kernel || !o.topo || !o.tests) {
 		command_usage_error("mutate", "--kernel, --topo and --tests are required");
+		goto out;
+	}
+	if (o.sample && (o.limit || ids.nr)) {
+		command_usage_error("mutate", "--sample chooses the mutants itself: give it without --limit and --ids");
 		goto out;
 	}
 	o.patches = strvec_argv(&patches);

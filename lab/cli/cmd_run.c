@@ -32,7 +32,7 @@ static const char run_usage[] =
 static const char run_tail[] =
 	"\n"
 	"Exit: 0 all passed, 1 a test failed or the guest crashed, 2 bad input,\n"
-	"3 harness error.\n";
+	"3 harness error or interrupted.\n";
 
 static const char shell_usage[] =
 	"usage: numalab shell --topo NAME|FILE [options]\n"
@@ -47,7 +47,8 @@ static const char shell_usage[] =
 
 static const char shell_tail[] =
 	"\n"
-	"Exit: 0 the guest powered off, 1 it crashed, 2 bad input, 3 harness error.\n";
+	"Exit: 0 the guest powered off, 1 it crashed or a test of --tests failed,\n"
+	"2 bad input, 3 harness error or interrupted.\n";
 
 /* run's options a shell has no use for: it has no timeout and its TAP is the console's. */
 static const char *const run_only[] = { "timeout", "quiet", "tap-flat", "junit", NULL };
@@ -280,6 +281,26 @@ static int write_reports(const struct run_report *r, const struct run_cli *files
 	return rc;
 }
 
+/* A failed result: not ok, timed out or an error. */
+static int nr_failed(const struct tap_summary *s)
+{
+	return s->failed + s->timeout + s->errors;
+}
+
+/* "N passed, N failed, N skipped", and the leaf results' when they differ, on stderr. */
+static void say_counts(const struct run_outcome *out, const struct report_cell *cell)
+{
+	struct report_counts leaves;
+
+	/* The leaf results, as flat TAP, JUnit and a matrix's summary count them. */
+	report_count(cell, &leaves);
+	fprintf(stderr, "%d passed, %d failed, %d skipped", out->summary.passed,
+		nr_failed(&out->summary), out->summary.skipped);
+	if (leaves.tests != out->summary.tests)
+		fprintf(stderr, "; their %d results: %d passed, %d failed, %d skipped", leaves.tests,
+			leaves.passed, leaves.failed + leaves.errors, leaves.skipped);
+}
+
 static struct termios saved_tio;
 static int tio_saved;
 
@@ -312,7 +333,6 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 	struct command_run_view view;
 	struct run_outcome out;
 	struct run_report report = { .tap = BUF_INIT };
-	struct report_counts leaves;
 	struct error err;
 	int rc;
 
@@ -331,24 +351,35 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 	run_report_load(o->topo, rc, &out, rc == EXIT_USAGE || rc == EXIT_HARNESS ? err.msg : "", &report);
 	if (rc == EXIT_USAGE || rc == EXIT_HARNESS) {
 		/* A signal kills the children: their failure is its consequence, not the cause. */
-		if (interrupt_caught())
+		if (interrupt_caught()) {
 			fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, interrupt_caught(), err.msg);
-		else
+			rc = EXIT_HARNESS;
+		} else {
 			fprintf(stderr, "numalab %s: %s\n", cmd, err.msg);
-	} else if (o->shell) {
-		fprintf(stderr, "numalab shell: %s: %s (%s, %.1f s) -> %s\n", o->topo, vm_end_name(out.vm.end),
-			vm_accel_name(out.accel), out.vm.total_s, out.cell_dir);
-		rc = out.vm.end == VM_POWEROFF || out.vm.end == VM_ESCAPED ? EXIT_PASS : EXIT_FAIL;
+		}
 	} else {
-		/* The leaf results, as flat TAP, JUnit and a matrix's summary count them. */
-		report_count(&report.cell, &leaves);
-		fprintf(stderr, "numalab run: %s: %d passed, %d failed, %d skipped", o->topo, out.summary.passed,
-			out.summary.failed + out.summary.timeout + out.summary.errors, out.summary.skipped);
-		if (leaves.tests != out.summary.tests)
-			fprintf(stderr, "; their %d results: %d passed, %d failed, %d skipped", leaves.tests,
-				leaves.passed, leaves.failed + leaves.errors, leaves.skipped);
-		fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end), vm_accel_name(out.accel),
-			out.vm.total_s, out.cell_dir);
+		/* run: the counts; shell: how it ended, and the counts of the tests it ran first. */
+		if (o->shell) {
+			fprintf(stderr, "numalab shell: %s: %s", o->topo, vm_end_name(out.vm.end));
+			if (out.summary.tests) {
+				fputs("; tests: ", stderr);
+				say_counts(&out, &report.cell);
+			}
+			fprintf(stderr, " (%s, %.1f s) -> %s\n", vm_accel_name(out.accel), out.vm.total_s,
+				out.cell_dir);
+			rc = (out.vm.end == VM_POWEROFF || out.vm.end == VM_ESCAPED) && !nr_failed(&out.summary) ?
+			     EXIT_PASS : EXIT_FAIL;
+		} else {
+			fprintf(stderr, "numalab run: %s: ", o->topo);
+			say_counts(&out, &report.cell);
+			fprintf(stderr, " (%s, %s, %.1f s) -> %s\n", vm_end_name(out.vm.end),
+				vm_accel_name(out.accel), out.vm.total_s, out.cell_dir);
+		}
+		/* Stopped by a signal: not the kernel's verdict but the lab's, as matrix, try, mutate. */
+		if (interrupt_caught()) {
+			fprintf(stderr, "numalab %s: interrupted by signal %d\n", cmd, interrupt_caught());
+			rc = EXIT_HARNESS;
+		}
 	}
 	if (files->tap_flat && !strcmp(files->tap_flat, "-") && report.cell.tap)
 		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);

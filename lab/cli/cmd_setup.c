@@ -1,5 +1,6 @@
 /* numalab setup: install the host packages the lab needs and fetch the default kernel. */
 #include "cli/command.h"
+#include "base/interrupt.h"
 #include "cli/options.h"
 #include "kernel/resolve.h"
 #include "host/toolroot.h"
@@ -72,7 +73,8 @@ static const char *help_tail(void)
 
 	if (!tail.len) {
 		buf_addstr(&tail, "\nExit: 0 ready, 2 bad usage or input (a lock line that can no longer be\n"
-			   "fetched, NUMALAB_CACHE), 3 a step failed (the reason is on stderr).\n"
+			   "fetched, NUMALAB_CACHE), 3 a step failed (the reason is on stderr) or\n"
+			   "was interrupted.\n"
 			   "\nHost packages:\n");
 		for (size_t i = 0; i < NR_PACKAGES; i++)
 			buf_addf(&tail, "  %-16s %s\n", packages[i].name, packages[i].why);
@@ -261,6 +263,8 @@ int cmd_setup(int argc, char **argv)
 	if (first < argc)
 		return command_usage_error("setup", "unexpected argument '%s'", argv[first]);
 	la = !strcmp(arch, "loongarch64");
+	/* apt, a fetch, the toolroot's build: stopped and reaped on a signal, exit 3. */
+	interrupt_catch();
 	if (ensure_packages(quiet, &err) || ensure_kernel("x86_64", quiet, &err) ||
 	    (la && (ensure_toolroot(quiet, &err) || ensure_kernel(arch, quiet, &err)))) {
 		fflush(stdout);

@@ -1,5 +1,6 @@
 #include "cli/command.h"
 #include "cli/options.h"
+#include "base/interrupt.h"
 #include "base/util.h"
 
 #include <stdarg.h>
@@ -85,6 +86,11 @@ int command_exit_try(enum try_verdict v)
 
 int command_fail(const char *cmd, const struct error *err)
 {
+	/* The signal killed the children: what failed then is its consequence, not the cause. */
+	if (interrupt_caught()) {
+		fprintf(stderr, "numalab %s: interrupted by signal %d: %s\n", cmd, interrupt_caught(), err->msg);
+		return EXIT_HARNESS;
+	}
 	fprintf(stderr, "numalab %s: %s\n", cmd, err->msg);
 	return command_exit_for(err);
 }

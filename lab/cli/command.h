@@ -63,7 +63,10 @@ int command_exit_try(enum try_verdict v);
 
 /*
  * Say err on stderr as "numalab CMD: MSG" and return command_exit_for(err):
- * every command's errors reach the user and their exit code here.  The one
+ * every command's errors reach the user and their exit code here.  After
+ * SIGINT, SIGTERM or SIGHUP (interrupt.h) it is "numalab CMD: interrupted
+ * by signal N: MSG" and EXIT_HARNESS, whatever err's kind: the signal
+ * killed the children whose failure err reports.  The one
  * exception is a wrapper's: toolroot-exec says its error here but exits
  * EXIT_NOT_STARTED, as a shell does, since the command it runs may exit 2
  * or 3 of its own (make does).
@@ -125,8 +128,8 @@ int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
 
-/* topo's and tap's options and subcommands, for their pinned --help (test_options). */
-extern const struct opt_spec topo_spec, tap_spec;
+/* Options and subcommands of topo, tap, kernel, image: their --help is pinned (test_options). */
+extern const struct opt_spec topo_spec, tap_spec, kernel_spec, image_spec;
 
 /*
  * toolroot-exec's command line (argv[0] = "toolroot-exec"): 0, OPT_HELP

@@ -33,7 +33,8 @@ struct mrun {
 	struct strvec files;               /* the mutated sources */
 	struct buf *texts;                 /* [files.nr] as built */
 	char (*objects)[65];               /* [files.nr] base objects' sha256 */
-	struct mutant_list list;           /* run order, after --limit */
+	struct mutant_list list;           /* run order, after --sample or --limit */
+	struct mutant_sample sample;       /* --sample: what each function's mutants were */
 	struct mutant_result *results;
 	struct mutant_equivalents eq;
 	char eq_path[4200];
@@ -560,6 +561,8 @@ static int generate(struct mrun *r, int **lines, int *nr_lines, struct error *er
 	mutant_sort_by_id(&r->list);
 	if (r->o->nr_ids && pick_ids(r, err))
 		return -1;
+	if (r->o->sample)
+		mutant_sample(&r->list, r->o->sample, (unsigned)r->o->seed, &r->sample);
 	if (r->o->limit && r->list.nr > r->o->limit) {
 		struct mutant_list all = r->list;
 
@@ -773,10 +776,11 @@ static int report(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	buf_addf(&title, "; topology %s; tests %s", r->o->topo, r->o->tests ? r->o->tests : "(the topology's)");
 	struct mutate_report rep = { .title = buf_str(&title), .mutants = r->list.items, .results = r->results,
 				     .diffs = diffs, .nr = r->list.nr, .eq = &r->eq,
-				     .equivalents_path = r->eq_path[0] ? display_path(r->eq_path) : NULL };
+				     .equivalents_path = r->eq_path[0] ? display_path(r->eq_path) : NULL,
+				     .sample = r->o->sample ? &r->sample : NULL };
 
 	rc = write_reports(r, &rep, err);
-	mutate_score_of(&rep, NULL, &s);
+	mutate_score_of(&rep, NULL, NULL, &s);
 	*v = s.survived ? MUTATE_SURVIVORS : s.not_run ? MUTATE_INCOMPLETE : MUTATE_ALL_KILLED;
 	for (int i = 0; i < r->list.nr; i++)
 		free((char *)diffs[i]);
@@ -816,7 +820,16 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 			show(o, "%s %s:%d %s %s (%s)\n    %s\n", m->id, m->file, m->line, m->function,
 			     mutant_op_name(m->op), m->what, m->repl);
 		}
-		show(o, "%d mutants\n", r->list.nr);
+		if (o->sample) {
+			int population = 0;
+
+			for (int h = 0; h < r->sample.nr; h++)
+				population += r->sample.strata[h].population;
+			show(o, "%d of %d mutants (a sample stratified by %d functions, seed %d)\n", r->list.nr,
+			     population, r->sample.nr, o->seed);
+		} else {
+			show(o, "%d mutants\n", r->list.nr);
+		}
 		*v = MUTATE_ALL_KILLED;
 		goto out;
 	}
@@ -904,6 +917,7 @@ int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error
 	free(r->objects);
 	strvec_clear(&r->files);
 	mutant_list_free(&r->list);
+	mutant_sample_free(&r->sample);
 	mutant_equivalents_free(&r->eq);
 	free(r->results);
 	free(r);

@@ -51,6 +51,8 @@ struct mutate_opts {
 	const char *const *ids;            /* --ids: only these mutants */
 	int nr_ids;
 	int limit;                         /* the first N mutants by id; 0: all */
+	int sample;                        /* a stratified sample of N (model/mutant.h); 0: all */
+	int seed;                          /* the sample's seed, >= 0 */
 	int dry_run;                       /* list the mutants (show), build and run nothing */
 	int timeout_s;                     /* per mutant's run; 0: 2 x the base run + 60 s */
 	const char *out;

@@ -233,27 +233,86 @@ static int plan_shares(const struct run_opts *o, struct run_inputs *p, struct er
 	return rc;
 }
 
+/* A file the guest (root) can execute: a regular file with an x bit. */
+static int is_program(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+}
+
+/*
+ * -- CMD's program, found before anything is built or booted (exit 2, not
+ * a failed test after the boot): a path, from the current directory where
+ * the guest runs it, to a program; or a name the guest's PATH finds: one
+ * of the lab's own guest programs (numactl, busybox; the guest looks
+ * there first) or a program in a directory of that PATH (as
+ * images/init/init.h's VIEW_PATH_ENV) in the host's root.
+ */
+static int check_exec(const char *cmd, const struct run_inputs *p, struct error *err)
+{
+	static const char *const view_path[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+						 "/sbin", "/bin", NULL };
+	int found = 0;
+
+	if (strchr(cmd, '/')) {
+		if (is_program(cmd))
+			return 0;
+		return error_input(err, "-- %s: %s%s%s; give the path of a program, absolute or from the "
+				   "current directory (the guest runs it there)", cmd,
+				   access(cmd, F_OK) ? strerror(errno) : "not an executable file",
+				   cmd[0] == '/' ? "" : " in ", cmd[0] == '/' ? "" : p->cwd);
+	}
+	for (int i = 0; view_path[i] && !found; i++) {
+		char *path = xprintf("%s/%s", view_path[i], cmd);
+
+		found = is_program(path);
+		free(path);
+	}
+	if (!found && (found = image_guest_program(lab_root(), p->topo.arch, cmd, err)) < 0)
+		return -1;
+	if (found)
+		return 0;
+	return error_input(err, "-- %s: no such program in the guest: neither one of the lab's guest programs "
+			   "(images/%s.manifest: numactl, busybox) nor in /usr/local/sbin, /usr/local/bin, "
+			   "/usr/sbin, /usr/bin, /sbin or /bin of the host's root; give its path (./%s for one "
+			   "in the current directory; `busybox %s` for an applet)", cmd,
+			   topo_arch_name(p->topo.arch), cmd, cmd);
+}
+
 /*
  * modules.dep and the other indexes modprobe reads: Debian's package leaves
  * them to its postinst, so depmod writes them into the cached tree once
  * (through a base directory whose lib/modules/RELEASE links to the tree;
- * depmod renames each file into place, so runs racing here agree).
+ * depmod renames each file into place, so runs racing here agree).  With
+ * builtin (the kernel's modules.builtin, "" none) copied in first, modprobe
+ * and LTP's tst_check_driver() know the built-in drivers too; a tree
+ * indexed without it (an empty modules.builtin.bin, the last step's
+ * output) is indexed again.
  */
-static int module_index(const char *modules, const char *release, struct error *err)
+static int module_index(const char *modules, const char *release, const char *builtin,
+			struct error *err)
 {
 	char *dep = xprintf("%s/modules.dep", modules), *base = xprintf("%s.depmod-%d", modules, (int)getpid());
 	char *libdir = xprintf("%s/lib/modules", base), *link = xprintf("%s/%s", libdir, release);
+	char *tree_builtin = xprintf("%s/modules.builtin", modules);
+	char *builtin_index = xprintf("%s/modules.builtin.bin", modules);
 	const char *argv[] = { "depmod", "-b", base, release, NULL };
+	struct stat st;
 	int rc = 0;
 
-	if (!file_exists(dep)) {
-		rc = mkdir_p(libdir, err);
+	if (!file_exists(dep) || (builtin[0] && (stat(builtin_index, &st) || !st.st_size))) {
+		rc = builtin[0] ? copy_file(builtin, tree_builtin, err) : 0;
+		if (!rc)
+			rc = mkdir_p(libdir, err);
 		if (!rc && symlink(modules, link))
 			rc = error_set(err, "symlink %s: %s", link, strerror(errno));
 		if (!rc && proc_run(argv, NULL, 300, err))
 			rc = error_set(err, "depmod -b %s %s failed; install kmod (numalab setup)", base, release);
 		remove_tree(base);
 	}
+	free(tree_builtin);
+	free(builtin_index);
 	free(dep);
 	free(base);
 	free(libdir);
@@ -269,7 +328,7 @@ static int module_index(const char *modules, const char *release, struct error *
 static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct error *err)
 {
 	static const char *const ninep[] = { "9p", "9pnet_virtio", NULL };
-	char modules[4096];
+	char modules[4096], builtin[4096];
 	const char *release;
 
 	if (!o->exec_argv && !o->shell && !o->rw_dirs && !o->tests_dirs)
@@ -277,7 +336,8 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 	if (p->topo.arch != TOPO_ARCH_X86_64 || o->disk)
 		return 0;
 	if (kernel_config(&p->kernel, p->kernel_config, sizeof(p->kernel_config), err) ||
-	    kernel_modules(&p->kernel, modules, sizeof(modules), err))
+	    kernel_modules(&p->kernel, modules, sizeof(modules), err) ||
+	    kernel_builtin(&p->kernel, builtin, sizeof(builtin), err))
 		return -1;
 	if (!modules[0])
 		return 0;
@@ -285,7 +345,7 @@ static int plan_modules(const struct run_opts *o, struct run_inputs *p, struct e
 		return -1;
 	release = strrchr(modules, '/') ? strrchr(modules, '/') + 1 : modules;
 	char *guest = xprintf("/lib/modules/%s", release);
-	int rc = module_index(modules, release, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
+	int rc = module_index(modules, release, builtin, err) || add_share(p, modules, 0, SHARE_IN_LAB, guest, err);
 
 	free(guest);
 	return rc ? -1 : 0;
@@ -668,7 +728,7 @@ int run_prepare(const struct run_opts *o, struct run_inputs *p, struct error *er
 			if (!strcmp(p->suites.items[i].name, p->tests.items[j]))
 				return error_input(err, "--tests-dir %s: suite '%s' has the name of a lab test; rename it",
 						   p->suites.items[i].dir, p->tests.items[j]);
-	if (plan_shares(o, p, err))
+	if (plan_shares(o, p, err) || (o->exec_argv && check_exec(o->exec_argv[0], p, err)))
 		return -1;
 	for (size_t i = 0; i < p->tests.nr; i++)
 		strvec_push(&p->plan_names, p->tests.items[i]);

@@ -1,5 +1,6 @@
 #include "kernel/pin.h"
 #include "host/mirror.h"
+#include "base/interrupt.h"
 #include "base/lines.h"
 #include "base/proc.h"
 #include "base/progress.h"
@@ -69,7 +70,7 @@ static int is_modules(const struct kernel_pin *pin)
 
 int pin_is_companion(const struct kernel_pin *pin)
 {
-	return is_modules(pin) || name_ends(pin, "-config");
+	return is_modules(pin) || name_ends(pin, "-config") || name_ends(pin, "-builtin");
 }
 
 static int set_field(const char *path, int line, const struct lock_field *f,
@@ -456,6 +457,16 @@ int pin_snapshot_hashes(const char *json, const char *debarch, char (*sha1)[41],
 	}
 }
 
+/*
+ * After SIGINT (interrupt.h) no further command starts: the one running was
+ * killed, and the retries and fallbacks below (an update, the snapshot
+ * archive) would otherwise carry the fetch on as if it had failed by itself.
+ */
+static int stop_if_interrupted(struct error *err)
+{
+	return interrupt_caught() ? error_set(err, "interrupted (signal %d)", interrupt_caught()) : 0;
+}
+
 /* Run one of the commands above with its output appended to the apt log. */
 static int run_cmd(enum pin_cmd cmd, const struct kernel_pin *pin, const struct apt *apt,
 		   const char *what, const char *dir, const char *deb, const char *tree,
@@ -464,6 +475,8 @@ static int run_cmd(enum pin_cmd cmd, const struct kernel_pin *pin, const struct 
 	struct strvec argv = STRVEC_INIT;
 	int rc;
 
+	if (stop_if_interrupted(err))
+		return -1;
 	pin_cmd_argv(cmd, pin, apt->conf, deb, tree, &argv);
 	rc = proc_run_logged(what, strvec_argv(&argv), dir, NULL, apt->log, err);
 	strvec_clear(&argv);
@@ -481,6 +494,8 @@ static int apt_versions(const struct kernel_pin *pin, const struct apt *apt,
 	char out[4096], *save = NULL;
 	int rc;
 
+	if (stop_if_interrupted(err))
+		return -1;
 	pin_cmd_argv(PIN_CMD_VERSIONS, pin, apt->conf, NULL, NULL, &argv);
 	rc = proc_capture(strvec_argv(&argv), out, sizeof(out), err);
 	strvec_clear(&argv);
@@ -644,6 +659,8 @@ static int snapshot_get(const struct apt *apt, const char *url, const char *targ
 	const char *why = NULL, *mark = "E: Failed to fetch ";
 	int rc;
 
+	if (stop_if_interrupted(err))
+		return -1;
 	pin_snapshot_argv(apt->conf, url, target, &argv);
 	rc = proc_run_logged("apt-helper download-file", strvec_argv(&argv), NULL, NULL, apt->log, err);
 	strvec_clear(&argv);
@@ -689,7 +706,7 @@ static char *snapshot_deb(const struct kernel_pin *pin, const struct apt *apt, c
 	else if (!n)
 		error_set(err, "%s: no %s or all file", buf_str(&list_url), pin->debarch);
 	/* Each candidate in turn (rebuilds share a version): only the pinned sha256 is taken. */
-	for (int i = 0; i < n && !deb; i++) {
+	for (int i = 0; i < n && !deb && !interrupt_caught(); i++) {
 		struct buf file_url = BUF_INIT;
 
 		int got;
@@ -732,7 +749,14 @@ static char *pinned_deb(const struct kernel_pin *pin, const struct apt *apt, con
 		buf_addf(origin, PIN_ORIGIN_MIRROR " %s %s\n", apt->mirror, pin->suite);
 		return deb;
 	}
-	deb = snapshot_deb(pin, apt, dir, url, sizeof(url), &from_snapshot);
+	/* Not the snapshot archive after an interrupt: the mirror's failure was the signal's. */
+	if (!interrupt_caught())
+		deb = snapshot_deb(pin, apt, dir, url, sizeof(url), &from_snapshot);
+	if (!deb && interrupt_caught()) {
+		error_set(err, "fetching %s=%s: interrupted (signal %d)", pin->package, pin->version,
+			  interrupt_caught());
+		return NULL;
+	}
 	if (deb) {
 		warning("%s:%d: %s=%s came from the snapshot archive (%s): the mirror (%s %s) %.300s",
 			pin->lock_file, pin->line, pin->package, pin->version, url, apt->mirror,
@@ -958,6 +982,11 @@ int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *
 int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err)
 {
 	return kernel_companion(k, "config", path, cap, err);
+}
+
+int kernel_builtin(const struct kernel *k, char *path, size_t cap, struct error *err)
+{
+	return kernel_companion(k, "builtin", path, cap, err);
 }
 
 int kernel_fetch_package_file(const char *root, const char *name, const char *arch,

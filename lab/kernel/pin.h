@@ -85,14 +85,16 @@ int pin_load(const char *root, const char *file, struct kernel_lock *lock, struc
 
 /*
  * A lock line that comes with kernel NAME rather than being one: NAME-modules
- * (its module tree, kernel_modules()) and NAME-config (its .config).
+ * (its module tree, kernel_modules()), NAME-config (its .config) and
+ * NAME-builtin (its modules.builtin).
  */
 int pin_is_companion(const struct kernel_pin *pin);
 
 /*
  * The kernel pin, fetched into lab_cache_dir()/kernels/ unless it is there
  * already (network; waits for another fetch sharing its apt state), checked
- * to be a kernel image for its arch.  Fills *out.  Returns 0, -1 with err.
+ * to be a kernel image for its arch.  Fills *out.  Returns 0, -1 with err
+ * (after SIGINT, interrupt.h: "interrupted", no further download tried).
  */
 int pin_fetch_kernel(const struct kernel_pin *pin, struct kernel *out, struct error *err) LAB_MUST_CHECK;
 
@@ -169,6 +171,13 @@ int kernel_modules(const struct kernel *k, char *dir, size_t cap, struct error *
  * path is "" when the lock pins none.  Returns as kernel_fetch_source().
  */
 int kernel_config(const struct kernel *k, char *path, size_t cap, struct error *err) LAB_MUST_CHECK;
+
+/*
+ * The modules.builtin of a pinned kernel k (the drivers built in, which
+ * Debian ships beside its .config, not in the module tree), from the lock
+ * line named "NAME-builtin", fetched like kernel_config().
+ */
+int kernel_builtin(const struct kernel *k, char *path, size_t cap, struct error *err) LAB_MUST_CHECK;
 
 /*
  * Guest userland from Debian (numactl and the libraries it needs): lines of

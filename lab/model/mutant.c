@@ -499,6 +499,154 @@ void mutant_list_free(struct mutant_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
+/* ---- stratified samples ---- */
+
+static int same_stratum(const struct mutant_stratum *st, const struct mutant *m)
+{
+	return !strcmp(st->file, m->file) && !strcmp(st->function, m->function);
+}
+
+const struct mutant_stratum *mutant_stratum_of(const struct mutant_sample *s, const struct mutant *m)
+{
+	for (int h = 0; h < s->nr; h++)
+		if (same_stratum(&s->strata[h], m))
+			return &s->strata[h];
+	return NULL;
+}
+
+/* The strata of list with their populations; *stratum_of[i] the stratum of mutant i. */
+static void strata_of(const struct mutant_list *list, struct mutant_sample *s, int *stratum_of)
+{
+	s->strata = xcalloc((size_t)list->nr + 1, sizeof(*s->strata));
+	s->nr = 0;
+	for (int i = 0; i < list->nr; i++) {
+		const struct mutant *m = &list->items[i];
+		int h = 0;
+
+		while (h < s->nr && !same_stratum(&s->strata[h], m))
+			h++;
+		if (h == s->nr) {
+			snprintf(s->strata[h].file, sizeof(s->strata[h].file), "%s", m->file);
+			snprintf(s->strata[h].function, sizeof(s->strata[h].function), "%s", m->function);
+			s->nr++;
+		}
+		s->strata[h].population++;
+		stratum_of[i] = h;
+	}
+}
+
+/*
+ * Share n among the strata in proportion to weight[h] (their sum total > 0),
+ * on top of what sampled[] already holds: the floors, then one more each to
+ * the largest remainders.
+ */
+static void share(struct mutant_sample *s, const int *weight, long total, int n)
+{
+	long *rest = xcalloc((size_t)s->nr + 1, sizeof(*rest));
+	int given = 0;
+
+	for (int h = 0; h < s->nr; h++) {
+		int q = (int)((long)n * weight[h] / total);
+
+		s->strata[h].sampled += q;
+		given += q;
+		rest[h] = (long)n * weight[h] % total;
+	}
+	while (given < n) {
+		int best = -1;
+
+		for (int h = 0; h < s->nr; h++)
+			if (s->strata[h].sampled < s->strata[h].population && (best < 0 || rest[h] > rest[best]))
+				best = h;
+		if (best < 0)
+			break;
+		s->strata[best].sampled++;
+		rest[best] = -1;
+		given++;
+	}
+	free(rest);
+}
+
+struct ranked {
+	unsigned char key[32];
+	int index;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	int c = memcmp(x->key, y->key, sizeof(x->key));
+
+	return c ? c : x->index - y->index;
+}
+
+void mutant_sample(struct mutant_list *list, int n, unsigned seed, struct mutant_sample *out)
+{
+	int *stratum_of = xcalloc((size_t)list->nr + 1, sizeof(*stratum_of));
+	int *keep = xcalloc((size_t)list->nr + 1, sizeof(*keep)), *weight, kept = 0;
+	struct ranked *rank = xcalloc((size_t)list->nr + 1, sizeof(*rank));
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->seed = seed;
+	strata_of(list, out, stratum_of);
+	weight = xcalloc((size_t)out->nr + 1, sizeof(*weight));
+	if (n >= list->nr) {
+		for (int h = 0; h < out->nr; h++)
+			out->strata[h].sampled = out->strata[h].population;
+	} else if (n >= out->nr) {
+		for (int h = 0; h < out->nr; h++) {
+			out->strata[h].sampled = 1;
+			weight[h] = out->strata[h].population - 1;
+		}
+		if (list->nr > out->nr)
+			share(out, weight, list->nr - out->nr, n - out->nr);
+	} else {
+		for (int h = 0; h < out->nr; h++)
+			weight[h] = out->strata[h].population;
+		share(out, weight, list->nr, n);
+	}
+	for (int i = 0; i < list->nr; i++) {
+		struct sha256 ctx;
+		char text[64];
+
+		snprintf(text, sizeof(text), "%u %s", seed, list->items[i].id);
+		sha256_init(&ctx);
+		sha256_update(&ctx, text, strlen(text));
+		sha256_final(&ctx, rank[i].key);
+		rank[i].index = i;
+	}
+	qsort(rank, (size_t)list->nr, sizeof(*rank), by_key);
+	for (int h = 0; h < out->nr; h++) {
+		int want = out->strata[h].sampled;
+
+		for (int k = 0; k < list->nr && want; k++)
+			if (stratum_of[rank[k].index] == h) {
+				keep[rank[k].index] = 1;
+				want--;
+			}
+	}
+	for (int i = 0; i < list->nr; i++) {
+		if (keep[i]) {
+			list->items[kept++] = list->items[i];
+			continue;
+		}
+		free(list->items[i].orig);
+		free(list->items[i].repl);
+	}
+	list->nr = kept;
+	free(stratum_of);
+	free(keep);
+	free(weight);
+	free(rank);
+}
+
+void mutant_sample_free(struct mutant_sample *s)
+{
+	free(s->strata);
+	memset(s, 0, sizeof(*s));
+}
+
 /* ---- diffs ---- */
 
 void mutant_diff(const struct mutant *m, const char *text, size_t len, struct buf *out)

@@ -90,6 +90,41 @@ int mutant_generate(const char *file, const char *text, size_t len, const struct
 void mutant_sort_by_id(struct mutant_list *list);
 void mutant_list_free(struct mutant_list *list);
 
+/*
+ * A stratified sample (`numalab mutate --sample N --seed S`, docs/mutate.md):
+ * the strata are the functions (file and name), each with its population
+ * (its mutants before sampling) and how many of them were kept.  With n at
+ * least the number of functions each function keeps one, and the rest of n
+ * goes to the functions in proportion to their remaining mutants (largest
+ * remainder, ties to the earlier function); with fewer, n is shared in
+ * proportion to the populations and some functions keep none.  Within a
+ * function the mutants kept are those whose sha256("SEED ID") sorts first:
+ * the same list, n and seed keep the same mutants on every machine, and a
+ * larger n keeps what a smaller one kept (almost always: proportional
+ * shares are not monotone).
+ */
+struct mutant_stratum {
+	char file[256];
+	char function[MUTANT_NAME_MAX];
+	int population, sampled;
+};
+
+struct mutant_sample {
+	struct mutant_stratum *strata;    /* in the list's first-seen order of functions */
+	int nr;
+	int n;                            /* as asked */
+	unsigned seed;
+};
+
+/*
+ * Keep n (> 0) mutants of list as above; list stays in its order (of the
+ * kept ones).  n >= list->nr keeps them all (a census: its score is exact).
+ */
+void mutant_sample(struct mutant_list *list, int n, unsigned seed, struct mutant_sample *out);
+void mutant_sample_free(struct mutant_sample *s);
+/* The stratum of m in s, or NULL. */
+const struct mutant_stratum *mutant_stratum_of(const struct mutant_sample *s, const struct mutant *m);
+
 /* The mutant as a unified diff of its file (3 lines of context) against text, appended to out. */
 void mutant_diff(const struct mutant *m, const char *text, size_t len, struct buf *out);
 

@@ -496,6 +496,72 @@ const char *tap_status_name(enum tap_status s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* The lab's own lines among a test's diagnostics: no reason for anything. */
+static int bookkeeping(const char *s)
+{
+	static const char *const starts[] = { "metric:", "totals:", "guest.", "numalab:" };
+
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strncmp(s, starts[i], strlen(starts[i])))
+			return 1;
+	return 0;
+}
+
+/* An LTP result tag saying what went wrong ("tst_device.c:450: TBROK: ..."). */
+static int ltp_failure(const char *s, size_t len)
+{
+	for (const char *tag = s; (tag = strstr(tag, " T")) && tag < s + len; tag++)
+		if (!strncmp(tag, " TFAIL:", 7) || !strncmp(tag, " TBROK:", 7))
+			return 1;
+	return 0;
+}
+
+/* The first own diagnostic that says something (tap.h), into buf; 0 if none. */
+static int first_diag(const char *diags, char *buf, size_t cap)
+{
+	const char *first = NULL, *l;
+	size_t first_len = 0, len;
+
+	for (l = diags ? diags : ""; *l; l = next_line(l)) {
+		const char *s = l + strspn(l, "#");
+
+		s += strspn(s, " ");
+		len = strcspn(s, "\n");
+		if (!len || bookkeeping(s))
+			continue;
+		if (ltp_failure(s, len)) {
+			first = s;
+			first_len = len;
+			break;
+		}
+		if (!first) {
+			first = s;
+			first_len = len;
+		}
+	}
+	if (!first)
+		return 0;
+	copy_text(buf, cap, first, first_len);
+	return 1;
+}
+
+void tap_reason(const struct tap_node *n, char *buf, size_t cap)
+{
+	const struct tap_test *t = n->t;
+
+	buf[0] = '\0';
+	if (!cap || t->status == TAP_OK)
+		return;
+	if (t->status != TAP_NOT_OK && t->status != TAP_PENDING && *t->reason) {
+		copy_text(buf, cap, t->reason, strlen(t->reason));
+		return;
+	}
+	if (first_diag(n->diags, buf, cap))
+		return;
+	if ((t->status == TAP_NOT_OK || t->status == TAP_PENDING) && n->comment)
+		copy_text(buf, cap, n->comment, strlen(n->comment));
+}
+
 int tap_status_failing(enum tap_status s)
 {
 	return s == TAP_NOT_OK || s == TAP_TIMEOUT || s == TAP_ERROR || s == TAP_PENDING;
@@ -520,23 +586,113 @@ struct tap_walker {
 	char comment[TAP_LINE_MAX + 1];
 	char yaml[TAP_YAML_MAX];
 	size_t yaml_len;
+	/*
+	 * The lines since the current top-level test began (text, up to
+	 * TAP_OUTPUT_MAX bytes), for results' output: mark[k] is the first line
+	 * of the output of the next result at depth k; held_line the held
+	 * result's own line.
+	 */
+	struct buf text;
+	struct walk_line {
+		size_t at;              /* offset in text */
+		int depth;              /* leading spaces / 4, rounded down */
+		int diag;               /* reported by on_diag */
+	} *lines;
+	size_t nr_lines, alloc_lines, held_line;
+	size_t mark[TAP_WALK_DEPTH + 1];
+	struct buf output, diags;   /* the released result's */
 };
+
+/* Empties b: buf_str() then reads "", not what it held. */
+static void buf_empty(struct buf *b)
+{
+	b->len = 0;
+	buf_add(b, "", 0);
+}
+
+/* Keeps line (depth: its indent / 4) for the output of the results it is part of. */
+static void keep_line(struct tap_walker *w, const char *line, size_t indent)
+{
+	size_t len = strlen(line);
+
+	if (w->text.len + len + 1 > TAP_OUTPUT_MAX)
+		return;
+	if (w->nr_lines == w->alloc_lines) {
+		w->alloc_lines = w->alloc_lines ? 2 * w->alloc_lines : 64;
+		w->lines = xrealloc(w->lines, w->alloc_lines * sizeof(*w->lines));
+	}
+	w->lines[w->nr_lines++] = (struct walk_line){ w->text.len, (int)(indent / 4), 0 };
+	buf_add(&w->text, line, len);
+	buf_add(&w->text, "\n", 1);
+}
+
+static const char *line_at(struct tap_walker *w, size_t i)
+{
+	return buf_str(&w->text) + w->lines[i].at;
+}
+
+/*
+ * The next results at depth k and deeper begin their output here.  At
+ * depth 0 nothing kept is anyone's any more: the lines are dropped.
+ */
+static void mark_from(struct tap_walker *w, int k)
+{
+	if (k == 0) {
+		w->nr_lines = 0;
+		buf_empty(&w->text);
+	}
+	for (int j = k; j <= TAP_WALK_DEPTH; j++)
+		w->mark[j] = w->nr_lines;
+}
+
+/* The held result's output and own diagnostics (tap.h), into w->output and w->diags. */
+static void collect_output(struct tap_walker *w)
+{
+	int d = w->held_depth, strip = -1;
+	size_t end = w->held_line < w->nr_lines ? w->held_line : w->nr_lines;
+
+	buf_empty(&w->output);
+	buf_empty(&w->diags);
+	for (size_t i = w->mark[d]; i < end; i++) {
+		const struct walk_line *l = &w->lines[i];
+
+		if ((l->depth > d || (l->diag && l->depth == d)) && (strip < 0 || l->depth < strip))
+			strip = l->depth;
+	}
+	for (size_t i = w->mark[d]; i < end; i++) {
+		const struct walk_line *l = &w->lines[i];
+		const char *s = line_at(w, i);
+
+		size_t len = strcspn(s, "\n") + 1;
+
+		if (l->depth > d || (l->diag && l->depth == d))
+			buf_add(&w->output, s + 4 * strip, len - 4 * (size_t)strip);
+		/* A forged "# Subtest:" stays output, but as a diagnostic it could pass for a header. */
+		if (l->diag && l->depth >= d && i >= w->mark[d + 1] &&
+		    strncmp(s + 4 * l->depth, TAP_SUBTEST, strlen(TAP_SUBTEST)))
+			buf_add(&w->diags, s + 4 * l->depth, len - 4 * (size_t)l->depth);
+	}
+}
 
 static void release(struct tap_walker *w)
 {
 	const struct tap_walk_ops *o = w->ops;
-	struct tap_node n = { w->held_depth, w->suites, &w->result, w->comment, NULL, NULL };
+	struct tap_node n = { w->held_depth, w->suites, &w->result, w->comment, NULL, NULL, NULL, NULL };
 
 	if (!w->held)
 		return;
 	w->held = 0;
 	if (w->yaml_state)
 		n.yaml = w->yaml;
+	collect_output(w);
+	n.output = buf_str(&w->output);
+	n.diags = buf_str(&w->diags);
 	if (w->held_ends_suite ? o->on_suite_end : o->on_test)
 		(w->held_ends_suite ? o->on_suite_end : o->on_test)(w->ctx, &n);
 	if (w->held_leaf && o->on_leaf)
 		o->on_leaf(w->ctx, &n);
 	w->suite[w->held_depth][0] = '\0';	/* the suite it ended is closed now */
+	mark_from(w, w->held_depth);		/* its YAML block included */
 }
 
 /* 1 if line (indent spaces in, rest s) belongs to the held result's YAML block. */
@@ -626,8 +782,8 @@ void tap_walker_line(struct tap_walker *w, const char *line)
 {
 	const struct tap_walk_ops *o = w->ops;
 	char copy[TAP_LINE_MAX + 1], *s;
-	struct tap_node n = { 0, w->suites, NULL, NULL, NULL, NULL };
-	size_t indent, len;
+	struct tap_node n = { 0, w->suites, NULL, NULL, NULL, NULL, NULL, NULL };
+	size_t indent, len, kept;
 	int depth;
 	struct tap_test t;
 
@@ -640,25 +796,34 @@ void tap_walker_line(struct tap_walker *w, const char *line)
 	indent = strspn(copy, " ");
 	depth = (int)(indent / 4);
 	s = copy + indent;
-	if (take_yaml(w, indent, s))
+	if (take_yaml(w, indent, s)) {
+		keep_line(w, copy, indent);
 		return;
+	}
 	release(w);
+	kept = w->nr_lines;
+	keep_line(w, copy, indent);
 	if (indent % 4 || depth >= TAP_WALK_DEPTH)
 		return;
 	if (depth > 0 && !strncmp(s, TAP_SUBTEST, strlen(TAP_SUBTEST)) && !w->open[depth - 1]) {
 		w->open[depth - 1] = 1;
 		copy_text(w->suite[depth - 1], sizeof(w->suite[0]), s + strlen(TAP_SUBTEST),
 			  strlen(s + strlen(TAP_SUBTEST)));
+		mark_from(w, depth - 1);
 		n.depth = depth - 1;
 		n.text = w->suite[depth - 1];
 		if (o->on_suite)
 			o->on_suite(w->ctx, &n);
 	} else if (parse_result(s, &t)) {
 		walk_result(w, depth, &t, result_comment(s));
-	} else if (s[0] == '#' && o->on_diag) {
+		w->held_line = kept;    /* == nr_lines when past the bound: its output ends there */
+	} else if (s[0] == '#') {
+		if (kept < w->nr_lines)
+			w->lines[kept].diag = 1;
 		n.depth = depth;
 		n.text = s;
-		o->on_diag(w->ctx, &n);
+		if (o->on_diag)
+			o->on_diag(w->ctx, &n);
 	}
 }
 
@@ -678,6 +843,10 @@ void tap_walker_end(struct tap_walker *w)
 	if (!w)
 		return;
 	release(w);
+	buf_free(&w->text);
+	buf_free(&w->output);
+	buf_free(&w->diags);
+	free(w->lines);
 	free(w);
 }
 

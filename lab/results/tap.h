@@ -166,6 +166,14 @@ const char *tap_status_name(enum tap_status s);
  *    depth: "# guest.KEY: VALUE", "# metric: ...", a test's own output.
  *  - Plans, version lines and garbage reach no callback.
  *
+ * A result's output: the lines since the previous result at its depth (or
+ * its level's "# Subtest:" line), before its own line: its diagnostics at
+ * its depth and every line deeper (a suite's nested KTAP), up to
+ * TAP_OUTPUT_MAX bytes per top-level test.  Its own diagnostics are the
+ * diagnostic lines of that span printed after the last result nested in it
+ * (a suite's results have theirs), a forged "# Subtest:" line not among
+ * them: what the test said about itself.
+ *
  * on_leaf gets the results that stand for themselves in a flat list: a
  * leaf (a result with no result nested under it), and a result with nested
  * ones (a suite, a matrix cell) when its own verdict says what they do not:
@@ -178,6 +186,7 @@ const char *tap_status_name(enum tap_status s);
 #define TAP_WALK_DEPTH 8
 #define TAP_YAML_MAX 8192
 #define TAP_SUBTEST "# Subtest: "
+#define TAP_OUTPUT_MAX (1 << 20)
 
 struct tap_node {
 	int depth;                  /* enclosing suites; 0: the top level */
@@ -189,6 +198,10 @@ struct tap_node {
 	const char *yaml;           /* results: the block's lines, its indentation removed, each
 	                             * ending in '\n' ("---" and "..." not included); NULL: none */
 	const char *text;           /* on_suite: its name; on_diag: the line from its '#' */
+	const char *output;         /* results: its output (above), each line ending in '\n',
+	                             * indented from its shallowest line; "" none */
+	const char *diags;          /* results: its own diagnostic lines, each from its '#' and
+	                             * ending in '\n'; "" none */
 };
 
 struct tap_walk_ops {
@@ -212,6 +225,17 @@ struct tap_walker;
 struct tap_walker *tap_walker_new(const struct tap_walk_ops *ops, void *ctx);
 void tap_walker_line(struct tap_walker *w, const char *line);
 void tap_walker_end(struct tap_walker *w);
+
+/*
+ * Why a result is what it is, in one line, into buf (cap bytes; "" when
+ * nothing says): a SKIP, TODO, TIMEOUT or ERROR its directive's reason; a
+ * failure (and a directive without a reason) its first own diagnostic --
+ * for LTP's output its first TFAIL or TBROK line, past the TINFO ones --
+ * skipping the lab's bookkeeping lines (metric:, totals:, guest., numalab:);
+ * else a failure's comment ("exit 2", "signal 9", as /init writes them).
+ * A passed test has none.
+ */
+void tap_reason(const struct tap_node *n, char *buf, size_t cap);
 
 /* A leaf that fails the run (NOT OK, TIMEOUT, ERROR, PENDING). */
 int tap_status_failing(enum tap_status s);

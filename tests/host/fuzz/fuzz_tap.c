@@ -4,8 +4,10 @@
  * in what it passes on; none in names, reasons, guest facts), the counts
  * stay within bounds, and the closed stream has a verdict for every test.
  * Then the same bytes flattened (tap_walk, report_flatten): printable lines,
- * one per leaf, numbered 1..N, and the plan says N; and walked with every
- * callback: depths within TAP_WALK_DEPTH, every string printable, a suite's
+ * one per leaf, numbered 1..N, each followed only by its YAML block and its
+ * diagnostics, and the plan says N; and walked with every callback: depths
+ * within TAP_WALK_DEPTH, every string printable (a result's output and
+ * diagnostics line by line, bounded; diagnostics start with '#'), a suite's
  * end at the depth of an open suite.
  */
 #include "fuzz.h"
@@ -39,7 +41,8 @@ static void check_flat(const uint8_t *data, size_t size)
 		else if (sscanf(line, "1..%d", &n) == 1)
 			plan = n;
 		else
-			FUZZ_CHECK(!strcmp(line, "TAP version 13") || !strncmp(line, "  ", 2));
+			FUZZ_CHECK(!strcmp(line, "TAP version 13") || !strncmp(line, "  ", 2) ||
+				   (line[0] == '#' && results > 0));
 	}
 	FUZZ_CHECK(plan == results);
 	free(text);
@@ -50,6 +53,20 @@ struct walk_check {
 	int open[TAP_WALK_DEPTH];       /* suites opened and not yet ended, per level */
 };
 
+/* Lines each ending in '\n', printable; diagnostics (diag) each from its '#'. */
+static void check_lines(const char *s, int diag)
+{
+	FUZZ_CHECK(s != NULL && strlen(s) <= TAP_OUTPUT_MAX);
+	for (const char *l = s; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		FUZZ_CHECK(l[strlen(line)] == '\n');
+		FUZZ_CHECK(fuzz_printable(line));
+		FUZZ_CHECK(!diag || line[0] == '#');
+		free(line);
+	}
+}
+
 static void check_node(const struct tap_node *n)
 {
 	FUZZ_CHECK(n->depth >= 0 && n->depth < TAP_WALK_DEPTH);
@@ -59,6 +76,8 @@ static void check_node(const struct tap_node *n)
 		FUZZ_CHECK(fuzz_printable(n->t->name) && fuzz_printable(n->t->reason));
 		FUZZ_CHECK(fuzz_printable(n->comment));
 		FUZZ_CHECK(!n->yaml || strlen(n->yaml) < TAP_YAML_MAX);
+		check_lines(n->output, 0);
+		check_lines(n->diags, 1);
 	}
 	FUZZ_CHECK(!n->text || strlen(n->text) <= TAP_LINE_MAX);
 }

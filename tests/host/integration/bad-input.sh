@@ -96,7 +96,7 @@ expect_rc 2 $NUMALAB kernel build stock --arch sparc
 expect_rc 2 $NUMALAB kernel key stock+nosuchfragment
 expect_grep "stock.recipe: config fragment kernels/config/nosuchfragment.config does not exist" "$SCRATCH/err"
 expect_rc 2 $NUMALAB kernel key 'stock+../../etc/passwd'
-expect_grep "^numalab kernel: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
+expect_grep "^numalab kernel key: 'stock\+\.\./\.\./etc/passwd': give names" "$SCRATCH/err"
 # --patch: only onto kernels built from source, only files holding a patch;
 # a kernel tree configured in place is the user's to clean (docs/byo.md).
 wi=kernels/patches/wi-carryover/0001-mm-mempolicy-simplify-weighted-interleave-bulk-alloc-calculations.patch
@@ -108,9 +108,39 @@ mkdir -p "$SCRATCH/ktree/mm" "$SCRATCH/ktree/arch" "$SCRATCH/ktree/scripts/kconf
 touch "$SCRATCH/ktree/Makefile" "$SCRATCH/ktree/Kconfig" "$SCRATCH/ktree/.config"
 expect_rc 2 $NUMALAB run --topo 2node --kernel "$SCRATCH/ktree" --out "$SCRATCH/r"
 expect_grep "configured or built in place .*make -C $SCRATCH/ktree mrproper" "$SCRATCH/err"
+# -- CMD whose program the guest would not find: refused before any build or boot.
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- nosuchprogram --flag
+expect_grep "^numalab run: -- nosuchprogram: no such program in the guest: .*; give its path" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- ./nosuchprogram
+expect_grep "^numalab run: -- \./nosuchprogram: No such file or directory in $PWD; give the path" "$SCRATCH/err"
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- /etc/passwd
+expect_grep "^numalab run: -- /etc/passwd: not an executable file; give the path" "$SCRATCH/err"
+# A busybox applet the host lacks is no program by name (`busybox crc32` is).
+expect_rc 2 $NUMALAB run --topo 2node --out "$SCRATCH/r" -- crc32 /etc/hostname
+expect_grep "^numalab run: -- crc32: no such program in the guest: .*\`busybox crc32\` for an applet\)$" "$SCRATCH/err"
+# The lab's guest programs count, as do the host's in the guest's PATH:
+# what stops these is the kernel, checked after the command.
+for cmd in numactl busybox ls ./numalab; do
+	expect_rc 2 $NUMALAB run --topo 2node --kernel nosuchkernel --out "$SCRATCH/r" -- $cmd
+	expect_grep "unknown kernel 'nosuchkernel'" "$SCRATCH/err"
+done
 expect_rc 2 $NUMALAB frobnicate
 expect_rc 0 $NUMALAB help
 expect_grep '^  run ' "$SCRATCH/out"
+# As git and curl: the version; `help CMD` is `CMD --help`.
+expect_rc 0 $NUMALAB --version
+expect_grep '^numalab version [0-9a-z.-]+$' "$SCRATCH/out"
+cp "$SCRATCH/out" "$SCRATCH/version"
+expect_rc 0 $NUMALAB version
+cmp -s "$SCRATCH/out" "$SCRATCH/version" || fail "numalab version and --version differ"
+for c in run kernel image; do
+	expect_rc 0 $NUMALAB help $c
+	cp "$SCRATCH/out" "$SCRATCH/help"
+	expect_rc 0 $NUMALAB $c --help
+	cmp -s "$SCRATCH/out" "$SCRATCH/help" || fail "numalab help $c is not numalab $c --help"
+done
+expect_rc 2 $NUMALAB help frobnicate
+expect_grep "^numalab: unknown command 'frobnicate'" "$SCRATCH/err"
 for c in run topo bench setup kernel bisect bisect-run; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 for c in run topo bench setup kernel image; do expect_rc 0 $NUMALAB $c --help; expect_grep 'usage: numalab' "$SCRATCH/out"; done
 [ ! -e "$SCRATCH/r" ] || fail "a results directory was created for bad input"

@@ -91,5 +91,8 @@ expect_rc 0 $NUMALAB compare --force "$A" "$SCRATCH/doctored"
 expect_grep "^note: compared despite a difference \(--force\): topology 2node: meta 'qemu' differs" "$SCRATCH/out"
 
 expect_rc 0 make -s lab-compare A="$A" B="$B" COMPARE_ARGS=--quiet
+# make exits 2 whatever numalab's code; its error line names it (docs/exit-codes.md).
+expect_rc 2 make -s lab-compare A="$A" B="$B" COMPARE_ARGS="--quiet --tap $SCRATCH/no/such/dir/c.tap"
+expect_grep '^make: \*\*\* \[Makefile:[0-9]+: lab-compare\] Error 3$' "$SCRATCH/err"
 expect_rc 2 $NUMALAB compare "$A"
 echo "compare: ok"

@@ -87,7 +87,7 @@ wait_domain
 kill -TERM $pid
 wait $pid
 rc=$?
-[ $rc = 1 ] || fail "SIGTERM: runner exited $rc, want 1"
+[ $rc = 3 ] || fail "SIGTERM: runner exited $rc, want 3 (interrupted)"
 expect_grep '^end: interrupted$' "$(cell_dir "$SCRATCH/term")meta"
 expect_no_domain
 

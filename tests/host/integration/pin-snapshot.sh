@@ -74,7 +74,7 @@ grep -q "GET /file/0000000000000000000000000000000000000000" "$SCRATCH/http.log"
 # Nothing works: one line naming the lock line, both reasons and the fixes; exit 2.
 expect_rc 2 "$root/numalab" kernel fetch gone
 [ "$(wc -l <"$SCRATCH/err")" = 1 ] || fail "expected one error line, got: $(cat "$SCRATCH/err")"
-expect_grep "^numalab kernel: kernels/prebuilt.lock:3: gone x86_64 pins numalab-test-kernel=9.9-1 \(sha256 ${good256:0:12}…\), which neither the mirror \(.* bookworm-updates has no package numalab-test-kernel.*\) nor the snapshot archive \(http://127.0.0.1:$port/mr/binary/numalab-test-kernel/9.9-1/binfiles: 404 .*\) gives; refresh the line \(docs/kernels.md, \"Refreshing a pin\"\), or set NUMALAB_SNAPSHOT=URL" "$SCRATCH/err"
+expect_grep "^numalab kernel fetch: kernels/prebuilt.lock:3: gone x86_64 pins numalab-test-kernel=9.9-1 \(sha256 ${good256:0:12}…\), which neither the mirror \(.* bookworm-updates has no package numalab-test-kernel.*\) nor the snapshot archive \(http://127.0.0.1:$port/mr/binary/numalab-test-kernel/9.9-1/binfiles: 404 .*\) gives; refresh the line \(docs/kernels.md, \"Refreshing a pin\"\), or set NUMALAB_SNAPSHOT=URL" "$SCRATCH/err"
 [ ! -e "$NUMALAB_CACHE/kernels/gone-x86_64-9.9-1" ] || fail "a directory was left for a failed fetch"
 
 # The sha256 stays mandatory: files the snapshot serves under the version but not the pin's are refused.

@@ -45,7 +45,7 @@ echo "# toolroot $root: gcc $gcc_version, $(grep '^libc6-dev ' "$root/versions")
 
 # B in the scratch directory: its config.h (both libraries off) is this
 # test's, not the tree's build/.
-if ! in_root make -s -j2 B="$SCRATCH/b" CC=gcc HAVE_LIBVIRT=no HAVE_GUESTFS=no syntax \
+if ! in_root make -s -j2 BUILD="$SCRATCH/b" CC=gcc HAVE_LIBVIRT=no HAVE_GUESTFS=no syntax \
 	>"$SCRATCH/log" 2>&1; then
 	grep -m 30 -E 'error|warning' "$SCRATCH/log" >&2 || tail -n 30 "$SCRATCH/log" >&2
 	fail "the sources do not compile with the toolroot's gcc $gcc_version and glibc"

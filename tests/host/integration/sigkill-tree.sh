@@ -11,7 +11,10 @@
 # hanging `sh -c`, keeps running with parent 1; so do the sub-makes of
 # configure and build, and of a matrix cell's build.  Without namespaces
 # (the fallback step below) it fails unless the build's lock is inherited
-# by the build's processes (kbuild.c, lock_work_tree()).
+# by the build's processes (kbuild.c, lock_work_tree()).  SIGINT during the
+# fetch and during the build ends numalab with exit 3 and nothing left
+# (before bd50c85 the fetch went on: update, then the snapshot archive).
+# About 12-20 s (one boot, the rest stand-ins).
 . "$(dirname "$0")/lib.bash"
 
 # Processes of this test: $SCRATCH in their command line or working
@@ -30,10 +33,9 @@ trap 'left=$(ours); [ -n "$left" ] && kill -9 $left; rm -rf "$SCRATCH"' EXIT
 # The stand-in of STEP hangs: its sub-process runs.
 hanging() { grep -qsaE -- ": ${SCRATCH//./[.]}/hang-$1" /proc/[0-9]*/cmdline; }
 
-# step NAME CMD...: start CMD, wait for NAME's stand-in to hang, SIGKILL
-# CMD, and find nothing of ours left.
-step() {
-	local name=$1 pid left
+# start NAME CMD...: start CMD (its pid in $pid), wait for NAME's stand-in to hang.
+start() {
+	local name=$1
 	shift
 	echo "$name" >"$SCRATCH/hang"
 	"$@" >"$SCRATCH/$name.out" 2>&1 &
@@ -44,9 +46,29 @@ step() {
 		sleep 0.1
 	done
 	hanging "$name" || { cat "$SCRATCH/$name.out"; fail "$name: the step did not start within 30 s"; }
+}
+
+# step NAME CMD...: start CMD, wait for NAME's stand-in to hang, SIGKILL
+# CMD, and find nothing of ours left.
+step() {
+	start "$@"
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	settle "$name"
+	settle "$1"
+}
+
+# interrupt NAME: SIGINT to the started numalab ($pid) in NAME's step: it
+# ends within 10 s, exit 3, saying so, and nothing of ours is left.
+interrupt() {
+	local rc
+	kill -INT $pid
+	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "$1: numalab went on for 10 s after SIGINT"; }
+	wait $pid
+	rc=$?
+	[ $rc = 3 ] || { cat "$SCRATCH/$1.out"; fail "$1 interrupted: exit $rc, want 3"; }
+	grep -q 'interrupted (signal 2)' "$SCRATCH/$1.out" || { cat "$SCRATCH/$1.out"; fail "$1: no 'interrupted' said"; }
+	settle "$1, interrupted"
 }
 
 # No process of ours may be left (a moment for the kernel's kills).
@@ -85,11 +107,22 @@ cat >"$SCRATCH/bin/dpkg-deb" <<EOF
 sh -c "${HANG_SH}unpack" & wait
 EOF
 chmod +x "$SCRATCH"/bin/*
+# exec: $pid is numalab itself, not a subshell around it.
+fetch_fake() {
+	exec env PATH="$SCRATCH/bin:$PATH" NUMALAB_CACHE="$SCRATCH/cache" \
+		NUMALAB_MIRROR=http://127.0.0.1:9/debian "$SCRATCH/lab/numalab" kernel fetch fake
+}
 for s in fetch unpack; do
 	rm -rf "$SCRATCH/cache"
-	step $s env PATH="$SCRATCH/bin:$PATH" NUMALAB_CACHE="$SCRATCH/cache" \
-		NUMALAB_MIRROR=http://127.0.0.1:9/debian "$SCRATCH/lab/numalab" kernel fetch fake
+	step $s fetch_fake
 done
+
+# SIGINT during the download ends the fetch, exit 3: no `apt-get update`
+# and no snapshot archive after it (before, the killed download looked like
+# a stale list: the update that followed hung here in the stand-in again).
+rm -rf "$SCRATCH/cache"
+start fetch fetch_fake
+interrupt fetch
 
 # --- configure and build: a fake kernel tree (kbuild.c runs make -C SRC O=OBJ) ---
 tree=$SCRATCH/tree
@@ -120,6 +153,10 @@ export NUMALAB_CACHE=$SCRATCH/cache
 for s in configure build; do
 	step $s ./numalab kernel build "$tree"
 done
+
+# SIGINT during the build: make is stopped with its sub-make, exit 3.
+start build ./numalab kernel build "$tree"
+interrupt build
 
 # The work tree is free again: the next build takes its lock at once.
 echo none >"$SCRATCH/hang"

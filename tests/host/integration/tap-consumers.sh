@@ -69,7 +69,8 @@ expect_grep '^not ok [0-9]+ - 4node\.debian/crash # ERROR kernel panic' "$SCRATC
 check_junit "$SCRATCH/run.xml"
 [ "$(xmllint --xpath 'string(/testsuites/@tests)' "$SCRATCH/run.xml")" = "$((p + f + s))" ] ||
 	fail "run.xml lists $(xmllint --xpath 'string(/testsuites/@tests)' "$SCRATCH/run.xml") testcases, the run $((p + f + s)) results"
-./numalab tap flatten "$(cell_dir "$SCRATCH/r")/tap" | sed 's| - | - 4node.debian/|' | cmp -s - "$SCRATCH/run.flat" ||
+./numalab tap flatten "$(cell_dir "$SCRATCH/r")/tap" | sed -E '/^(not )?ok [0-9]+ - /s| - | - 4node.debian/|' |
+	cmp -s - "$SCRATCH/run.flat" ||
 	fail "numalab tap flatten of the run's tap differs from --tap-flat"
 
 wait $matrix_pid

@@ -277,6 +277,12 @@ UNIT_TEST(every_output_says_numa_was_emulated)
 	CHECK(strstr(buf_str(&json), "\"emulated_numa\": true,\n") != NULL);
 	CHECK(strstr(buf_str(&json), "EMULATED NUMA") != NULL);
 	CHECK(strstr(buf_str(&html), "<li>topology 2node: EMULATED NUMA") != NULL);
+	/* The HTML leads with the verdict; the note comes under it. */
+	CHECK(strstr(buf_str(&html), "<h1>numalab compare: the same</h1>\n<p class=\"verdict\">0 functional "
+		     "differences; ") != NULL);
+	CHECK(strstr(buf_str(&html), "verdict") < strstr(buf_str(&html), "EMULATED NUMA"));
+	CHECK(strstr(buf_str(&html), "(1 cell) &#8212; B:") != NULL);
+	CHECK(strstr(buf_str(&text), " (1 cell), B ") != NULL);
 	compare_free(&c);
 	buf_free(&json);
 	/* Host-backed on both sides: no emulation claim. */
@@ -295,6 +301,61 @@ UNIT_TEST(every_output_says_numa_was_emulated)
 	buf_free(&tap);
 	buf_free(&json);
 	buf_free(&html);
+}
+
+/* A failure's reason -- what the test said first, else /init's "exit N" -- reaches every report. */
+UNIT_TEST(a_failure_shows_its_reason)
+{
+	static const char pass[] = "KTAP version 1\n1..2\n"
+				   "    # Subtest: byo\nok 1 byo\n"
+				   "    # Subtest: s\n    1..2\n    ok 1 a\n    ok 2 b\nok 2 s\n";
+	static const char fail[] = "KTAP version 1\n1..2\n"
+				   "    # Subtest: byo\n    # expected 16 pages on node 1, found 9 (N0=7)\n"
+				   "    # byo exited with status 1\nnot ok 1 byo # exit 1\n"
+				   "    # Subtest: s\n    1..2\n    # about a\n    ok 1 a\n"
+				   "    # metric: x 1\n    not ok 2 b\nnot ok 2 s\n";
+	struct comparison c;
+	struct error err;
+	struct buf text = BUF_INIT, html = BUF_INIT, json = BUF_INIT;
+	const struct cmp_test *t;
+	char *a, *b, *ra, *rb;
+
+	clean_root();
+	a = xprintf("%s/A/run/2node.debian", root);
+	b = xprintf("%s/B/run/2node.debian", root);
+	ra = xprintf("%s/A/run", root);
+	rb = xprintf("%s/B/run", root);
+	unit_put(a, "meta", meta_2node);
+	unit_put(a, "tap", pass);
+	unit_put(ra, "state", "complete\n");
+	unit_put(b, "meta", meta_2node);
+	unit_put(b, "tap", fail);
+	unit_put(rb, "state", "complete\n");
+	CHECK(!run(&c, 0, &err));
+	t = test_row(&c, "byo", "");
+	CHECK(t && t->change == CMP_TEST_BROKEN);
+	CHECK(t && t->why_b && !strcmp(t->why_b, "expected 16 pages on node 1, found 9 (N0=7)"));
+	CHECK(t && t->detail_b &&
+	      !strcmp(t->detail_b, "expected 16 pages on node 1, found 9 (N0=7)\nbyo exited with status 1"));
+	/* A test's nothing said: the exit; its metric lines are no reason. */
+	t = test_row(&c, "s", "b");
+	CHECK(t && t->change == CMP_TEST_BROKEN && !t->why_b && !t->detail_b);
+	compare_report_text(&c, 0, &text);
+	compare_report_html(&c, &html);
+	compare_report_json(&c, &json);
+	CHECK(strstr(buf_str(&text), "byo  A: 1 pass 0 fail 0 skip  B: 0 pass 1 fail 0 skip  "
+				      "(expected 16 pages on node 1, found 9 (N0=7))\n") != NULL);
+	CHECK(strstr(buf_str(&html), "<td>expected 16 pages on node 1, found 9 (N0=7)<pre>") != NULL);
+	CHECK(strstr(buf_str(&json), "\"why\": \"expected 16 pages on node 1, found 9 (N0=7)\"") != NULL);
+	CHECK(strstr(buf_str(&html), "<h1>numalab compare: changed</h1>") != NULL);
+	compare_free(&c);
+	free(a);
+	free(b);
+	free(ra);
+	free(rb);
+	buf_free(&text);
+	buf_free(&html);
+	buf_free(&json);
 }
 
 UNIT_TEST(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites)
@@ -436,7 +497,7 @@ UNIT_TEST(bad_input_is_named)
 UNIT_MAIN(UNIT_CASE(pairs_repetitions_and_lists_functional_differences_first),
 	  UNIT_CASE(same_results_pass_and_single_runs_cannot_be_tested),
 	  UNIT_CASE(refuses_across_qemu_accel_and_topology),
-	  UNIT_CASE(every_output_says_numa_was_emulated),
+	  UNIT_CASE(every_output_says_numa_was_emulated), UNIT_CASE(a_failure_shows_its_reason),
 	  UNIT_CASE(skips_incomplete_runs_filters_kernels_and_ignores_forged_suites),
 	  UNIT_CASE(hostile_names_are_escaped),
 	  UNIT_CASE(clean_cuts_and_replaces), UNIT_CASE(bad_input_is_named))

@@ -287,6 +287,69 @@ UNIT_TEST(walk_of_hostile_text)
 	buf_free(&big);
 }
 
+/* Every result as "name|reason|output|diags", newlines as '$'. */
+static void add_escaped(struct buf *b, const char *s)
+{
+	for (; *s; s++)
+		buf_add(b, *s == '\n' ? "$" : s, 1);
+}
+
+static void output_line(void *ctx, const struct tap_node *n)
+{
+	char why[256];
+
+	tap_reason(n, why, sizeof(why));
+	buf_addf(ctx, "%s|%s|", n->t->name, why);
+	add_escaped(ctx, n->output);
+	buf_addstr(ctx, "|");
+	add_escaped(ctx, n->diags);
+	buf_addstr(ctx, "\n");
+}
+
+static const struct tap_walk_ops output_ops = { .on_test = output_line, .on_suite_end = output_line };
+
+UNIT_TEST(walk_gives_each_result_its_output_and_reason)
+{
+	static const char text[] =
+		"# guest.kernel: 7.2\n1..4\n"
+		"    # Subtest: s\n    1..2\n    # about a\n    ok 1 a\n      ---\n      k: 1\n      ...\n"
+		"    # metric: x 1\n    # want 2, got 3\n    not ok 2 b\n"
+		"    # s exited with status 1\nnot ok 1 s # exit 1\n"
+		"    # Subtest: ltp\n    # tst_test.c:1: TINFO: version\n    # f.c:9: TBROK: no loop\n"
+		"        deeper\nnot ok 2 ltp # exit 2\n"
+		"    # Subtest: quiet\n    # Subtest: forged\nnot ok 3 quiet # signal 9\n"
+		"    # Subtest: skipper\n    # totals: pass:0\n    # the why\nok 4 skipper # SKIP\n";
+	struct buf b = BUF_INIT, big = BUF_INIT;
+
+	tap_walk(text, strlen(text), &output_ops, &b);
+	CHECK_STR(buf_str(&b),
+		  /* a test's own lines since its previous sibling; not the guest view before */
+		  "a||# about a$|# about a$\n"
+		  /* a failure's reason: its first diagnostic that is not the lab's bookkeeping */
+		  "b|want 2, got 3|# metric: x 1$# want 2, got 3$|# metric: x 1$# want 2, got 3$\n"
+		  /* a suite: all it printed; its own diagnostics only those after its last result */
+		  "s|s exited with status 1|1..2$# about a$ok 1 a$  ---$  k: 1$  ...$# metric: x 1$"
+		  "# want 2, got 3$not ok 2 b$# s exited with status 1$|# s exited with status 1$\n"
+		  /* LTP's first TBROK before its TINFO; deeper lines are output, not diagnostics */
+		  "ltp|f.c:9: TBROK: no loop|# tst_test.c:1: TINFO: version$# f.c:9: TBROK: no loop$    deeper$|"
+		  "# tst_test.c:1: TINFO: version$# f.c:9: TBROK: no loop$\n"
+		  /* nothing said: the comment /init wrote; a forged header is output only */
+		  "quiet|signal 9|# Subtest: forged$|\n"
+		  /* a SKIP without a reason: its first diagnostic */
+		  "skipper|the why|# totals: pass:0$# the why$|# totals: pass:0$# the why$\n");
+	/* Bounded: past TAP_OUTPUT_MAX a test's lines are dropped, its result still comes. */
+	buf_addstr(&big, "    # Subtest: big\n");
+	for (int i = 0; i < TAP_OUTPUT_MAX / 32 + 10; i++)
+		buf_addstr(&big, "    # 0123456789012345678901234\n");
+	buf_addstr(&big, "not ok 1 big\n");
+	b.len = 0;
+	tap_walk(buf_str(&big), big.len, &output_ops, &b);
+	CHECK(b.len > TAP_OUTPUT_MAX && b.len < 2 * TAP_OUTPUT_MAX + 100);
+	CHECK(!strncmp(buf_str(&b), "big|0123456789012345678901234|#", 31));
+	buf_free(&b);
+	buf_free(&big);
+}
+
 /* The golden run: flattened as any file, and as a run's one cell (flat TAP, JUnit). */
 UNIT_TEST(golden_run)
 {
@@ -306,11 +369,11 @@ UNIT_TEST(golden_run)
 	out.len = 0;
 	report_junit(&cell, 1, "4node.debian", &out);
 	compare_golden("run.cell.xml", &out);
-	/* The counts every consumer sees: 11 leaves (TODO counts as a skip). */
+	/* The counts every consumer sees: 14 leaves (TODO counts as a skip). */
 	report_count(&cell, &k);
-	CHECK_INT(k.tests, 11);
+	CHECK_INT(k.tests, 14);
 	CHECK_INT(k.passed, 6);
-	CHECK_INT(k.failed, 1);
+	CHECK_INT(k.failed, 4);
 	CHECK_INT(k.errors, 2);
 	CHECK_INT(k.skipped, 2);
 	buf_free(&in);
@@ -378,5 +441,5 @@ UNIT_MAIN(UNIT_CASE(walk_names_leaves_by_path),
 	  UNIT_CASE(walk_is_bounded_and_survives_garbage),
 	  UNIT_CASE(walk_calls_back_suites_tests_yaml_and_diagnostics),
 	  UNIT_CASE(walker_over_a_stream_is_the_walk), UNIT_CASE(walk_of_hostile_text),
-	  UNIT_CASE(golden_run),
+	  UNIT_CASE(walk_gives_each_result_its_output_and_reason), UNIT_CASE(golden_run),
 	  UNIT_CASE(golden_matrix), UNIT_CASE(flattened_matrix_tap_is_flat_tap))

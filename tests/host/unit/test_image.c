@@ -51,4 +51,22 @@ UNIT_TEST(only_the_runs_tests)
 	free(out);
 }
 
-UNIT_MAIN(UNIT_CASE(only_the_runs_tests))
+/*
+ * The programs the lab's x86_64 image gives the guest by name, from its
+ * manifest: a file in a bin/ directory (numactl, busybox); not busybox's
+ * applets (crc32: `busybox crc32` in the host view), not the manifest's
+ * other files (a library, the loader), not a name nothing gives.
+ */
+UNIT_TEST(guest_programs_from_the_manifest)
+{
+	struct error err;
+
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "numactl", &err), 1);
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "busybox", &err), 1);
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "crc32", &err), 0);
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "libnuma.so.1", &err), 0);
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "ld-linux-x86-64.so.2", &err), 0);
+	CHECK_INT(image_guest_program(".", TOPO_ARCH_X86_64, "nosuchprogram", &err), 0);
+}
+
+UNIT_MAIN(UNIT_CASE(only_the_runs_tests), UNIT_CASE(guest_programs_from_the_manifest))

@@ -291,6 +291,10 @@ UNIT_TEST(shipped_matrices)
 	CHECK(!has_cell(cells, n, "cxl-3tier.stock.mempolicy.r1"));
 	CHECK(has_cell(cells, n, "la-3c5000l.stock.mthp.r1"));
 	CHECK(has_cell(cells, n, "8node.stock.mthp.r1"));
+	/* policy on every shape, stock and debug only. */
+	CHECK(has_cell(cells, n, "cxl-3tier.stock.policy.r1"));
+	CHECK(has_cell(cells, n, "la-2node.stock+debug.policy.r1"));
+	CHECK(!has_cell(cells, n, "4node.wi-carryover.policy.r1"));
 	free(cells);
 	matrix_free(&m);
 }

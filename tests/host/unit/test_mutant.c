@@ -7,8 +7,10 @@
  */
 #include "unit.h"
 #include "analysis/mutate_report.h"
+#include "analysis/stats.h"
 #include "model/mutant.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,7 +282,7 @@ UNIT_TEST(reports_golden)
 				   .equivalents_path = "tests/guest/mutants.equivalent" };
 	struct mutate_score s;
 
-	mutate_score_of(&r, NULL, &s);
+	mutate_score_of(&r, NULL, NULL, &s);
 	CHECK_INT(s.total, l.nr);
 	CHECK_INT(s.equivalent, 1);
 	CHECK_INT(s.wrongly_listed, 1);
@@ -307,6 +309,131 @@ UNIT_TEST(reports_golden)
 	free(text);
 }
 
+static int count_of(const struct mutant_list *l, const char *function)
+{
+	int n = 0;
+
+	for (int i = 0; i < l->nr; i++)
+		n += !strcmp(l->items[i].function, function);
+	return n;
+}
+
+/* --sample: every function keeps one, the rest in proportion, the same mutants for the same seed. */
+UNIT_TEST(stratified_sample)
+{
+	size_t len = 0;
+	char *text = sample(&len);
+	struct mutant_scope all = { 0 };
+	struct mutant_list full = { 0 }, a = { 0 }, b = { 0 }, c = { 0 };
+	struct mutant_sample sa, sb, sc;
+	int population = 0, kept = 0, same = 0;
+
+	generate(text, len, &all, &full);
+	generate(text, len, &all, &a);
+	generate(text, len, &all, &b);
+	generate(text, len, &all, &c);
+	mutant_sort_by_id(&a);
+	mutant_sort_by_id(&b);
+	mutant_sample(&a, 12, 1, &sa);
+	mutant_sample(&b, 12, 1, &sb);
+	mutant_sample(&c, 12, 2, &sc);
+	CHECK_INT(sa.nr, 2);   /* the fixture's two functions */
+	CHECK_INT(a.nr, 12);
+	for (int h = 0; h < sa.nr; h++) {
+		const struct mutant_stratum *st = &sa.strata[h];
+		/* Proportional to what is left after the first: within one of the exact share. */
+		double share = 1 + (12.0 - sa.nr) * (st->population - 1) / (full.nr - sa.nr);
+
+		population += st->population;
+		kept += st->sampled;
+		CHECK(st->sampled >= 1 && st->sampled <= st->population);
+		CHECK(st->sampled > share - 1 && st->sampled < share + 1);
+		CHECK_INT(count_of(&a, st->function), st->sampled);
+		CHECK_INT(count_of(&full, st->function), st->population);
+	}
+	CHECK_INT(population, full.nr);
+	CHECK_INT(kept, 12);
+	/* The same seed keeps the same mutants, in id order; another seed others. */
+	CHECK_INT(b.nr, a.nr);
+	for (int i = 0; i < a.nr && i < b.nr; i++)
+		CHECK_STR(a.items[i].id, b.items[i].id);
+	for (int i = 1; i < a.nr; i++)
+		CHECK(strcmp(a.items[i - 1].id, a.items[i].id) < 0);
+	for (int i = 0; i < a.nr && i < c.nr; i++)
+		same += !strcmp(a.items[i].id, c.items[i].id);
+	CHECK(same < a.nr);
+	mutant_sample_free(&sa);
+	mutant_sample_free(&sb);
+	mutant_sample_free(&sc);
+	/* Fewer than the functions: the larger one keeps it; all of them: a census. */
+	mutant_list_free(&a);
+	generate(text, len, &all, &a);
+	mutant_sample(&a, 1, 1, &sa);
+	CHECK_INT(a.nr, 1);
+	CHECK_STR(a.items[0].function, "pick_node");
+	CHECK_INT(sa.strata[0].sampled + sa.strata[1].sampled, 1);
+	mutant_sample_free(&sa);
+	mutant_list_free(&a);
+	generate(text, len, &all, &a);
+	mutant_sample(&a, full.nr + 5, 1, &sa);
+	CHECK_INT(a.nr, full.nr);
+	for (int h = 0; h < sa.nr; h++)
+		CHECK_INT(sa.strata[h].sampled, sa.strata[h].population);
+	mutant_sample_free(&sa);
+	mutant_list_free(&a);
+	mutant_list_free(&b);
+	mutant_list_free(&c);
+	mutant_list_free(&full);
+	free(text);
+}
+
+/*
+ * A sampled report: the weighted score and its interval, by hand.  Two
+ * functions, f (10 mutants, 2 sampled, both killed) and g (30, 3 sampled,
+ * 2 killed): weights 5 and 10; score (10 + 20) / (10 + 30) = 75%; effective
+ * size 40^2 / (2*25 + 3*100) = 4.571.
+ */
+UNIT_TEST(sampled_score)
+{
+	struct mutant m[5] = { 0 };
+	struct mutant_result res[5] = { 0 };
+	struct mutant_stratum strata[2] = { { "mm/x.c", "f", 10, 2 }, { "mm/x.c", "g", 30, 3 } };
+	struct mutant_sample smp = { strata, 2, 5, 7 };
+	const char *diffs[5] = { "", "", "", "", "" };
+	struct mutate_estimate e;
+	double lo, hi;
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(m[i].id, sizeof(m[i].id), "00000000000%d", i);
+		snprintf(m[i].file, sizeof(m[i].file), "mm/x.c");
+		snprintf(m[i].function, sizeof(m[i].function), "%s", i < 2 ? "f" : "g");
+		m[i].line = i + 1;
+		res[i].status = i == 4 ? MUTANT_SURVIVED : MUTANT_KILLED;
+	}
+	struct mutate_report r = { .title = "t", .mutants = m, .results = res, .diffs = diffs, .nr = 5,
+				   .sample = &smp };
+
+	mutate_estimate_of(&r, NULL, &e);
+	CHECK_INT(e.population, 40);
+	CHECK_INT(e.sampled, 5);
+	CHECK(!e.exact);
+	CHECK(fabs(e.score - 75) < 1e-9);
+	stats_wilson(0.75, 1600.0 / 350, 1.959964, &lo, &hi);
+	CHECK(fabs(e.lo - 100 * lo) < 1e-9 && fabs(e.hi - 100 * hi) < 1e-9);
+	CHECK(e.lo < 75 && e.hi > 75 && e.lo > 30);
+	struct buf out = BUF_INIT;
+	mutate_report_text(&r, &out);
+	unit_golden(GOLDEN "report-sample.txt", out.data, out.len);
+	buf_free(&out);
+	mutate_estimate_of(&r, "mm/y.c", &e);
+	CHECK_INT(e.population, 0);
+	CHECK(e.score < 0);
+	/* Without a sample the same results are a census: 80%, exact. */
+	r.sample = NULL;
+	mutate_estimate_of(&r, NULL, &e);
+	CHECK(e.exact && fabs(e.score - 80) < 1e-9 && e.lo == e.score);
+}
+
 UNIT_MAIN(UNIT_CASE(mutants_golden),
 	  UNIT_CASE(mutants_avoid),
 	  UNIT_CASE(scope_functions_and_lines),
@@ -315,4 +442,6 @@ UNIT_MAIN(UNIT_CASE(mutants_golden),
 	  UNIT_CASE(added_lines),
 	  UNIT_CASE(equivalents_file),
 	  UNIT_CASE(result_file),
-	  UNIT_CASE(reports_golden))
+	  UNIT_CASE(reports_golden),
+	  UNIT_CASE(stratified_sample),
+	  UNIT_CASE(sampled_score))

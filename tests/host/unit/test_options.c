@@ -428,6 +428,8 @@ UNIT_TEST(subcommand_helps_are_pinned)
 
 	check_helps(&topo_spec);
 	check_helps(&tap_spec);
+	check_helps(&kernel_spec);
+	check_helps(&image_spec);
 	toolroot_exec_help(&help);
 	check_help("toolroot-exec", &help);
 	buf_free(&help);

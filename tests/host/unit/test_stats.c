@@ -187,9 +187,30 @@ UNIT_TEST(bootstrap_interval)
 	CHECK(stats_bootstrap_ci(wiki1_a, 1, wiki1_b, N(wiki1_b), 4000, 0.95, 7, &lo, &hi) == -1);
 }
 
+/* Wilson's interval against values computed by hand from its formula. */
+UNIT_TEST(wilson_interval)
+{
+	double lo, hi;
+
+	/* p = 0.5, n = 100: 0.5 -+ 1.96 * sqrt(0.0025 + 0.000096) / 1.038416 */
+	stats_wilson(0.5, 100, 1.96, &lo, &hi);
+	CHECK(fabs(lo - 0.40383) < 1e-4 && fabs(hi - 0.59617) < 1e-4);
+	/* All 20 killed: the upper end is 1, the lower 20 / (20 + 1.96^2). */
+	stats_wilson(1, 20, 1.96, &lo, &hi);
+	CHECK(fabs(lo - 20 / (20 + 1.96 * 1.96)) < 1e-9 && fabs(hi - 1) < 1e-12);
+	/* None: the mirror image. */
+	stats_wilson(0, 20, 1.96, &lo, &hi);
+	CHECK(fabs(lo) < 1e-12 && fabs(hi - 1.96 * 1.96 / (20 + 1.96 * 1.96)) < 1e-9);
+	/* More trials, a narrower interval around the same p. */
+	double lo2, hi2;
+	stats_wilson(0.9, 400, 1.96, &lo2, &hi2);
+	stats_wilson(0.9, 100, 1.96, &lo, &hi);
+	CHECK(lo < lo2 && hi2 < hi && lo2 < 0.9 && 0.9 < hi2);
+}
+
 UNIT_MAIN(UNIT_CASE(summary_of_small_samples), UNIT_CASE(large_counters_keep_their_precision),
 	  UNIT_CASE(t_pvalue_matches_closed_forms), UNIT_CASE(t_pvalue_matches_numerical_integration),
 	  UNIT_CASE(incomplete_beta_edges_and_symmetry), UNIT_CASE(welch_wikipedia_examples),
 	  UNIT_CASE(welch_degenerate_samples), UNIT_CASE(benjamini_hochberg),
 	  UNIT_CASE(rng_is_seeded_and_unbiased),
-	  UNIT_CASE(bootstrap_interval))
+	  UNIT_CASE(bootstrap_interval), UNIT_CASE(wilson_interval))

@@ -157,6 +157,7 @@ static struct tiering t = { .topo = &topo, .dram = -1 };
 
 /* The parts as cases (harness.h), in this order. */
 GUEST_CASE(tiers, tiers_plan(&t)) { tiers_run(&t); }
+GUEST_CASE(targets, targets_plan(&t)) { targets_run(&t); }
 GUEST_CASE(demote, demote_plan(&t)) { demote_run(&t); }
 GUEST_CASE(promote, promote_plan(&t)) { promote_run(&t); }
 

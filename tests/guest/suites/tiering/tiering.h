@@ -11,6 +11,9 @@
  *   demote.c   with demotion_enabled, proactive reclaim on a DRAM node
  *              demotes its cold anonymous and tmpfs pages to the nearest
  *              node of the next lower tier, page-exact, pgdemote_* counted
+ *   targets.c  every node's demotion targets as the kernel logs them, preferred
+ *              (nearest nodes of the next lower tier) and fallback (every
+ *              lower tier), against the rule
  *   promote.c  with numa_balancing=2 (memory tiering mode), slow-tier pages
  *              touched from a DRAM node's CPU are promoted to that node
  *              within a bounded time, untouched ones stay, pgpromote_*
@@ -57,6 +60,8 @@ int tiers_plan(const struct tiering *t);
 void tiers_run(const struct tiering *t);
 int demote_plan(const struct tiering *t);
 void demote_run(const struct tiering *t);
+int targets_plan(const struct tiering *t);
+void targets_run(const struct tiering *t);
 int promote_plan(const struct tiering *t);
 void promote_run(const struct tiering *t);
 

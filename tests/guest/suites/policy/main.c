@@ -1,0 +1,310 @@
+/* policy: shared helpers and the parts as cases, in order (policy.h). */
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "policy.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CPUSET_DIR CGROUP_ROOT "/numalab-policy"
+
+long p_set(int mode, const unsigned long *mask, unsigned long maxnode)
+{
+	return syscall(SYS_set_mempolicy, mode, mask, maxnode);
+}
+
+long p_mbind(void *addr, size_t len, int mode, const unsigned long *mask, unsigned long maxnode,
+	     unsigned flags)
+{
+	return syscall(SYS_mbind, addr, len, mode, mask, maxnode, flags);
+}
+
+long p_get(int *mode, unsigned long *mask, unsigned long maxnode, void *addr, unsigned long flags)
+{
+	return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
+}
+
+long p_move_pages(unsigned long nr, void **pages, const int *nodes, int *status, int flags)
+{
+	return syscall(SYS_move_pages, 0, nr, pages, nodes, status, flags);
+}
+
+long p_migrate_pages(unsigned long maxnode, const unsigned long *from, const unsigned long *to)
+{
+	return syscall(SYS_migrate_pages, 0, maxnode, from, to);
+}
+
+long set_task(int mode, unsigned long mask)
+{
+	return p_set(mode, &mask, MAXNODE_LONG);
+}
+
+void reset_task(void)
+{
+	p_set(MPOL_DEFAULT, NULL, 0);
+}
+
+int get_task(int *mode, unsigned long *mask)
+{
+	*mask = 0;
+	if (p_get(mode, mask, MAXNODE_LONG, NULL, 0)) {
+		ktap_diag("get_mempolicy: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+char *map_pages(size_t n)
+{
+	size_t len = n * (size_t)page_size();
+	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED) {
+		ktap_diag("mmap %zu bytes: %s", len, strerror(errno));
+		return NULL;
+	}
+	/* Base pages only: a THP is placed by its own, PMD-order index. */
+	if (madvise(base, len, MADV_NOHUGEPAGE))
+		ktap_diag("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	return base;
+}
+
+void unmap_pages(char *base, size_t n)
+{
+	if (base)
+		munmap(base, n * (size_t)page_size());
+}
+
+void touch_pages(char *base, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		base[i * (size_t)page_size()] = 1;
+}
+
+int pages_nodes(char *base, size_t n, int *status)
+{
+	void *pages[512];
+
+	if (n > sizeof(pages) / sizeof(pages[0]))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		pages[i] = base + i * (size_t)page_size();
+		status[i] = INT32_MIN;
+	}
+	if (p_move_pages(n, pages, NULL, status, 0)) {
+		ktap_diag("move_pages (query): %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+unsigned long fault_nodes(size_t n)
+{
+	int status[512];
+	unsigned long seen = 0;
+	char *base = map_pages(n);
+
+	if (!base)
+		return 0;
+	touch_pages(base, n);
+	if (!pages_nodes(base, n, status))
+		for (size_t i = 0; i < n; i++)
+			seen |= status[i] >= 0 && status[i] < MAX_NODES ? 1UL << status[i] : 0;
+	unmap_pages(base, n);
+	return seen;
+}
+
+char *pages_on(int node, size_t n)
+{
+	unsigned long mask = 1UL << node;
+	int status[512];
+	char *base = map_pages(n);
+
+	if (!base)
+		return NULL;
+	if (p_mbind(base, n * (size_t)page_size(), MPOL_BIND, &mask, MAXNODE_LONG, 0)) {
+		ktap_diag("mbind BIND node %d: %s", node, strerror(errno));
+		unmap_pages(base, n);
+		return NULL;
+	}
+	touch_pages(base, n);
+	/* Back to no VMA policy, so nothing but the call under test moves the pages. */
+	p_mbind(base, n * (size_t)page_size(), MPOL_DEFAULT, NULL, 0, 0);
+	if (pages_nodes(base, n, status) || !all_on(status, n, node, "faulted under BIND")) {
+		unmap_pages(base, n);
+		return NULL;
+	}
+	return base;
+}
+
+int all_on(const int *status, size_t n, int node, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (status[i] != node) {
+			ktap_diag("%s: page %zu on node %d, want node %d", what, i, status[i], node);
+			return 0;
+		}
+	return 1;
+}
+
+static cpu_set_t saved_cpus;
+static int pinned;
+
+int pin_to_node(int node)
+{
+	char path[96], list[256];
+	uint64_t cpus = 0;
+	cpu_set_t set;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (sys_read(path, list, sizeof(list)) || idlist_parse(list, &cpus) <= 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(__builtin_ctzll(cpus), &set);
+	if (!pinned && sched_getaffinity(0, sizeof(saved_cpus), &saved_cpus))
+		return -1;
+	pinned = 1;
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		ktap_diag("sched_setaffinity (node %d): %s", node, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void unpin(void)
+{
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus);
+	pinned = 0;
+}
+
+int last_cpu_node(const struct nodes *n)
+{
+	int cpu[MAX_NODES], nr = 0;
+
+	if (node_list("has_cpu", cpu, MAX_NODES, &nr))
+		return -1;
+	for (int i = nr - 1; i >= 0; i--)
+		for (int k = 0; k < n->nr_mem; k++)
+			if (n->mem[k] == cpu[i])
+				return cpu[i];
+	return -1;
+}
+
+const char *mask_str(unsigned long mask)
+{
+	static char buf[4][128];
+	static int next;
+	char *out = buf[next++ % 4];
+
+	idlist_format(mask, out, sizeof(buf[0]));
+	if (!*out)
+		snprintf(out, sizeof(buf[0]), "(none)");
+	return out;
+}
+
+unsigned long mem_mask(const struct nodes *n, const char *ranks)
+{
+	unsigned long mask = 0;
+
+	for (; *ranks; ranks++)
+		mask |= 1UL << n->mem[*ranks - '0'];
+	return mask;
+}
+
+const char *errno_name(int e)
+{
+	switch (e) {
+	case 0: return "success";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case EIO: return "EIO";
+	case ENODEV: return "ENODEV";
+	case EACCES: return "EACCES";
+	case ENOENT: return "ENOENT";
+	case EPERM: return "EPERM";
+	default: return strerror(e);
+	}
+}
+
+int expect_errno(long rc, int want, const char *what)
+{
+	int got = rc < 0 ? errno : 0;
+
+	if (got != want)
+		ktap_diag("%s: got %s, want %s", what, errno_name(got), errno_name(want));
+	reset_task();
+	return ktap_ok(got == want, "%s: %s", what, errno_name(want));
+}
+
+const char *cpuset_enter(unsigned long mems)
+{
+	char pid[32];
+
+	if (sys_exists(CGROUP_ROOT "/cgroup.controllers") == 0 &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return "cannot mount cgroup2";
+	if (sys_write(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
+		return "cannot enable the cpuset controller";
+	if (mkdir(CPUSET_DIR, 0755) && errno != EEXIST)
+		return "cannot create a child cgroup";
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (cpuset_set_mems(mems) || sys_write(CPUSET_DIR "/cgroup.procs", pid))
+		return "cannot set cpuset.mems or move the task into the cpuset";
+	return NULL;
+}
+
+int cpuset_set_mems(unsigned long mems)
+{
+	char list[128];
+
+	idlist_format(mems, list, sizeof(list));
+	if (sys_write(CPUSET_DIR "/cpuset.mems", list)) {
+		ktap_diag("cpuset.mems = %s: %s", list, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void cpuset_leave(void)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (sys_write(CGROUP_ROOT "/cgroup.procs", pid) || rmdir(CPUSET_DIR))
+		ktap_diag("cannot remove %s: %s", CPUSET_DIR, strerror(errno));
+}
+
+static struct nodes n;
+
+GUEST_CASE(build, build_plan(&n)) { build_run(&n); }
+GUEST_CASE(query, query_plan(&n)) { query_run(&n); }
+GUEST_CASE(rebind, rebind_plan(&n)) { rebind_run(&n); }
+GUEST_CASE(move, move_plan(&n)) { move_run(&n); }
+GUEST_CASE(mbind, mbind_plan(&n)) { mbind_run(&n); }
+
+int main(void)
+{
+	int possible[MAX_NODES], nr_possible = 0;
+	unsigned long all = 0;
+
+	if (node_list("has_memory", n.mem, MAX_NODES, &n.nr_mem) || !n.nr_mem ||
+	    node_list("possible", possible, MAX_NODES, &nr_possible) || !nr_possible)
+		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
+	n.nr_possible = possible[nr_possible - 1] + 1;
+	for (int k = 0; k < n.nr_mem; k++)
+		all |= 1UL << n.mem[k];
+	guest_header();
+	ktap_diag("memory nodes %s, nr_node_ids %d, pages of %ld bytes", mask_str(all), n.nr_possible,
+		  page_size());
+	guest_run();
+	ktap_exit();
+}

@@ -1,0 +1,143 @@
+/*
+ * mbind(2)'s flags on pages that are already there (issue 33 (e)):
+ *
+ *   "If MPOL_MF_STRICT is passed in flags and mode is not MPOL_DEFAULT, then
+ *   the call fails with the error EIO if the existing pages in the memory
+ *   range don't follow the policy."
+ *   "If MPOL_MF_MOVE is specified in flags, then the kernel will attempt to
+ *   move all the existing pages in the memory range so that they follow the
+ *   policy.  Pages that are shared with other processes will not be moved."
+ *   "If MPOL_MF_MOVE_ALL is passed in flags, then the kernel will attempt to
+ *   move all existing pages in the memory range regardless of whether other
+ *   processes use the pages."
+ *
+ * Each row faults a region on the first memory node, calls mbind once and
+ * checks the return and where every page is.  Needs two memory nodes.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "policy.h"
+
+#define NR_PAGES 16
+#define NR_ROWS 7
+
+/* mbind(mode, mask, flags) on a region faulted on `from`: 1 if it returned want_errno (0: success)
+ * and then every page is on `stay_on` (>= 0) or on its interleave node over `mask` (-1). */
+static int mbind_case(int from, int mode, unsigned long mask, unsigned flags, int want_errno, int stay_on,
+		      int share)
+{
+	size_t ps = (size_t)page_size();
+	char *base = pages_on(from, NR_PAGES);
+	int status[NR_PAGES], ok = 0, got, nodes[MAX_NODES], nr = 0;
+	pid_t child = -1;
+	int pipefd[2] = { -1, -1 };
+	char c;
+
+	if (!base)
+		return 0;
+	for (int k = 0; k < MAX_NODES; k++)
+		if (mask >> k & 1)
+			nodes[nr++] = k;
+	if (share) {
+		if (pipe(pipefd))
+			goto out;
+		child = fork();
+		if (child == 0) {
+			if (write(pipefd[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		if (child < 0 || read(pipefd[0], &c, 1) != 1)
+			goto out;
+	}
+	got = p_mbind(base, NR_PAGES * ps, mode, mask ? &mask : NULL, MAXNODE_LONG, flags) ? errno : 0;
+	if (got != want_errno) {
+		ktap_diag("mbind mode %d %s flags %#x: %s, want %s", mode, mask_str(mask), flags,
+			  errno_name(got), errno_name(want_errno));
+		goto out;
+	}
+	if (pages_nodes(base, NR_PAGES, status))
+		goto out;
+	ok = 1;
+	for (int i = 0; ok && i < NR_PAGES; i++) {
+		/* An anonymous private map's interleave index is its page's address / page size. */
+		int want = stay_on >= 0 ? stay_on : nodes[((uintptr_t)base / ps + (size_t)i) % (size_t)nr];
+
+		if (status[i] != want) {
+			ktap_diag("page %d on node %d, want node %d", i, status[i], want);
+			ok = 0;
+		}
+	}
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (pipefd[0] >= 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	unmap_pages(base, NR_PAGES);
+	return ok;
+}
+
+int mbind_plan(const struct nodes *n)
+{
+	(void)n;
+	return NR_ROWS;
+}
+
+void mbind_run(const struct nodes *n)
+{
+	int a = n->mem[0], b = n->mem[n->nr_mem - 1];
+	unsigned long ma = 1UL << a, mb = 1UL << b;
+
+	if (n->nr_mem < 2) {
+		for (int i = 0; i < NR_ROWS; i++)
+			ktap_skip("mbind MPOL_MF_STRICT/MOVE/MOVE_ALL", "one memory node");
+		return;
+	}
+	/* STRICT, pages elsewhere: EIO, nothing moved.
+	 * Kills mm/mempolicy.c:do_mbind `if (nr_failed && (flags & MPOL_MF_STRICT))` -> `if (0)`. */
+	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_STRICT, EIO, a, 0),
+		"mbind BIND elsewhere with MPOL_MF_STRICT: EIO, pages stay");
+	/* STRICT, pages already following the policy: success.
+	 * Kills mm/mempolicy.c:do_mbind `if (nr_failed && (flags & MPOL_MF_STRICT))` -> `if (1)`. */
+	ktap_ok(mbind_case(a, MPOL_BIND, ma, MPOL_MF_STRICT, 0, a, 0),
+		"mbind BIND on the pages' node with MPOL_MF_STRICT: success");
+	/* "mode is not MPOL_DEFAULT": MPOL_DEFAULT with STRICT does not check the pages.
+	 * Kills mm/mempolicy.c:do_mbind `flags &= ~MPOL_MF_STRICT;` (for MPOL_DEFAULT) removed. */
+	ktap_ok(mbind_case(a, MPOL_DEFAULT, 0, MPOL_MF_STRICT, 0, a, 0),
+		"mbind MPOL_DEFAULT with MPOL_MF_STRICT: success");
+	/* MOVE: the pages follow the policy.
+	 * Kills mm/mempolicy.c:migrate_folio_add `list_add_tail(&folio->lru, foliolist);` removed. */
+	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_MOVE | MPOL_MF_STRICT, 0, b, 0),
+		"mbind BIND elsewhere with MPOL_MF_MOVE|STRICT: every page moved");
+	/* MOVE under INTERLEAVE over two other nodes: each page to the node its interleave index
+	 * names, as a fault there would (a page already on a node of the policy follows it, so the
+	 * pages start outside the mask).
+	 * Kills mm/mempolicy.c:alloc_migration_target_by_mpol `ilx += src->index >> order;` removed. */
+	if (n->nr_mem < 3)
+		ktap_skip("mbind INTERLEAVE with MPOL_MF_MOVE: each page on its interleave node",
+			  "fewer than 3 memory nodes");
+	else
+		ktap_ok(mbind_case(a, MPOL_INTERLEAVE, 1UL << n->mem[1] | mb, MPOL_MF_MOVE, 0, -1, 0),
+			"mbind INTERLEAVE with MPOL_MF_MOVE: each page on its interleave node");
+	/* Shared pages (a forked child maps them): MOVE leaves them ("will not be moved").
+	 * Kills mm/mempolicy.c:migrate_folio_add
+	 * `if ((flags & MPOL_MF_MOVE_ALL) || !folio_maybe_mapped_shared(folio))` -> `if (1)`. */
+	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_MOVE, 0, a, 1),
+		"mbind BIND elsewhere with MPOL_MF_MOVE, pages shared: they stay");
+	/* MOVE_ALL moves them "regardless of whether other processes use the pages" (root: CAP_SYS_NICE).
+	 * Kills mm/mempolicy.c:migrate_folio_add `(flags & MPOL_MF_MOVE_ALL) ||` -> `&&`. */
+	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_MOVE_ALL, 0, b, 1),
+		"mbind BIND elsewhere with MPOL_MF_MOVE_ALL, pages shared: moved");
+}

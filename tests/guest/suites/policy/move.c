@@ -1,0 +1,250 @@
+/*
+ * migrate_pages(2) between node sets and move_pages(2)'s status array
+ * (issue 33 (d)).
+ *
+ * migrate_pages(2): "Pages not located in any node in old_nodes will not be
+ * migrated.  As far as possible, the kernel maintains the relative topology
+ * relationship inside old_nodes during the migration to new_nodes."  The
+ * kernel's reading of "as far as possible" (do_migrate_pages(), whose
+ * comment gives "[2,3,4] -> [3,4,5] moves everything. [0-7] -> [3,4,5]
+ * moves only 0,1,2,6,7."): the n-th node of old_nodes goes to the
+ * (n mod |new_nodes|)-th of new_nodes (node_remap()), and when the two sets
+ * differ in size a node that is in new_nodes keeps its pages.  Each
+ * scenario puts one region of pages on each of some nodes (BIND, policy
+ * dropped again), calls migrate_pages once and checks every region.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "policy.h"
+
+#define REGION_PAGES 8
+#define MAX_REGIONS 4
+
+struct mscenario {
+	const char *name;
+	const char *from, *to;       /* ranks of the memory nodes */
+	const char *regions;         /* a region on each of these ranks ... */
+	const char *after;           /* ... is on these ranks afterwards */
+	int min_mem;
+	const char *mutant;          /* mm/mempolicy.c:do_migrate_pages */
+};
+
+static const struct mscenario mscenarios[] = {
+	/* Equal sizes, overlapping, shifted up: each node to the next; the order of the moves
+	 * must not carry a region twice (m0's pages must not follow m1's on to m2). */
+	{ "m0-2 -> m1-3 (equal size, overlapping): every region one node up", "012", "123", "012", "123", 4,
+	  "`if (!node_isset(dest, tmp)) break;` -> `if (1) break;`" },
+	{ "m1-3 -> m0-2 (equal size, overlapping): every region one node down", "123", "012", "123", "012", 4,
+	  "`if (!node_isset(dest, tmp)) break;` -> `if (0) break;`" },
+	/* Different sizes: nodes of new_nodes keep their pages, m0 goes to new_nodes' first. */
+	{ "m0-2 -> m1,m2 (3 to 2): m0 to m1, m1 and m2 keep theirs", "012", "12", "012", "112", 3,
+	  "`(nodes_weight(*from) != nodes_weight(*to)) &&` -> `==`" },
+	/* Fewer sources than destinations: node_remap() names the first. */
+	{ "m0 -> m1,m2 (1 to 2): all to m1", "0", "12", "0", "1", 3,
+	  "`d = node_remap(s, *from, *to);` -> `+ 1`" },
+	/* Two sources to one: both to it; a region outside old_nodes stays. */
+	{ "m0,m1 -> m2 (2 to 1): both to m2, m3's region stays", "01", "2", "013", "223", 4,
+	  "`for_each_node_mask(s, tmp)` loop's `if (s == d) continue;` -> `if (1) continue;`" },
+	/* Two nodes: the smallest overlap. */
+	{ "m0,m1 -> m1 (2 to 1): m0 to m1, m1 keeps its own", "01", "1", "01", "11", 2,
+	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
+};
+#define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
+#define NR_MOVE_ROWS 5
+
+static void run_mscenario(const struct nodes *n, const struct mscenario *s)
+{
+	char *regions[MAX_REGIONS] = { NULL };
+	int nr = (int)strlen(s->regions), ok = 1, status[REGION_PAGES];
+	unsigned long from = mem_mask(n, s->from), to = mem_mask(n, s->to);
+	long left;
+
+	for (int r = 0; ok && r < nr; r++)
+		ok = (regions[r] = pages_on(n->mem[s->regions[r] - '0'], REGION_PAGES)) != NULL;
+	if (ok) {
+		left = p_migrate_pages(MAXNODE_LONG, &from, &to);
+		if (left < 0) {
+			ktap_diag("migrate_pages %s -> %s: %s", mask_str(from), mask_str(to), strerror(errno));
+			ok = 0;
+		} else if (left > 0) {
+			/* The binary's own initramfs pages (ramfs pins them) count here; ours must move. */
+			ktap_diag("migrate_pages: %ld pages of the task not moved", left);
+		}
+	}
+	for (int r = 0; ok && r < nr; r++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "region %d (was on node %d)", r, n->mem[s->regions[r] - '0']);
+		ok = pages_nodes(regions[r], REGION_PAGES, status) == 0 &&
+		     all_on(status, REGION_PAGES, n->mem[s->after[r] - '0'], what);
+	}
+	for (int r = 0; r < nr; r++)
+		unmap_pages(regions[r], REGION_PAGES);
+	if (!ok)
+		ktap_diag("kills mm/mempolicy.c:do_migrate_pages %s", s->mutant);
+	ktap_ok(ok, "migrate_pages %s", s->name);
+}
+
+/*
+ * move_pages(2) status without moving (nodes NULL): "-ENOENT The page is not present."
+ * "-EFAULT This is a zero page or the memory area is not mapped by the process."
+ * Kills mm/migrate.c:do_pages_stat_array `err = -ENOENT;` (no folio) -> `err = (-ENOENT) + 1;`
+ * and `if (is_zero_folio(folio) || is_huge_zero_folio(folio))` -> `if (0)` (the zero page's
+ * node reported).
+ */
+static int check_status(const struct nodes *n)
+{
+	size_t ps = (size_t)page_size();
+	char *base = map_pages(4);
+	void *pages[4];
+	int status[4] = { 1, 1, 1, 1 }, ok;
+	volatile char sink;
+
+	if (!base)
+		return 0;
+	base[0] = 1;                          /* present */
+	sink = base[ps];                      /* read only: the zero page */
+	(void)sink;
+	munmap(base + 3 * ps, ps);            /* page 2 untouched, page 3 unmapped */
+	for (int i = 0; i < 4; i++)
+		pages[i] = base + (size_t)i * ps;
+	ok = p_move_pages(4, pages, NULL, status, 0) == 0;
+	if (!ok || status[0] < 0 || status[1] != -EFAULT || status[2] != -ENOENT || status[3] != -EFAULT) {
+		ktap_diag("status: %d %d %d %d (%s), want a node, -EFAULT, -ENOENT, -EFAULT", status[0],
+			  status[1], status[2], status[3], strerror(errno));
+		ok = 0;
+	}
+	(void)n;
+	munmap(base, 3 * ps);
+	return ok;
+}
+
+/*
+ * move_pages with nodes: a page never touched gets -ENOENT ("The page is not present."), the
+ * others move.  Kills mm/migrate.c:add_folio_for_migration `err = -ENOENT;` -> `(-ENOENT) - 1`.
+ */
+static int check_move_status(const struct nodes *n)
+{
+	size_t ps = (size_t)page_size();
+	char *base = pages_on(n->mem[0], 2);
+	void *pages[3];
+	int nodes[3], status[3] = { 1, 1, 1 }, ok, extra;
+	char *untouched = map_pages(1);
+
+	if (!base || !untouched) {
+		unmap_pages(base, 2);
+		unmap_pages(untouched, 1);
+		return 0;
+	}
+	pages[0] = base;
+	pages[1] = untouched;
+	pages[2] = base + ps;
+	extra = n->mem[n->nr_mem - 1];
+	nodes[0] = nodes[1] = nodes[2] = extra;
+	ok = p_move_pages(3, pages, nodes, status, MPOL_MF_MOVE) >= 0 && status[0] == extra &&
+	     status[1] == -ENOENT && status[2] == extra;
+	if (!ok)
+		ktap_diag("move_pages to node %d: status %d %d %d (%s), want %d -ENOENT %d", extra, status[0],
+			  status[1], status[2], strerror(errno), extra, extra);
+	unmap_pages(base, 2);
+	unmap_pages(untouched, 1);
+	return ok;
+}
+
+/*
+ * A page shared with a child (fork, the child sleeping): move_pages(2) "-EACCES The page is
+ * mapped by multiple processes and can be moved only if MPOL_MF_MOVE_ALL is specified."; with
+ * MPOL_MF_MOVE_ALL it moves (we are root: CAP_SYS_NICE).
+ */
+static void check_shared(const struct nodes *n)
+{
+	char *base = n->nr_mem > 1 ? pages_on(n->mem[0], 1) : NULL;
+	int to = n->mem[n->nr_mem - 1], status = 1, ok1 = 0, ok2 = 0;
+	void *pages[1] = { base };
+	pid_t child = -1;
+	int pipefd[2];
+	char c;
+
+	if (n->nr_mem < 2) {
+		ktap_skip("move_pages a shared page without MOVE_ALL: -EACCES", "one memory node");
+		ktap_skip("move_pages a shared page with MOVE_ALL: moved", "one memory node");
+		return;
+	}
+	if (base && pipe(pipefd) == 0) {
+		child = fork();
+		if (child == 0) {
+			close(pipefd[0]);
+			if (write(pipefd[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(pipefd[1]);
+		if (child > 0 && read(pipefd[0], &c, 1) == 1) {
+			/* Kills mm/migrate.c:__add_folio_for_migration
+			 * `if (folio_maybe_mapped_shared(folio) && !migrate_all)` -> `if (0)`. */
+			ok1 = p_move_pages(1, pages, &to, &status, MPOL_MF_MOVE) >= 0 && status == -EACCES;
+			if (!ok1)
+				ktap_diag("shared page, MPOL_MF_MOVE: status %d (%s), want -EACCES", status,
+					  strerror(errno));
+			/* Kills mm/migrate.c:__add_folio_for_migration
+			 * `folio_maybe_mapped_shared(folio) && !migrate_all` -> `||`. */
+			status = 1;
+			ok2 = p_move_pages(1, pages, &to, &status, MPOL_MF_MOVE_ALL) >= 0 && status == to;
+			if (!ok2)
+				ktap_diag("shared page, MPOL_MF_MOVE_ALL: status %d (%s), want %d", status,
+					  strerror(errno), to);
+		}
+		close(pipefd[0]);
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
+	}
+	unmap_pages(base, 1);
+	ktap_ok(ok1, "move_pages a shared page without MOVE_ALL: -EACCES");
+	ktap_ok(ok2, "move_pages a shared page with MOVE_ALL: moved");
+}
+
+int move_plan(const struct nodes *n)
+{
+	(void)n;
+	return NR_MSCENARIOS + NR_MOVE_ROWS;
+}
+
+void move_run(const struct nodes *n)
+{
+	int node = 62, status = 1;
+	char *page;
+	void *pages[1];
+
+	for (int i = 0; i < NR_MSCENARIOS; i++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "migrate_pages %s", mscenarios[i].name);
+		if (n->nr_mem < mscenarios[i].min_mem)
+			ktap_skip(name, "fewer than %d memory nodes", mscenarios[i].min_mem);
+		else
+			run_mscenario(n, &mscenarios[i]);
+	}
+	ktap_ok(check_status(n), "move_pages query: a node, -EFAULT (zero page), -ENOENT, -EFAULT (unmapped)");
+	ktap_ok(check_move_status(n), "move_pages: an untouched page -ENOENT, the others moved");
+	check_shared(n);
+	/* move_pages(2) "ENODEV One of the target nodes is not online."
+	 * Kills mm/migrate.c:do_pages_move `if (!node_state(node, N_MEMORY))` -> `if (0)`. */
+	page = map_pages(1);
+	if (page) {
+		page[0] = 1;
+		pages[0] = page;
+	}
+	expect_errno(page ? p_move_pages(1, pages, &node, &status, MPOL_MF_MOVE) : 0, ENODEV,
+		     "move_pages to node 62 (offline)");
+	unmap_pages(page, 1);
+}
