@@ -46,7 +46,10 @@ GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 # /init takes from the guest library only its file and id-list readers and
 # the child rule (child.h: a test's session killed whole); from the lab,
 # the reader of LTP's result lines (format ltp suites, model/ltp.h).
-INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c lab/model/ltp.c
+# The serial console's TAP frames and the KTAP walk behind LAVA's test cases
+# (images/init/serial.c) are the host's own modules, linked in.
+INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c \
+	   lab/results/serialtap.c lab/results/tap.c lab/base/util.c lab/base/progress.c lab/model/ltp.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
@@ -85,16 +88,16 @@ options = $(strip $(foreach o,$(1),$(if $(call given,$(call option_var,$(o))),--
 	  $(foreach o,$(2),$(foreach v,$(call given,$(call option_var,$(o))),--$(o) $(v))) \
 	  $(foreach o,$(3),$(if $(filter-out 0 no,$(call given,$(call option_var,$(o)))),--$(o))))
 
-RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit
+RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit kcidb
 RUN_LISTS   = patch rw tests-dir
 RUN_FLAGS   = prealloc quiet
 # shell: run's options but those it has no use for (numalab shell --help).
-SHELL_OPTIONS = $(filter-out timeout tap-flat junit,$(RUN_OPTIONS))
+SHELL_OPTIONS = $(filter-out timeout tap-flat junit kcidb,$(RUN_OPTIONS))
 SHELL_FLAGS   = prealloc
 BISECT_OPTIONS = ksrc good bad topo test recipe timeout out metric repeat threshold alpha
-MATRIX_OPTIONS = jobs out shard
+MATRIX_OPTIONS = jobs out shard kcidb
 MATRIX_FLAGS   = quiet dry-run
-TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard
+TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard kcidb
 TRY_FLAGS      = report
 KERNEL_OPTIONS = arch
 KERNEL_LISTS   = patch
@@ -160,7 +163,8 @@ $(BUILD)/san/%.o: %.c | $(CONFIG_H)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/model/ltp.h | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/results/serialtap.h lab/results/tap.h lab/base/util.h \
+	    lab/model/ltp.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 
@@ -323,7 +327,9 @@ recheck: all $(UNIT_BIN) $(UNIT_SAN) $(FUZZ_BIN)
 # `make bench` measures these shapes, --accel auto against tcg, the lab's
 # kernel against Debian's (first TAP), libvirt's per-VM overhead against the
 # direct backend (2node; docs/libvirt.md), then kernel builds (cold,
-# incremental, warm ccache: tens of minutes); `make bench TOPO=x` just boots x.
+# incremental, warm ccache: tens of minutes), and with LAVA=URL (token in
+# $NUMALAB_LAVA_TOKEN) a 2node cell as a LAVA job against the same cell here
+# (docs/lava.md); `make bench TOPO=x` just boots x.
 BENCH_TOPOS = $(if $(filter command line,$(origin TOPO)),$(TOPO),2node la-2node la-3c5000l)
 
 bench: all
@@ -334,6 +340,7 @@ bench: all
 	$(if $(filter command line,$(origin TOPO)),,./numalab kernel build stock && ./numalab bench --topo 2node --kernel stock --against debian)
 	$(if $(filter command line,$(origin TOPO)),,tests/host/libvirtd with /run/numalab-libvirt ./numalab bench --topo 2node --backend libvirt)
 	$(if $(filter command line,$(origin TOPO)),,./numalab bench --kernel-build stock --patched wi-carryover)
+	$(if $(LAVA),./numalab bench --topo 2node --lava $(LAVA))
 
 clean:
 	rm -rf $(BUILD) numalab

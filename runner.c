@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "try", "a patch to a verdict: base vs patched kernels on NUMA shapes, compared", cmd_try },
 	{ "mutate", "mutate kernel functions one line at a time: do the suites notice?", cmd_mutate },
 	{ "image", "build a guest disk image (Debian root + the lab) with libguestfs", cmd_image },
+	{ "kcidb", "a run, matrix or try as KCIDB JSON (KernelCI), written or submitted", cmd_kcidb },
 	{ "tap", "flatten nested KTAP into TAP 13 for tap-driver.sh, prove, CI plugins", cmd_tap },
 	{ "version", "print numalab's version (also: --version)", version },
 	/* Internal: runs a command inside the LoongArch toolchain root. */

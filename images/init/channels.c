@@ -24,6 +24,8 @@ struct channel {
 static struct channel console = { -1, CONSOLE_PATH };
 static struct channel tap = { -1, TAP_PATH };
 static struct channel tap_copy = { -1, RESULTS_TAP };   /* on a disk root only */
+/* The TAP goes framed to the console (serial.c): there is no TAP channel of its own. */
+static int serial_tap;
 
 int64_t now_ms(void)
 {
@@ -101,8 +103,17 @@ static void channel_vline(struct channel *ch, const char *prefix, const char *fm
 
 	if (len > sizeof(line) - 1)
 		len = sizeof(line) - 1;
+	if (ch == &tap && serial_tap) {   /* framed, without the newline (serial.c) */
+		serial_tap_line(line, len);
+		return;
+	}
 	line[len++] = '\n';
 	channel_write(ch, line, len);
+}
+
+void serial_write(const char *buf, size_t len)
+{
+	channel_write(&tap, buf, len);
 }
 
 void __attribute__((format(printf, 1, 2))) log_msg(const char *fmt, ...)
@@ -150,6 +161,8 @@ static void drain_tap(void)
 
 _Noreturn void power_off(void)
 {
+	if (serial_tap)
+		serial_tap_end();   /* the last result's LAVA signal */
 	log_msg("powering off");
 	sync_tap_copy();
 	drain_tap();
@@ -208,17 +221,20 @@ static void raw_output(int fd)
 	}
 }
 
-void open_tap(void)
+void open_tap(int serial)
 {
 	int64_t deadline = now_ms() + TAP_WAIT_MS;
 
-	while ((tap.fd = open_output(TAP_PATH)) < 0 && ms_until(deadline) > 0)
+	while (!serial && (tap.fd = open_output(TAP_PATH)) < 0 && ms_until(deadline) > 0)
 		sleep_ms(100);
-	if (tap.fd < 0) {
-		log_msg("warning: cannot open %s (%s); TAP goes to %s", TAP_PATH,
+	if (!serial && tap.fd < 0)
+		log_msg("warning: cannot open %s (%s); TAP goes framed to %s", TAP_PATH,
 			strerror(errno), CONSOLE_PATH);
+	if (tap.fd < 0) {
 		tap.fd = open_output(CONSOLE_PATH);
 		tap.path = CONSOLE_PATH;
+		serial_tap = 1;
+		serial_tap_start();
 	}
 	if (tap.fd >= 0)
 		raw_output(tap.fd);

@@ -4,6 +4,8 @@
  *
  *   channels.c  the console and the TAP channel: non-blocking writes with a
  *               deadline, so PID 1 never hangs on a stuck reader
+ *   serial.c    the TAP on the serial console (no virtio console: a board,
+ *               LAVA): framed lines, LAVA's test-case signals
  *   view.c      the guest's view of itself ("# guest.KEY: VALUE" lines) and
  *               the kernel warnings after the plan
  *   run.c       the plan (/lab/plan), each test in its own session,
@@ -100,7 +102,10 @@ _Noreturn void power_off(void);
 _Noreturn void __attribute__((format(printf, 1, 2))) init_error(const char *fmt, ...);
 void claim_std_fds(void);
 void open_console(void);
-void open_tap(void);
+/* The TAP channel: /dev/hvc0, or with serial (or without hvc0) the console, framed (serial.c). */
+void open_tap(int serial);
+/* Bytes on the TAP channel as they are (serial.c's frames and signals). */
+void serial_write(const char *buf, size_t len);
 /* On a disk root, the TAP also goes to RESULTS_TAP (the host reads it back). */
 void open_tap_copy(void);
 
@@ -129,6 +134,12 @@ void reap_orphans(void);
  * exits with its skip code is reported with its last such line.
  */
 int skip_reason(const char *line, char *reason, size_t cap);
+
+/* serial.c: TAP lines framed on the console, LAVA's test-case signals for its results. */
+void serial_tap_start(void);
+void serial_tap_line(const char *text, size_t len);
+/* The walk's last held result out (before power-off). */
+void serial_tap_end(void);
 
 /* disk.c */
 /* The value of KEY=VALUE on the command line into out; 0, or -1 when absent. */

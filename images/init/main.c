@@ -3,7 +3,8 @@
  *
  * PID 1 of a test VM: mount the kernel filesystems, print the guest's view of
  * itself, run the tests of /lab/plan and relay their KTAP to the TAP channel
- * (/dev/hvc0), then power off.  Human-readable progress goes to the console
+ * (/dev/hvc0; with numalab.tap=serial, or without hvc0, framed on the
+ * console: serial.c), then power off.  Human-readable progress goes to the console
  * as "numalab-init: ..." lines.
  *
  * PID 1 must never exit (the kernel panics) and must never block for good:
@@ -78,9 +79,9 @@ int main(int argc, char **argv)
 	mount_fs("sysfs", "/sys", MS_NOSUID | MS_NODEV | MS_NOEXEC, 1);
 	mount_fs("debugfs", "/sys/kernel/debug", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
 	mount_fs("tracefs", "/sys/kernel/tracing", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
-	open_tap();
 	if (read_value("/proc/cmdline", cmdline, sizeof(cmdline)))
 		init_error("cannot read /proc/cmdline: %s", strerror(errno));
+	open_tap(cmdline_has(cmdline, "numalab.tap=serial"));
 	if (cmdline_has(cmdline, "numalab.probe=1")) {
 		tap_line("# numalab: probe");
 		power_off();

@@ -110,6 +110,7 @@ struct cmp_walk {
 	struct cmp_side *side;
 	const char *topology;
 	struct strvec seen;               /* test names of this suite, for duplicates */
+	const char *suite, *test;         /* the result whose YAML metrics are being added */
 };
 
 /* Append a key part, KEY_SEP made '?' (it never comes from sanitised TAP; meta is not). */
@@ -178,6 +179,18 @@ static void dedupe(struct cmp_walk *w, char *name, size_t size)
 		snprintf(name + strlen(name), size - strlen(name), " [%d]", times);
 }
 
+int cmp_metric_value(const char *s, char *name, size_t cap, double *v)
+{
+	char word[NAME_MAX_LEN + 1], value[64];
+	int n = 0;
+
+	if (sscanf(s, "# metric: %160s %63s %n", word, value, &n) < 2 || (n && s[n] && s[n] != '(') ||
+	    parse_number(value, v))
+		return 0;
+	snprintf(name, cap, "%s", word);
+	return 1;
+}
+
 /*
  * "# metric: NAME NUMBER [(comment)]" is a metric; "# metric: NAME WORDS"
  * ("0-3 -> 0") is a fact, behaviour that is not a number: its WORDS up to
@@ -185,13 +198,13 @@ static void dedupe(struct cmp_walk *w, char *name, size_t size)
  */
 static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 {
-	char name[NAME_MAX_LEN + 1], value[64];
-	int n = 0, start = 0;
+	char name[NAME_MAX_LEN + 1];
+	int start = 0;
 	double v;
 
-	if (sscanf(s, "# metric: %160s %n%63s %n", name, &start, value, &n) < 2)
+	if (sscanf(s, "# metric: %160s %n", name, &start) < 1 || !start || !s[start])
 		return;
-	if ((!n || !s[n] || s[n] == '(') && !parse_number(value, &v)) {
+	if (cmp_metric_value(s, name, sizeof(name), &v)) {
 		add_obs(w, suite, "", name, OBS_METRIC, v, CMP_PASS, NULL);
 	} else {
 		size_t len = strcspn(s + start, "(");
@@ -203,8 +216,8 @@ static void metric_line(struct cmp_walk *w, const char *suite, const char *s)
 	}
 }
 
-/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of test's YAML block. */
-static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, const char *s)
+/* "key: NUMBER" or "key: {a: N, b: M}": a top-level line of a YAML block. */
+static void yaml_line(const char *s, void (*fn)(void *ctx, const char *name, double v), void *ctx)
 {
 	const char *colon = strstr(s, ": ");
 	char key[NAME_MAX_LEN + 1], *map, *save, *item;
@@ -216,7 +229,7 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 	s = colon + 2;
 	if (*s != '{') {
 		if (!parse_number(s, &v))
-			add_obs(w, suite, test, key, OBS_METRIC, v, CMP_PASS, NULL);
+			fn(ctx, key, v);
 		return;
 	}
 	map = xstrdup(s + 1);
@@ -228,10 +241,22 @@ static void yaml_line(struct cmp_walk *w, const char *suite, const char *test, c
 		if (!c || c == sub || parse_number(c + 2, &v))
 			continue;
 		name = xprintf("%s.%.*s", key, (int)(c - sub), sub);
-		add_obs(w, suite, test, name, OBS_METRIC, v, CMP_PASS, NULL);
+		fn(ctx, name, v);
 		free(name);
 	}
 	free(map);
+}
+
+void cmp_yaml_metrics(const char *yaml, void (*fn)(void *ctx, const char *name, double v), void *ctx)
+{
+	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
+	for (const char *l = yaml ? yaml : ""; *l; l = next_line(l)) {
+		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
+
+		if (line[0] != ' ')
+			yaml_line(line, fn, ctx);
+		free(line);
+	}
 }
 
 static enum cmp_status cmp_status_of(enum tap_status s)
@@ -280,6 +305,13 @@ static void result_why(const struct tap_node *n, char *why, size_t cap)
 		snprintf(why, cap, "%s", n->comment);
 }
 
+static void add_yaml_metric(void *ctx, const char *name, double v)
+{
+	struct cmp_walk *w = ctx;
+
+	add_obs(w, w->suite, w->test, name, OBS_METRIC, v, CMP_PASS, NULL);
+}
+
 /* A suite's result (depth 0), or a test of a named suite (depth 1) with its YAML. */
 static void on_result(void *ctx, const struct tap_node *n)
 {
@@ -299,14 +331,9 @@ static void on_result(void *ctx, const struct tap_node *n)
 	dedupe(w, name, sizeof(name));
 	o = add_obs(w, n->suites[0], name, NULL, OBS_STATUS, 0, cmp_status_of(n->t->status), why);
 	o->text = failure_detail(n);
-	/* Only the block's top-level keys: deeper lines belong to a key's own value. */
-	for (const char *l = n->yaml ? n->yaml : ""; *l; l = next_line(l)) {
-		char *line = xprintf("%.*s", (int)strcspn(l, "\n"), l);
-
-		if (line[0] != ' ')
-			yaml_line(w, n->suites[0], name, line);
-		free(line);
-	}
+	w->suite = n->suites[0];
+	w->test = name;
+	cmp_yaml_metrics(n->yaml, add_yaml_metric, w);
 }
 
 static void on_suite(void *ctx, const struct tap_node *n)

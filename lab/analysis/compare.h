@@ -182,4 +182,14 @@ const char *cmp_direction_name(enum cmp_direction d);
 
 void compare_free(struct comparison *c);
 
+/*
+ * The metric parsing above, for other readers of the same results (KCIDB:
+ * kcidb.h).  cmp_yaml_metrics(): fn gets each metric of a result's YAML
+ * block (tap_node.yaml; NULL: none), in order.  cmp_metric_value(): 1 when
+ * line (a diagnostic from its '#') is a metric, NAME into name (cut to
+ * cap) and its value into *v; 0 for a fact or any other line.
+ */
+void cmp_yaml_metrics(const char *yaml, void (*fn)(void *ctx, const char *name, double v), void *ctx);
+int cmp_metric_value(const char *line, char *name, size_t cap, double *v);
+
 #endif

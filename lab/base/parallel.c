@@ -83,6 +83,8 @@ static int tend(const struct parallel *pp, struct slot *slots, int interrupted)
 			continue;
 		}
 		running++;
+		if (pp->running)
+			pp->running(pp->ctx, &s->task);
 		if (s->term_at && now >= s->term_at)
 			s->timed_out = 1;
 		if (interrupted || s->timed_out)

@@ -51,6 +51,8 @@ struct parallel {
 	void (*finished)(void *ctx, struct parallel_task *task, const struct parallel_end *end);
 	int (*interrupted)(void);   /* may be NULL */
 	void *ctx;
+	/* May be NULL: shown each running task every round (~0.1 s), to follow its log. */
+	void (*running)(void *ctx, struct parallel_task *task);
 };
 
 /* Run every task.  Returns 0, or 1 if interrupted (all children reaped). */

@@ -72,6 +72,8 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 		buf_addstr(out, "console=ttyS0,115200");
 	buf_addstr(out, " panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
 		   " numa_balancing=disable loglevel=6");
+	if (spec->serial_tap)   /* images/init/serial.c */
+		buf_addstr(out, " numalab.tap=serial");
 	if (spec->disk)   /* images/init/ mounts it and runs the disk's /lab/init */
 		buf_addf(out, " numalab.root=%s", spec->disk_root);
 	if (spec->extra_cmdline && *spec->extra_cmdline)
@@ -251,6 +253,8 @@ static void add_channels(const struct vm_spec *spec, struct strvec *argv)
 	add_chardev(argv, "console", spec->console_file, spec->console_fd);
 	strvec_push(argv, "-serial");
 	strvec_push(argv, "chardev:console");
+	if (spec->serial_tap)
+		return;
 	strvec_push(argv, "-device");
 	strvec_push(argv, "virtio-serial-pci,id=vser0");
 	add_chardev(argv, "tap", spec->tap_file, spec->tap_fd);

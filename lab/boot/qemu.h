@@ -58,6 +58,11 @@ struct vm_spec {
 	enum vm_accel accel;
 	int console_fd;            /* fd QEMU inherits for the serial console */
 	int tap_fd;                /* fd QEMU inherits for the TAP virtio console */
+	/*
+	 * No virtio console, as on a board or under LAVA: the guest writes its
+	 * TAP framed on the serial console (numalab.tap=serial, serialtap.h).
+	 */
+	int serial_tap;
 	/* A qcow2 on virtio-blk holding the root (disk.h) at disk_root; NULL: initramfs only. */
 	const char *disk, *disk_root;
 	/* Host directories shared with the guest; nr_shares 0: none. */

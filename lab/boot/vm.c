@@ -690,6 +690,7 @@ static enum vm_accel probe_boot(const struct vm_spec *spec, char *why, size_t ca
 		 spec->extra_cmdline ? spec->extra_cmdline : "", spec->extra_cmdline ? " " : "");
 	probe.extra_cmdline = cmdline;
 	probe.accel = VM_ACCEL_KVM;
+	probe.serial_tap = 0;   /* its answer comes on the TAP channel */
 	*definite = 1;
 	if (vm_run(&probe, PROBE_DEADLINE_S, &io, &res, NULL, &err)) {
 		*definite = 0;

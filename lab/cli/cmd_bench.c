@@ -13,6 +13,7 @@
 #include "base/proc.h"
 #include "drive/run.h"
 #include "host/toolroot.h"
+#include "results/meta.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@ static const char usage[] =
 	"       numalab bench --topo NAME|FILE --kernel K --against K2 [--reps N]\n"
 	"       numalab bench --topo NAME|FILE --accel-choice [--reps N]\n"
 	"       numalab bench --topo NAME|FILE --backend libvirt [--uri URI] [--reps N]\n"
+	"       numalab bench --topo NAME|FILE --lava URL [--reps N]\n"
 	"       numalab bench --kernel-build RECIPE --patched RECIPE [--arch ARCH]\n"
 	"\n"
 	"Measure boot-to-first-TAP (and the share of it before the kernel's clock\n"
@@ -49,6 +51,11 @@ static const char usage[] =
 	"reports libvirt's per-VM overhead as ratios to the direct one: start to\n"
 	"first TAP (domain creation + boot), the guest's last TAP byte (it powers\n"
 	"off) to the VM gone, and the whole run.\n"
+	"\n"
+	"--lava URL: each repetition runs the cell here (TCG) and as a job on that\n"
+	"LAVA server ($NUMALAB_LAVA_TOKEN; docs/lava.md), and reports the whole run\n"
+	"and the guest's part (QEMU here, the job's run there) as LAVA/local ratios,\n"
+	"LAVA's queue time and the worker each job ran on.\n"
 	"\n"
 	"--kernel-build: in a scratch cache (sources and toolroot shared, ccache and\n"
 	"work trees empty), time a cold build of RECIPE, the incremental build of\n"
@@ -334,6 +341,65 @@ static int bench_libvirt(const struct run_opts *o, int reps)
 	return EXIT_PASS;
 }
 
+/* The LAVA run's meta value of key ("" none). */
+static void lava_meta(const char *cell_dir, const char *key, char *out, size_t cap)
+{
+	struct buf meta = BUF_INIT;
+	struct error ignored;
+
+	out[0] = '\0';
+	if (!meta_read(cell_dir, &meta, &ignored))
+		meta_copy(buf_str(&meta), key, out, cap);
+	buf_free(&meta);
+}
+
+/* The cell here and on LAVA, alternately: LAVA's cost per cell as ratios. */
+static int bench_lava(const struct run_opts *o, int reps)
+{
+	double h_total[64], h_guest[64], l_total[64], l_guest[64], l_queue[64];
+	struct error err;
+	int rc = EXIT_PASS;
+
+	for (int i = 0; i < reps && rc == EXIT_PASS; i++) {
+		struct run_opts here = *o, lava = *o;
+		struct run_outcome out;
+		char queued[32], worker[128], device[128];
+		double t0 = now_s();
+
+		here.lava_url = NULL;
+		here.accel = "tcg";
+		rc = command_run_cell(&here, &out, &err);
+		h_total[i] = now_s() - t0;
+		h_guest[i] = out.vm.total_s;
+		if (rc != EXIT_PASS)
+			break;
+		t0 = now_s();
+		rc = command_run_cell(&lava, &out, &err);
+		l_total[i] = now_s() - t0;
+		l_guest[i] = out.vm.total_s;
+		if (rc != EXIT_PASS)
+			break;
+		lava_meta(out.cell_dir, META_LAVA_TIME_QUEUED, queued, sizeof(queued));
+		lava_meta(out.cell_dir, META_LAVA_WORKER, worker, sizeof(worker));
+		lava_meta(out.cell_dir, META_LAVA_DEVICE, device, sizeof(device));
+		l_queue[i] = strtod(queued, NULL);
+		printf("rep %d: run %.2f / %.2f s, guest %.2f / %.2f s (here / LAVA), queued %.1f s, on %s (worker %s)\n",
+		       i + 1, h_total[i], l_total[i], h_guest[i], l_guest[i], l_queue[i], device, worker);
+		fflush(stdout);
+	}
+	if (rc != EXIT_PASS) {
+		fprintf(stderr, "numalab bench: %s\n", rc == EXIT_FAIL ? "a run failed; bench needs passing runs" : err.msg);
+		return rc == EXIT_FAIL ? EXIT_HARNESS : rc;
+	}
+	printf("bench %s, LAVA job vs local run (%d reps, medians)\n", o->topo, reps);
+	printf("  %-22s local %6.2f s  LAVA %6.2f s  ratio %6.3fx\n", "whole run", median(h_total, reps),
+	       median(l_total, reps), median(l_total, reps) / median(h_total, reps));
+	printf("  %-22s local %6.2f s  LAVA %6.2f s  ratio %6.3fx\n", "guest (QEMU / job run)",
+	       median(h_guest, reps), median(l_guest, reps), median(l_guest, reps) / median(h_guest, reps));
+	printf("  %-22s %6.2f s\n", "LAVA queue", median(l_queue, reps));
+	return EXIT_PASS;
+}
+
 /* ---- kernel builds ---- */
 
 extern char **environ;
@@ -475,6 +541,17 @@ static int bench_command(struct run_opts *o, const char *build, const char *patc
 		return command_usage_error("bench", "give --topo NAME, or --kernel-build R --patched R");
 	if (o->backend && !strcmp(o->backend, "libvirt"))
 		return bench_libvirt(o, reps);
+	if (o->lava_url) {
+		struct matrix_lava lava = { o->lava_url, NULL, NULL };
+		int rc;
+
+		if ((rc = command_lava_check("bench", &lava)) >= 0)
+			return rc;
+		o->lava_token = getenv("NUMALAB_LAVA_TOKEN");
+		o->lava_device_type = lava.device_type;
+		o->lava_artifacts = lava.artifacts;
+		return bench_lava(o, reps);
+	}
 	if (o->uri)
 		return command_usage_error("bench", "--uri needs --backend libvirt");
 	if (against && !o->kernel)
@@ -501,6 +578,7 @@ int cmd_bench(int argc, char **argv)
 		OPT_CHOICE("backend", &o.backend, "qemu|libvirt", "qemu|libvirt",
 			   "libvirt: libvirt's per-VM overhead"),
 		OPT_STRING("uri", &o.uri, "URI", "libvirt URI (default: $LIBVIRT_DEFAULT_URI)"),
+		OPT_STRING("lava", &o.lava_url, "URL", "a LAVA job against a local run ($NUMALAB_LAVA_TOKEN)"),
 		OPT_STRING("kernel-build", &build, "RECIPE", "time builds of RECIPE"),
 		OPT_STRING("patched", &patched, "RECIPE", "the incremental build after --kernel-build"),
 		OPT_CHOICE("arch", &arch, "ARCH", "x86_64|loongarch64|loongarch",

@@ -55,6 +55,7 @@ int cmd_matrix(int argc, char **argv)
 	enum matrix_verdict v;
 	struct error err;
 	int rc, first, dry_run = 0, arches = 0, merging = 0;
+	const char *kcidb = NULL;
 	const struct opt opts[] = {
 		OPT_INT("jobs", &o.jobs, "N", 1, MATRIX_MAX_JOBS,
 			"cells at once, 1..256 (default: as cores and free memory\n"
@@ -65,6 +66,17 @@ int cmd_matrix(int argc, char **argv)
 		OPT_FLAG("dry-run", &dry_run, "list the cells and their commands, run nothing"),
 		OPT_FLAG("arches", &arches, "print the guest arches the cells need, one a line (for make)"),
 		OPT_FLAG("quiet", &o.quiet, "no cell logs, only a line per finished cell"),
+		OPT_STRING("kcidb", &kcidb, "FILE",
+			   "also write the cells' results as KCIDB JSON at the end\n"
+			   "(docs/kcidb.md), as `numalab kcidb OUT` does"),
+		OPT_STRING("lava", &o.lava.url, "URL",
+			   "run each cell as a job on this LAVA server, the token\n"
+			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
+		OPT_STRING("lava-device-type", &o.lava.device_type, "TYPE",
+			   "the jobs' device type (default: qemu, qemu-loongarch64)"),
+		OPT_STRING("lava-artifacts", &o.lava.artifacts, "DIR=URL",
+			   "kernels and initramfs copied under DIR, fetched as URL\n"
+			   "(default: file:// paths: workers on this machine)"),
 		OPT_FLAG("merge", &merging,
 			 "merge the outputs of shards (their --out dirs) into --out:\n"
 			 "matrix.tap, flat.tap, junit.xml, summary.txt in cell order"),
@@ -75,6 +87,8 @@ int cmd_matrix(int argc, char **argv)
 	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
 		return rc;
 	o.mode = arches ? MATRIX_ARCHES : dry_run ? MATRIX_DRY_RUN : MATRIX_RUN;
+	if ((rc = command_lava_check("matrix", &o.lava)) >= 0)
+		return rc;
 	if (merging && (!o.out || first == argc))
 		return command_usage_error("matrix", "--merge needs --out DIR and the shards' output directories");
 	/* Its steps on stdout, in order with the cells' lines; warnings on stderr. */
@@ -83,7 +97,7 @@ int cmd_matrix(int argc, char **argv)
 	if (merging && matrix_merge(argv + first, argc - first, o.out, &o.show, &v, &err))
 		return command_fail("matrix", &err);
 	if (merging)
-		return command_exit_matrix(v);
+		return kcidb && (rc = command_kcidb_write("matrix", o.out, kcidb)) ? rc : command_exit_matrix(v);
 	if (first != argc - 1)
 		return command_usage_error("matrix", first < argc ? "give one matrix file or name"
 						     : "which matrix? e.g. `numalab matrix smoke`");
@@ -94,5 +108,7 @@ int cmd_matrix(int argc, char **argv)
 	o.out = o.out ? o.out : out_buf;
 	if (matrix_run(&o, &v, &err))
 		return command_fail("matrix", &err);
+	if (kcidb && o.mode == MATRIX_RUN && (rc = command_kcidb_write("matrix", o.out, kcidb)))
+		return rc;
 	return command_exit_matrix(v);
 }

@@ -6,6 +6,7 @@
 #include "base/interrupt.h"
 #include "cli/cmd_run.h"
 #include "cli/options.h"
+#include "analysis/kcidb.h"
 #include "analysis/report.h"
 #include "drive/run.h"
 
@@ -51,7 +52,8 @@ static const char shell_tail[] =
 	"2 bad input, 3 harness error or interrupted.\n";
 
 /* run's options a shell has no use for: it has no timeout and its TAP is the console's. */
-static const char *const run_only[] = { "timeout", "quiet", "tap-flat", "junit", NULL };
+static const char *const run_only[] = { "timeout",     "quiet", "tap-flat",         "junit",          "kcidb",
+					"tap-channel", "lava",  "lava-device-type", "lava-artifacts", NULL };
 
 static int run_only_option(const char *name)
 {
@@ -61,7 +63,7 @@ static int run_only_option(const char *name)
 	return 0;
 }
 
-#define RUN_MAX_OPTS 24
+#define RUN_MAX_OPTS 28
 
 /* The one declaration of run's (and shell's) options, over c and its quiet flag. */
 static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct opt_spec *spec)
@@ -107,11 +109,28 @@ static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct op
 			   "an ext4 root): tests run with its userland, results are\n"
 			   "also read back from it; adds ~2 min of libguestfs under\n"
 			   "TCG (docs/images.md)"),
+		OPT_CHOICE("tap-channel", &c->tap_channel, "virtio|serial", "virtio|serial",
+			   "virtio (default): the TAP on a virtio console of its\n"
+			   "own; serial: framed on the serial console among the\n"
+			   "kernel's messages, as on a board (docs/lava.md)"),
+		OPT_STRING("lava", &o->lava_url, "URL",
+			   "run the cell as a job on this LAVA server, the token\n"
+			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
+		OPT_STRING("lava-device-type", &o->lava_device_type, "TYPE",
+			   "the job's device type (default: $NUMALAB_LAVA_DEVICE_TYPE,\n"
+			   "else qemu, or qemu-loongarch64)"),
+		OPT_STRING("lava-artifacts", &o->lava_artifacts, "DIR=URL",
+			   "copy kernel and initramfs under DIR, which the workers\n"
+			   "fetch as URL (default: $NUMALAB_LAVA_ARTIFACTS, else\n"
+			   "file:// paths: workers on this machine)"),
 		OPT_STRING("tap-flat", &c->tap_flat, "FILE",
 			   "also write the results as flat TAP 13 (one line per\n"
 			   "leaf result, named by its path: docs/results.md);\n"
 			   "-: on stdout, the nested TAP then goes to stderr"),
 		OPT_STRING("junit", &c->junit, "FILE", "also write them as JUnit XML"),
+		OPT_STRING("kcidb", &c->kcidb, "FILE",
+			   "also write the run as KCIDB JSON (KernelCI's schema;\n"
+			   "docs/kcidb.md), as `numalab kcidb` does"),
 		OPT_FLAG("quiet", quiet, "no TAP on stdout, no progress"),
 		OPT_END,
 	};
@@ -155,6 +174,39 @@ void run_options_help(int shell, struct buf *out)
 	opt_help(&spec, out);
 }
 
+/* --lava and what goes with it: the token, the device type, the artifacts, and nothing LAVA cannot do. */
+static int check_lava(struct run_cli *c, struct error *err)
+{
+	struct run_opts *o = &c->o;
+	const char *eq;
+
+	if (!o->lava_url)
+		return o->lava_device_type || o->lava_artifacts ?
+		       error_input(err, "--lava-device-type and --lava-artifacts need --lava URL") : 0;
+	if (!o->lava_device_type)
+		o->lava_device_type = getenv("NUMALAB_LAVA_DEVICE_TYPE");
+	if (!o->lava_artifacts)
+		o->lava_artifacts = getenv("NUMALAB_LAVA_ARTIFACTS");
+	if (strncmp(o->lava_url, "http://", 7) && strncmp(o->lava_url, "https://", 8))
+		return error_input(err, "--lava %s: not an http:// or https:// URL (the server's root, "
+				   "e.g. http://lava.example.org/)", o->lava_url);
+	o->lava_token = getenv("NUMALAB_LAVA_TOKEN");
+	if (!o->lava_token || !*o->lava_token || strpbrk(o->lava_token, "\r\n"))
+		return error_input(err, "--lava needs the API token in $NUMALAB_LAVA_TOKEN (one line; "
+				   "`lava-server manage tokens add --user USER` on the server, or its web UI)");
+	if (o->lava_artifacts && (!(eq = strchr(o->lava_artifacts, '=')) || o->lava_artifacts[0] != '/' ||
+				  !strstr(eq, "://")))
+		return error_input(err, "--lava-artifacts %s: not DIR=URL with DIR absolute (e.g. "
+				   "/srv/lava-files=http://files.example.org/lava)", o->lava_artifacts);
+	if (run_backend_libvirt(o) || o->disk || o->host_nodes || o->exec_argv || c->rw.nr || c->tests_dirs.nr)
+		return error_input(err, "--lava runs the lab's initramfs guest as a LAVA job: leave out "
+				   "--backend, --disk, --host-nodes, --rw, --tests-dir and -- CMD");
+	if (c->tap_channel && !strcmp(c->tap_channel, "virtio"))
+		return error_input(err, "--lava: a LAVA job sees only the serial console; leave out "
+				   "--tap-channel virtio");
+	return 0;
+}
+
 /* What the options' values and their combinations allow, before any work. */
 static int check_run(struct run_cli *c, int argc, char **argv, int first, struct error *err)
 {
@@ -180,6 +232,9 @@ static int check_run(struct run_cli *c, int argc, char **argv, int first, struct
 		return error_input(err, "--uri needs --backend libvirt");
 	if (o->prealloc && (!o->host_nodes || run_backend_libvirt(o)))
 		return error_input(err, "--prealloc needs --host-nodes and the qemu backend");
+	o->serial_tap = c->tap_channel && !strcmp(c->tap_channel, "serial");
+	if (check_lava(c, err))
+		return -1;
 	if ((o->exec_argv || o->shell || c->rw.nr || c->tests_dirs.nr) && run_backend_libvirt(o))
 		return error_input(err, "-- CMD, shell, --rw and --tests-dir need the direct QEMU backend "
 				   "(leave out --backend libvirt)");
@@ -262,7 +317,7 @@ static int write_report(const char *path, const struct buf *b, struct error *err
 	return 0;
 }
 
-static int write_reports(const struct run_report *r, const struct run_cli *files,
+static int write_reports(const struct run_report *r, const struct run_cli *files, const char *cell_dir,
 			 struct error *err)
 {
 	struct buf b = BUF_INIT;
@@ -276,6 +331,16 @@ static int write_reports(const struct run_report *r, const struct run_cli *files
 	if (!rc && files->junit) {
 		report_junit(&r->cell, 1, r->id, &b);
 		rc = write_report(files->junit, &b, err);
+	}
+	/* The run's directory, above its cell: none when the run never got that far. */
+	if (!rc && files->kcidb && cell_dir[0]) {
+		char *run_dir = xstrdup(cell_dir), *slash = strrchr(run_dir, '/');
+
+		if (slash)
+			*slash = '\0';
+		b.len = 0;
+		rc = kcidb_export(run_dir, NULL, &b, err) || write_report(files->kcidb, &b, err) ? -1 : 0;
+		free(run_dir);
 	}
 	buf_free(&b);
 	return rc;
@@ -383,7 +448,7 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 	}
 	if (files->tap_flat && !strcmp(files->tap_flat, "-") && report.cell.tap)
 		fwrite(report.cell.tap, 1, report.cell.tap_len, stderr);
-	if (write_reports(&report, files, &err))
+	if (write_reports(&report, files, out.cell_dir, &err))
 		rc = command_fail(cmd, &err);
 	buf_free(&report.tap);
 	return rc;

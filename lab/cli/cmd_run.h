@@ -14,6 +14,8 @@ struct run_cli {
 	struct run_opts o;
 	struct strvec rw, tests_dirs, patches;
 	const char *tap_flat, *junit;   /* --tap-flat, --junit; NULL: not wanted */
+	const char *kcidb;              /* --kcidb: the run as KCIDB JSON; NULL: not wanted */
+	const char *tap_channel;        /* --tap-channel virtio|serial */
 	int quiet;                      /* --quiet: no TAP on stdout, no progress */
 };
 

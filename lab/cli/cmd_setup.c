@@ -37,6 +37,8 @@ static const struct host_package {
 	{ "libxml2-utils", "xmllint: make check validates the matrix's junit.xml" },
 	{ "python3", "make check parses compare's JSON and HTML outputs (json, html.parser)" },
 	{ "automake", "tap-driver.sh: make check runs every test under automake's TAP driver" },
+	{ "python3-jsonschema", "make check validates KCIDB JSON against KCIDB's schema (tests/host/kcidb)" },
+	{ "curl", "numalab kcidb --submit POSTs the JSON to kcidb-ng (not in a minimal Debian)" },
 	{ "debootstrap", "builds the LoongArch toolchain root and Debian guest disks (numalab image)" },
 	/* Guest disk images (lab/boot/disk.h, docs/images.md). */
 	{ "libguestfs-dev", "writes and reads guest disks without root tricks (linked: -lguestfs)" },

@@ -60,6 +60,7 @@ int cmd_try(int argc, char **argv)
 			      .nr_shards = 1, .show = { command_show_on_stdout, NULL } };
 	static struct command_sink sink = { NULL, "numalab try: " };
 	struct claims claims = { .nr = 0 };
+	const char *kcidb = NULL;
 	char out_buf[256];
 	enum try_verdict v;
 	struct error err;
@@ -79,12 +80,22 @@ int cmd_try(int argc, char **argv)
 			     "the patch's claim, judged first (repeatable), e.g.\n"
 			     "--expect 'bulk_calls decreases'"),
 		OPT_CHOICE("accel", &o.accel, "auto|tcg|kvm", "auto|tcg|kvm", "the cells' accelerator (default auto)"),
+		OPT_STRING("lava", &o.lava.url, "URL",
+			   "run the cells as jobs on this LAVA server, the token\n"
+			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
+		OPT_STRING("lava-device-type", &o.lava.device_type, "TYPE",
+			   "the jobs' device type (default: qemu, qemu-loongarch64)"),
+		OPT_STRING("lava-artifacts", &o.lava.artifacts, "DIR=URL",
+			   "kernels and initramfs copied under DIR, fetched as URL"),
 		OPT_DOUBLE("threshold", &o.threshold_pct, "PCT", 0, HUGE_VAL,
 			   "smallest change of a mean that counts (default 5)"),
 		OPT_DOUBLE_OPEN("alpha", &o.alpha, "P", 0, 1, "significance level for q, 0 < P < 1 (default 0.05)"),
 		OPT_CALLBACK("shard", &o, "I/N", shard_option,
 			     "run only the cells k with k % N == I (the report covers\n"
 			     "the cells OUT holds)"),
+		OPT_STRING("kcidb", &kcidb, "FILE",
+			   "also write the cells' results as KCIDB JSON at the end,\n"
+			   "the patched checkout with its patchset_hash (docs/kcidb.md)"),
 		OPT_FLAG("report", &o.report_only,
 			 "build and run nothing: judge and write what OUT holds\n"
 			 "(e.g. after copying the shards' OUT/shard-* into it)"),
@@ -93,6 +104,8 @@ int cmd_try(int argc, char **argv)
 	const struct opt_spec spec = { .name = "try", .usage = usage, .opts = opts, .tail = tail };
 
 	if ((rc = command_options(&spec, argc, argv, &first)) >= 0)
+		return rc;
+	if ((rc = command_lava_check("try", &o.lava)) >= 0)
 		return rc;
 	if (first == argc)
 		return command_usage_error("try", "which patches? e.g. `numalab try kernels/patches/wi-carryover/*.patch`");
@@ -108,5 +121,7 @@ int cmd_try(int argc, char **argv)
 	command_set_sink(&sink);
 	if (try_run(&o, &v, &err))
 		return command_fail("try", &err);
+	if (kcidb && (rc = command_kcidb_write("try", o.out, kcidb)))
+		return rc;
 	return command_exit_try(v);
 }

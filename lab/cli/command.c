@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +46,25 @@ int command_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "; see `numalab %s --help`\n", cmd);
 	return EXIT_USAGE;
+}
+
+int command_lava_check(const char *cmd, struct matrix_lava *lava)
+{
+	const char *token = getenv("NUMALAB_LAVA_TOKEN");
+
+	if (!lava->url)
+		return lava->device_type || lava->artifacts ?
+		       command_usage_error(cmd, "--lava-device-type and --lava-artifacts need --lava URL") : -1;
+	if (!lava->device_type)
+		lava->device_type = getenv("NUMALAB_LAVA_DEVICE_TYPE");
+	if (!lava->artifacts)
+		lava->artifacts = getenv("NUMALAB_LAVA_ARTIFACTS");
+	if (strncmp(lava->url, "http://", 7) && strncmp(lava->url, "https://", 8))
+		return command_usage_error(cmd, "--lava %s: not an http:// or https:// URL", lava->url);
+	if (!token || !*token)
+		return command_usage_error(cmd, "--lava needs the API token in $NUMALAB_LAVA_TOKEN "
+					   "(`lava-server manage tokens add --user USER` on the server)");
+	return -1;
 }
 
 int command_exit_for(const struct error *err)

@@ -49,6 +49,14 @@ int command_help(const char *help);
 int command_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * matrix's and try's --lava: the device type and artifacts from the
+ * environment when not given ($NUMALAB_LAVA_DEVICE_TYPE, $NUMALAB_LAVA_ARTIFACTS),
+ * the token there ($NUMALAB_LAVA_TOKEN, which the cells inherit), the options
+ * only with --lava.  -1 when fine, else EXIT_USAGE after saying what is wrong.
+ */
+int command_lava_check(const char *cmd, struct matrix_lava *lava);
+
 /* A library failure's exit code: EXIT_USAGE for ERROR_INPUT, else EXIT_HARNESS. */
 int command_exit_for(const struct error *err);
 
@@ -127,6 +135,16 @@ int cmd_image(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_toolroot_exec(int argc, char **argv);
 int cmd_mutate(int argc, char **argv);
+int cmd_kcidb(int argc, char **argv);
+
+/* Where numalab kcidb --submit takes the service's token from: never argv, never code. */
+#define KCIDB_TOKEN_ENV "KCIDB_TOKEN"
+/*
+ * matrix's and try's --kcidb FILE: dir's KCIDB JSON (analysis/kcidb.h)
+ * written to file ("-": stdout).  EXIT_PASS, or the failure said on
+ * stderr as cmd's and its exit code.
+ */
+int command_kcidb_write(const char *cmd, const char *dir, const char *file);
 
 /* Options and subcommands of topo, tap, kernel, image: their --help is pinned (test_options). */
 extern const struct opt_spec topo_spec, tap_spec, kernel_spec, image_spec;

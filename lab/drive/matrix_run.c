@@ -1,5 +1,6 @@
 #include "drive/matrix_run.h"
 #include "results/celldir.h"
+#include "results/meta.h"
 #include "results/results.h"
 #include "base/progress.h"
 #include "kernel/kbuild.h"
@@ -24,6 +25,8 @@
 /* A cell may boot twice (an early crash is retried), plus image, probe and firmware time. */
 #define WATCHDOG_SLACK_S 300
 #define GRACE_S 20
+/* Cells submitted at once to a LAVA server unless --jobs says otherwise. */
+#define MATRIX_LAVA_JOBS 32
 
 struct mcell {
 	struct matrix_cell c;
@@ -33,6 +36,8 @@ struct mcell {
 	int todo;                /* to run in this invocation */
 	int host;                /* index into the matrix's hosts; -1 local */
 	unsigned long long mem;  /* host memory it needs while running (local) */
+	char lava_state[160];    /* a LAVA cell's last job line shown ("" none yet) */
+	double lava_seen;        /* when its log was last read */
 };
 
 struct build_job {
@@ -201,7 +206,7 @@ static void plan_cells(struct mrun *r, struct matrix_cell *cells, int n)
 }
 
 void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
-		      struct strvec *argv)
+		      const struct matrix_lava *lava, struct strvec *argv)
 {
 	const struct matrix_kernel *k = &m->kernels[c->kernel];
 
@@ -223,12 +228,19 @@ void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const
 		strvec_push(argv, "--backend=libvirt");
 		strvec_pushf(argv, "--uri=%s", m->hosts[host].uri);
 	}
+	if (lava && lava->url) {
+		strvec_pushf(argv, "--lava=%s", lava->url);
+		if (lava->device_type)
+			strvec_pushf(argv, "--lava-device-type=%s", lava->device_type);
+		if (lava->artifacts)
+			strvec_pushf(argv, "--lava-artifacts=%s", lava->artifacts);
+	}
 }
 
 /* A cell's command line, as it is run. */
 static void cell_argv(const struct mrun *r, const struct mcell *c, struct strvec *argv)
 {
-	matrix_cell_argv(&r->m, &c->c, c->dir, c->host, argv);
+	matrix_cell_argv(&r->m, &c->c, c->dir, c->host, r->o ? &r->o->lava : NULL, argv);
 }
 
 static void dry_run(struct mrun *r)
@@ -391,7 +403,7 @@ static void build_finished(void *ctx, struct parallel_task *task, const struct p
 
 static int build_kernels(struct mrun *r)
 {
-	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r };
+	struct parallel pp = { 1, GRACE_S, next_build, build_finished, interrupt_caught, r, NULL };
 	char dir[4200];
 	struct error err;
 	int interrupted;
@@ -433,9 +445,15 @@ static int pick_host(struct mrun *r, struct mcell *c)
 	return -2;
 }
 
+/* The cells are LAVA jobs: their children only wait on the server. */
+static int on_lava(const struct mrun *r)
+{
+	return r->o && r->o->lava.url;
+}
+
 static int is_local(const struct mrun *r, const struct mcell *c)
 {
-	return c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local");
+	return !on_lava(r) && (c->host < 0 || !strcmp(r->m.hosts[c->host].uri, "local"));
 }
 
 static int next_cell(void *ctx, struct parallel_task *task)
@@ -450,7 +468,7 @@ static int next_cell(void *ctx, struct parallel_task *task)
 		return PARALLEL_DONE;
 	c = &r->cells[r->next];
 	if ((c->host = pick_host(r, c)) == -2 ||
-	    (c->host == -1 && r->mem_used && r->mem_used + c->mem > r->mem_budget))
+	    (c->host == -1 && !on_lava(r) && r->mem_used && r->mem_used + c->mem > r->mem_budget))
 		return PARALLEL_WAIT;
 	r->next++;
 	if (mkdir_p(c->dir, &err) ||
@@ -465,7 +483,8 @@ static int next_cell(void *ctx, struct parallel_task *task)
 	if (is_local(r, c))
 		r->mem_used += c->mem;
 	cell_argv(r, c, &task->argv);
-	task->timeout_s = 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
+	/* A LAVA job may wait in the queue for as long as the server lets it; its run has its own deadline. */
+	task->timeout_s = on_lava(r) ? 0 : 2 * (c->c.timeout_s ? c->c.timeout_s : c->topo->timeout_s) + WATCHDOG_SLACK_S;
 	task->data = c;
 	return PARALLEL_START;
 }
@@ -503,19 +522,59 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 			       cd->tap.len, cd->last_log, reason, cap);
 }
 
-/* "; ~3 min left": the cells left at the pace of those done so far ("" when none are left). */
+/* "; ~3 min left": the cells left at the pace of those done so far ("" before the first or after the last). */
 static const char *time_left(const struct mrun *r)
 {
 	static char text[64];
 	double left = r->done ? (now_s() - r->cells_start) / r->done * (r->to_run - r->done) : 0;
 
-	if (r->done >= r->to_run)
+	if (!r->done || r->done >= r->to_run)   /* no pace yet, or nothing left */
 		return "";
 	if (left < 90)
 		snprintf(text, sizeof(text), "; ~%.0f s left", left);
 	else
 		snprintf(text, sizeof(text), "; ~%.0f min left", left / 60);
 	return text;
+}
+
+/* " on LAVA job N (DEVICE, worker W; queued Q s)" for a LAVA cell, else "". */
+static void lava_where(const struct celldir *cd, char *out, size_t cap)
+{
+	struct buf meta = BUF_INIT;
+	struct error ignored;
+	char job[32], device[128], worker[128], queued[32];
+
+	out[0] = '\0';
+	if (cd->run_cell[0] && !meta_read(cd->run_cell, &meta, &ignored) &&
+	    meta_copy(buf_str(&meta), META_LAVA_JOB, job, sizeof(job))) {
+		meta_copy(buf_str(&meta), META_LAVA_DEVICE, device, sizeof(device));
+		meta_copy(buf_str(&meta), META_LAVA_WORKER, worker, sizeof(worker));
+		meta_copy(buf_str(&meta), META_LAVA_TIME_QUEUED, queued, sizeof(queued));
+		snprintf(out, cap, " on LAVA job %s (%s, worker %s; queued %s s)", job, device, worker, queued);
+	}
+	buf_free(&meta);
+}
+
+/*
+ * A LAVA cell's job as it goes: its log's last "LAVA job N ..." line, each
+ * change shown once ("queued", "running on DEVICE (worker W)"), its log read
+ * once a second.
+ */
+static void cell_running(void *ctx, struct parallel_task *task)
+{
+	struct mrun *r = ctx;
+	struct mcell *c = task->data;
+	char last[256];
+	const char *job;
+
+	if (!on_lava(r) || now_s() - c->lava_seen < 1)
+		return;
+	c->lava_seen = now_s();
+	file_last_line(task->log, last, sizeof(last));
+	if (!(job = strstr(last, "LAVA job ")) || !strcmp(job, c->lava_state))
+		return;
+	snprintf(c->lava_state, sizeof(c->lava_state), "%s", job);
+	show(&r->o->show, "[%d/%d] %s: %s%s\n", r->done, r->to_run, c->c.id, job, time_left(r));
 }
 
 static void cell_finished(void *ctx, struct parallel_task *task, const struct parallel_end *end)
@@ -526,6 +585,7 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 	struct report_counts k;
 	struct error err;
 	char reason[sizeof(((struct error *)0)->msg) + 16];   /* "not run: " and a message */
+	char where[400];
 	enum cell_status st;
 
 	if (c->host >= 0)
@@ -546,9 +606,10 @@ static void cell_finished(void *ctx, struct parallel_task *task, const struct pa
 					    .tap = buf_str(&cd.tap), .tap_len = cd.tap.len }, &k);
 	if (!r->quiet)
 		print_log(r, c, task->log);
-	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s%s\n", r->done,
+	lava_where(&cd, where, sizeof(where));
+	show(&r->o->show, "[%d/%d] %s: %s (%d passed, %d failed, %d skipped) %.1f s%s%s%s%s\n", r->done,
 	     r->to_run, c->c.id, cell_status_name(st), k.passed, k.failed + k.errors, k.skipped,
-	     end->elapsed_s, *reason ? ": " : "", reason, time_left(r));
+	     end->elapsed_s, where, *reason ? ": " : "", reason, time_left(r));
 	celldir_free(&cd);
 }
 
@@ -575,6 +636,8 @@ static void choose_jobs(struct mrun *r, int asked)
 	by_mem = need ? (int)(r->mem_budget / need) : 1;
 	if (asked)
 		r->jobs = asked;
+	else if (on_lava(r))   /* the server queues them; each child only polls */
+		r->jobs = r->to_run < MATRIX_LAVA_JOBS ? r->to_run : MATRIX_LAVA_JOBS;
 	else if (r->m.nr_hosts) {
 		r->jobs = 0;
 		for (int h = 0; h < r->m.nr_hosts; h++)
@@ -593,7 +656,7 @@ static void choose_jobs(struct mrun *r, int asked)
 
 static int run_cells(struct mrun *r, int asked_jobs)
 {
-	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r };
+	struct parallel pp = { 0, GRACE_S, next_cell, cell_finished, interrupt_caught, r, cell_running };
 
 	r->to_run = 0;
 	for (int i = 0; i < r->nr_cells; i++)
@@ -821,6 +884,11 @@ int matrix_run(const struct matrix_run_opts *o, enum matrix_verdict *v, struct e
 		return -1;
 	if (check_names(&r, err))
 		goto done;
+	if (o->lava.url && r.m.nr_hosts) {
+		error_input(err, "%s: `host` statements place cells on libvirt hosts; --lava places them on "
+			    "LAVA's workers: one or the other", r.m.path);
+		goto done;
+	}
 	matrix_expand(&r.m, &cells, &n);
 	n = matrix_shard(cells, n, r.shard, r.nr_shards);
 	plan_cells(&r, cells, n);

@@ -42,6 +42,15 @@ enum matrix_verdict {
 /* The most cells at once (--jobs of matrix and try): each is one child, under proc.h's PROC_MAX_LIVE. */
 #define MATRIX_MAX_JOBS 256
 
+/*
+ * The cells as LAVA jobs (`numalab run --lava`, docs/lava.md): url NULL runs
+ * them here.  The token reaches the cells in the environment
+ * ($NUMALAB_LAVA_TOKEN), never on their command lines.
+ */
+struct matrix_lava {
+	const char *url, *device_type, *artifacts;
+};
+
 struct matrix_run_opts {
 	const char *file;     /* the matrix file (labdata.h resolves a NAME) */
 	const char *out;      /* the output directory */
@@ -50,6 +59,7 @@ struct matrix_run_opts {
 	int shard, nr_shards; /* run cells k with k % nr_shards == shard */
 	int quiet;            /* no cell logs, only a line per cell */
 	const char *resume_out;   /* the --out that resumes, in the interrupted line (NULL: out) */
+	struct matrix_lava lava;  /* url NULL: the cells run here */
 	struct matrix_show show;
 };
 
@@ -59,12 +69,13 @@ struct strvec;
 
 /*
  * The `numalab run` command line of cell c of m, appended to argv: its
- * results under dir, host an index into m's hosts (-1: this machine).  A
+ * results under dir, host an index into m's hosts (-1: this machine), a
+ * LAVA job when lava (may be NULL) has a url.  A
  * contract with cmd_run.c's parser: tests/host/unit/test_options.c parses it
  * back with run_options_parse().
  */
 void matrix_cell_argv(const struct matrix *m, const struct matrix_cell *c, const char *dir, int host,
-		      struct strvec *argv);
+		      const struct matrix_lava *lava, struct strvec *argv);
 
 /*
  * Run (or with mode, list) the matrix.  0 and *v when its cells ran (or

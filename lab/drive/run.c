@@ -12,6 +12,9 @@
 #include "results/results.h"
 #include "host/toolroot.h"
 #include "boot/vm_libvirt.h"
+#include "boot/lava_job.h"
+#include "drive/lava_run.h"
+#include "results/serialtap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +37,7 @@
 struct cell {
 	const struct run_opts *o;
 	struct vm_libvirt *libvirt;   /* NULL: the direct QEMU backend */
+	struct lava_job_state *lava;  /* the cell's LAVA job; NULL: run here */
 	struct tap_parser tap;
 	struct tap_walker *walk;      /* over tap's lines: the progress shows the running suite */
 	FILE *tap_file;
@@ -510,8 +514,21 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	}
 	meta_add(&meta, META_KERNEL_RELEASE, "%s", tap_info_get(tap, "kernel") ? tap_info_get(tap, "kernel") : "unknown");
 	meta_add(&meta, META_QEMU, "%s", qemu_ver);
-	vm_libvirt_meta(c->libvirt, spec->topo, &meta);
-	if (!c->libvirt) {
+	if (!c->lava)
+		vm_libvirt_meta(c->libvirt, spec->topo, &meta);
+	if (c->lava) {
+		meta_add(&meta, META_BACKEND, "lava");
+		meta_add(&meta, META_LAVA_JOB, "%ld", c->lava->id);
+		meta_add(&meta, META_LAVA_URL, "%s", c->lava->url);
+		meta_add(&meta, META_LAVA_WORKER, "%s", c->lava->worker[0] ? c->lava->worker : "none");
+		meta_add(&meta, META_LAVA_DEVICE, "%s", c->lava->device[0] ? c->lava->device : "none");
+		meta_add(&meta, META_LAVA_DEVICE_TYPE, "%s", c->o->lava_device_type ? c->o->lava_device_type :
+			 spec->topo->arch == TOPO_ARCH_LOONGARCH64 ? "qemu-loongarch64" : "qemu");
+		meta_add(&meta, META_LAVA_HEALTH, "%s%s%s", c->lava->health[0] ? c->lava->health : "unknown",
+			 c->lava->failure[0] ? ": " : "", c->lava->failure);
+		meta_add(&meta, META_LAVA_TIME_QUEUED, "%.1f", c->lava->queued_s);
+		meta_add(&meta, META_LAVA_TIME_RUNNING, "%.1f", c->lava->running_s);
+	} else if (!c->libvirt) {
 		/* Direct backend: host_numa as the libvirt one writes it, so compare tells real NUMA. */
 		struct buf map = BUF_INIT;
 
@@ -527,6 +544,7 @@ static int write_meta(const struct cell *c, const char *cell_dir, const struct v
 	meta_add(&meta, META_ACCEL, "%s", accel_why);
 	meta_add(&meta, META_TOOLROOT, "%s", spec->toolroot && *spec->toolroot ? spec->toolroot : "none (host tools)");
 	meta_add(&meta, META_FIRMWARE, "%s", spec->firmware ? spec->firmware : "none (direct kernel boot)");
+	meta_add(&meta, META_TAP_CHANNEL, "%s", out->tap_channel[0] ? out->tap_channel : "virtio");
 	if (out->disk[0]) {
 		meta_add(&meta, META_DISK, "%s", out->disk);
 		meta_add(&meta, META_TAP_SOURCE, "%s", out->tap_source);
@@ -600,6 +618,134 @@ static int boot(struct cell *c, struct vm_spec *spec, int timeout_s, struct run_
 	if (qlog >= 0)
 		close(qlog);
 	return rc;
+}
+
+/* Serial TAP: the frames in console.log into the TAP stream (serialtap.h), and how they came. */
+static void read_serial_tap(struct cell *c, struct run_outcome *out)
+{
+	struct buf con = BUF_INIT, tap = BUF_INIT;
+	struct serialtap_stats st;
+	struct error ignored;
+	char path[4200], gap[48] = "";
+
+	snprintf(path, sizeof(path), "%s/console.log", out->cell_dir);
+	if (read_file(path, &con, &ignored))
+		con.len = 0;
+	serialtap_extract(buf_str(&con), con.len, &tap, &st);
+	tap_feed(&c->tap, buf_str(&tap), tap.len);
+	if (st.gap_at >= 0)
+		snprintf(gap, sizeof(gap), ", stopped at missing frame %d", st.gap_at);
+	snprintf(out->tap_channel, sizeof(out->tap_channel), "serial: %d frames, %d mended, %d broken, "
+		 "%d duplicates%s", st.frames, st.mended, st.broken, st.duplicates, gap);
+	buf_free(&con);
+	buf_free(&tap);
+}
+
+static void lava_phase(void *ctx, const char *phase)
+{
+	say_progress(ctx, phase);
+}
+
+/*
+ * Where the LAVA workers fetch the kernel and initramfs: file:// paths here,
+ * or copies under --lava-artifacts DIR (URL/RUN-ID.CELL/...).
+ */
+static int lava_urls(const struct run_opts *o, const struct run_inputs *p, const char *cell_dir,
+		     char *kernel_url, char *initrd_url, size_t cap, char *copies, size_t copies_cap,
+		     struct error *err)
+{
+	const char *eq = o->lava_artifacts ? strchr(o->lava_artifacts, '=') : NULL;
+	const char *cell = strrchr(cell_dir, '/'), *run = cell;
+	char kernel[4500], initrd[4500];
+
+	copies[0] = '\0';
+	if (!eq) {
+		snprintf(kernel_url, cap, "file://%s", p->kernel.path);
+		snprintf(initrd_url, cap, "file://%s", p->initrd);
+		return 0;
+	}
+	while (run > cell_dir && run[-1] != '/')   /* cell_dir is ROOT/RUN-ID/TOPO.KERNEL */
+		run--;
+	snprintf(copies, copies_cap, "%.*s/%.*s.%s", (int)(eq - o->lava_artifacts), o->lava_artifacts,
+		 (int)(cell - run), run, cell + 1);   /* RUN-ID.TOPO.KERNEL: no other cell's */
+	snprintf(kernel, sizeof(kernel), "%s/kernel", copies);
+	snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", copies);
+	if (mkdir_p(copies, err) || copy_file(p->kernel.path, kernel, err) || copy_file(p->initrd, initrd, err))
+		return error_prefix(err, "--lava-artifacts");
+	snprintf(kernel_url, cap, "%s/%s/kernel", eq + 1, strrchr(copies, '/') + 1);
+	snprintf(initrd_url, cap, "%s/%s/initrd.cpio", eq + 1, strrchr(copies, '/') + 1);
+	return 0;
+}
+
+/*
+ * The cell as a LAVA job: the job's end as the guest's (a job LAVA marks
+ * Incomplete is the harness's failure with LAVA's reason, never a test's;
+ * a crash on its console is the kernel's), its console in console.log.
+ */
+static int lava_boot(struct cell *c, struct run_inputs *p, struct vm_spec *spec, int timeout_s,
+		     struct run_outcome *out, struct strvec *argv, struct error *err)
+{
+	const struct run_opts *o = c->o;
+	struct lava_server srv = { o->lava_url, o->lava_token };
+	char kernel_url[4600], initrd_url[4600], copies[4600], path[4200], name[512];
+	struct buf yaml = BUF_INIT, con = BUF_INIT;
+	struct error ignored;
+	int rc;
+
+	memset(&out->vm, 0, sizeof(out->vm));
+	out->vm.first_tap_s = out->vm.last_tap_s = out->vm.last_output_s = -1;
+	out->vm.qemu_status = -1;
+	if (lava_urls(o, p, out->cell_dir, kernel_url, initrd_url, sizeof(kernel_url), copies, sizeof(copies), err))
+		return -1;
+	snprintf(name, sizeof(name), "numalab %s %s %s", p->topo.name, p->kernel.name, o->tests ? o->tests : p->topo.tests);
+	lava_job_yaml(&(struct lava_job_in){ .spec = spec, .device_type = o->lava_device_type ? o->lava_device_type :
+					     p->topo.arch == TOPO_ARCH_LOONGARCH64 ? "qemu-loongarch64" : "qemu",
+					     .job_name = name, .kernel_url = kernel_url, .initrd_url = initrd_url,
+					     .timeout_s = timeout_s }, &yaml);
+	qemu_build_argv(spec, argv);   /* for meta: the same guest a local run boots */
+	snprintf(path, sizeof(path), "%s/lava-job.yaml", out->cell_dir);
+	if (write_file_atomic(path, yaml.data, yaml.len, err)) {
+		buf_free(&yaml);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/console.log", out->cell_dir);
+	for (int attempt = 1;; attempt++) {
+		say_progress(c, "submitting to LAVA");
+		rc = lava_run_job(&srv, buf_str(&yaml), out->cell_dir, path, 2 * timeout_s + 600, lava_phase, c,
+				  c->lava, err);
+		if (rc)
+			break;
+		console_scan_init(&out->vm.scan);
+		con.len = 0;
+		if (!read_file(path, &con, &ignored))
+			console_scan_feed(&out->vm.scan, buf_str(&con), con.len);
+		/* As run locally: a crash before /init (MTTCG's int3 text-poke race) is booted again, once. */
+		if (attempt > 1 || c->lava->canceled_by_us || out->vm.scan.finding == CONSOLE_CLEAN ||
+		    strstr(buf_str(&con), SERIALTAP_START))
+			break;
+		keep_first_console(out->cell_dir);
+		out->retried = 1;
+		say_progress(c, "guest crashed before /init; retrying once");
+	}
+	buf_free(&yaml);
+	buf_free(&con);
+	if (copies[0])
+		remove_tree(copies);
+	if (rc)
+		return -1;
+	out->vm.total_s = c->lava->running_s;
+	if (c->lava->canceled_by_us || !strcmp(c->lava->health, "Canceled"))
+		out->vm.end = VM_INTERRUPTED;
+	else if (out->vm.scan.finding != CONSOLE_CLEAN && !console_finding_is_firmware(out->vm.scan.finding))
+		out->vm.end = VM_CRASHED;
+	else if (!strcmp(c->lava->health, "Complete"))
+		out->vm.end = VM_POWEROFF;
+	else
+		return error_set(err, "LAVA job %ld on %s (worker %s) is %s: %s (%s); an infrastructure failure, "
+				 "not a test's", c->lava->id, c->lava->device[0] ? c->lava->device : "no device",
+				 c->lava->worker[0] ? c->lava->worker : "none", c->lava->health,
+				 c->lava->failure[0] ? c->lava->failure : "no reason given", c->lava->url);
+	return 0;
 }
 
 int run_backend_libvirt(const struct run_opts *o)
@@ -766,7 +912,8 @@ static const char *plain_term(const char *term)
 static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct vm_libvirt *lv,
 			const char *run_dir, struct run_outcome *out, struct error *err)
 {
-	struct cell c = { .o = o, .libvirt = lv, .start = now_s() };
+	struct lava_job_state lava;
+	struct cell c = { .o = o, .libvirt = lv, .lava = o->lava_url ? &lava : NULL, .start = now_s() };
 	/* A shell lasts as long as its user wants (a week at most). */
 	int timeout_s = o->shell ? 7 * 86400 : o->timeout_s ? o->timeout_s : p->topo.timeout_s;
 	struct vm_share shares[VM_MAX_SHARES];
@@ -809,16 +956,24 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
 		return -1;
 	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, &p->caps);
-	say_progress(&c, "choosing accelerator");
-	spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
+	spec.serial_tap = o->serial_tap || o->lava_url;
+	if (o->lava_url) {   /* the worker's KVM is the worker's: only asked for, never probed */
+		spec.accel = out->accel = !strcmp(o->accel, "kvm") ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		snprintf(accel_why, sizeof(accel_why), "%s: LAVA job (no_kvm: %s; --accel kvm asks for KVM)",
+			 vm_accel_name(spec.accel), spec.accel == VM_ACCEL_KVM ? "false" : "true");
+	} else {
+		say_progress(&c, "choosing accelerator");
+		spec.accel = out->accel = choose_accel(o, &spec, accel_why, sizeof(accel_why));
+	}
 	if (o->disk && disk_payload(&c, o->disk, overlay, p, &part, &spec, &root, out, err))
 		return -1;
 	c.tap_file = fdopen(open_in(out->cell_dir, "tap", O_WRONLY | O_TRUNC), "w");
 	if (!c.tap_file)
 		return error_set(err, "cannot write %s/tap: %s", out->cell_dir, strerror(errno));
 	start_tap(&c);
-	rc = boot(&c, &spec, timeout_s, out, &argv, err);
-	if (!rc && early_crash(&out->vm)) {
+	rc = o->lava_url ? lava_boot(&c, p, &spec, timeout_s, out, &argv, err)
+			 : boot(&c, &spec, timeout_s, out, &argv, err);
+	if (!rc && !o->lava_url && early_crash(&out->vm) && !spec.serial_tap) {
 		/* Seen under MTTCG: an int3 oops from a text-poke race before /init. */
 		keep_first_console(out->cell_dir);
 		say_progress(&c, "guest crashed before /init; retrying once");
@@ -828,6 +983,8 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	}
 	if (!rc && o->disk)
 		keep_disk_tap(&c, overlay, &root, spec.accel == VM_ACCEL_TCG, out);
+	if (spec.serial_tap)
+		read_serial_tap(&c, out);
 	tap_end(&c.tap);
 	tap_walker_end(c.walk);
 	c.walk = NULL;
@@ -844,7 +1001,12 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	out->verdict = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF ? RUN_FAILED : RUN_PASSED;
 	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, p->caps.banner, accel_why, &argv, out, &c.tap,
 			     timeout_s, &p->plan_names, &meta_err);
-	unlink(p->initrd);   /* rebuilt from the cached base in milliseconds */
+	/*
+	 * Rebuilt from the cached base in milliseconds; a serial-TAP cell's is
+	 * kept: it is what a board boots (docs/lava.md, "Bare metal").
+	 */
+	if (!spec.serial_tap)
+		unlink(p->initrd);
 	strvec_clear(&argv);
 	if (rc)
 		return -1;

@@ -46,6 +46,16 @@ struct run_opts {
 	const char *host_nodes;  /* host-backed mode (both backends): "auto" or "G=H,..."; NULL: off */
 	int prealloc;            /* with host_nodes, direct backend: preallocate guest memory */
 	const char *disk;        /* boot from an overlay of this qcow2 (disk.h); NULL: initramfs */
+	/* No virtio console: the TAP framed on the serial console, as on a board (serialtap.h). */
+	int serial_tap;
+	/*
+	 * The cell as a job on this LAVA server (lava_run.h, docs/lava.md); NULL:
+	 * here.  The job always has serial TAP; lava_device_type NULL: qemu
+	 * (x86_64) or qemu-loongarch64; lava_artifacts "DIR=URL": the kernel and
+	 * initramfs are copied under DIR, which the workers reach as URL, NULL:
+	 * the workers read them here (file://).
+	 */
+	const char *lava_url, *lava_token, *lava_device_type, *lava_artifacts;
 	/* Bring your own (docs/byo.md); all NULL/0: a plain run. */
 	const char *const *exec_argv;   /* `-- CMD [ARG...]`, run after the suites */
 	const char *const *rw_dirs;     /* --rw DIRs the guest may write (NULL-terminated) */
@@ -71,6 +81,8 @@ struct run_outcome {
 	double before_kernel_s;
 	/* --disk: the base and the root, and which TAP was kept (stream or disk) and why */
 	char disk[4400], tap_source[256];
+	/* Serial TAP: how the frames came back ("" virtio) */
+	char tap_channel[256];
 };
 
 /* A cell's inputs, resolved and validated; the base image built. */

@@ -290,7 +290,7 @@ static int run_cells(struct try_state *t, enum matrix_verdict *mv, struct error 
 	char file[4096], out[4200];
 	struct matrix_run_opts mo = { .mode = MATRIX_RUN, .jobs = t->o->jobs, .shard = t->o->shard,
 				      .nr_shards = t->o->nr_shards, .quiet = 1, .resume_out = t->o->out,
-				      .show = t->o->show };
+				      .lava = t->o->lava, .show = t->o->show };
 
 	out_path(t, TRY_MATRIX_FILE, file, sizeof(file));
 	if (t->o->nr_shards > 1)

@@ -51,6 +51,7 @@ struct try_opts {
 	int nr_claims;
 	double threshold_pct, alpha; /* compare.h's; 0: its defaults */
 	int report_only;             /* compare and write what OUT holds; build and run nothing */
+	struct matrix_lava lava;     /* url: the cells as LAVA jobs (matrix_run.h) */
 	struct matrix_show show;     /* the cells' lines and the report's text */
 };
 

@@ -47,6 +47,17 @@
 #define META_FIRMWARE                "firmware"
 #define META_DISK                    "disk"
 #define META_TAP_SOURCE              "tap.source"
+/* virtio | serial: frames F, mended M, broken B[, gap at SEQ] (serialtap.h) */
+#define META_TAP_CHANNEL             "tap.channel"
+/* A cell run as a LAVA job (drive/lava_run.h): its id, page, where it ran and how it ended. */
+#define META_LAVA_JOB                "lava.job"
+#define META_LAVA_URL                "lava.url"
+#define META_LAVA_WORKER             "lava.worker"
+#define META_LAVA_DEVICE             "lava.device"
+#define META_LAVA_DEVICE_TYPE        "lava.device_type"
+#define META_LAVA_HEALTH             "lava.health"    /* Complete | Incomplete | Canceled: reason */
+#define META_LAVA_TIME_QUEUED        "lava.time.queued_s"
+#define META_LAVA_TIME_RUNNING       "lava.time.running_s"
 #define META_COMMAND                 "command"
 #define META_TESTS                   "tests"
 #define META_TIMEOUT                 "timeout"

@@ -7,6 +7,11 @@ trap 'rm -rf "$SCRATCH"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# The system's python3, the one `make setup` installs python3-jsonschema for,
+# not a pyenv or virtualenv shim earlier in PATH (other modules; 4 s to start
+# under load).
+python3() { /usr/bin/python3 "$@"; }
+
 # expect_rc WANT CMD...: run CMD, output to $SCRATCH/out and $SCRATCH/err.
 expect_rc() {
 	local want=$1; shift

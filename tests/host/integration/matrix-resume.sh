@@ -67,8 +67,21 @@ if [ "$n1" = 1 ]; then
 	grep -q '^interrupted: yes$' "$out"/cells/*/exit || fail "no cell's exit file says it was interrupted"
 fi
 
-expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --out "$out"
+# KCIDB of the interrupted matrix (docs/kcidb.md): valid, and each unfinished
+# cell's tests are MISS (the harness did not run them), none FAIL.
+expect_rc 0 $NUMALAB kcidb "$out" --output "$SCRATCH/part.json"
+tests/host/kcidb/validate "$SCRATCH/part.json" || fail "the interrupted matrix's KCIDB JSON is not valid"
+kstatus() { python3 -c "import json,sys; print(sum(t['status'] == sys.argv[2] for t in json.load(open(sys.argv[1]))['tests']))" "$@"; }
+[ "$(kstatus "$SCRATCH/part.json" MISS)" -ge $((3 - n1)) ] || fail "fewer MISS tests than unfinished cells"
+[ "$(kstatus "$SCRATCH/part.json" FAIL)" = 0 ] || fail "an interrupted matrix has FAIL tests in KCIDB"
+
+expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --out "$out" --kcidb "$SCRATCH/mx.json"
 expect_grep "resuming $out: $n1 of 3 cells already finished \\(kept\\)" "$SCRATCH/out"
+tests/host/kcidb/validate "$SCRATCH/mx.json" || fail "the matrix's KCIDB JSON is not valid"
+# A test per flat.tap line (metrics aside); the two kernels are one build (the madvise one differs in its command line only).
+[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(t['status'] != 'DONE' for t in d['tests']), len(d['builds']))" "$SCRATCH/mx.json")" = \
+  "$(grep -c '^\(not \)\?ok ' "$out/flat.tap") 1" ] || fail "matrix KCIDB: not a test per flat.tap line, or not one build"
+[ "$(kstatus "$SCRATCH/mx.json" MISS)" = 0 ] || fail "a resumed, complete matrix has MISS tests"
 ran=$(grep -c '^\[[0-9]/[0-9]\] .*: pass ' "$SCRATCH/out")
 [ "$ran" = $((3 - n1)) ] || fail "the resumed matrix ran $ran cells, want $((3 - n1))"
 # The kept cells' runs are untouched: still one run each, the same one.

@@ -580,7 +580,7 @@ static void task_done(void *ctx, struct parallel_task *t, const struct parallel_
 UNIT_TEST(parallel_runs_reaps_and_times_out)
 {
 	struct seen s = { 0 };
-	struct parallel pp = { 2, 1, next_task, task_done, NULL, &s };
+	struct parallel pp = { 2, 1, next_task, task_done, NULL, &s, NULL };
 
 	CHECK_INT(parallel_run(&pp), 0);
 	CHECK_INT(s.finished, 5);
@@ -640,7 +640,7 @@ UNIT_TEST(parallel_interrupt_lets_children_record_it)
 {
 	char log[128];
 	int started = 0;
-	struct parallel pp = { 1, 10, next_trapping_task, trapping_done, interrupt_when_ready, &started };
+	struct parallel pp = { 1, 10, next_trapping_task, trapping_done, interrupt_when_ready, &started, NULL };
 
 	snprintf(log, sizeof(log), "/tmp/numalab-unit-interrupt.%d", (int)getpid());
 	interrupt_log = log;

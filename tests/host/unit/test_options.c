@@ -480,7 +480,7 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 		struct strvec argv = STRVEC_INIT;
 		struct run_cli rc;
 
-		matrix_cell_argv(&m, c, dir, host, &argv);
+		matrix_cell_argv(&m, c, dir, host, NULL, &argv);
 		if (run_parse_back(&argv, &rc, &err)) {
 			printf("#   cell %s: %s\n", c->id, err.msg);
 			CHECK(0);
@@ -513,6 +513,41 @@ UNIT_TEST(matrix_cells_parse_back_as_run_options)
 	}
 	/* The matrix above exercised every optional part. */
 	CHECK(remote && tcg && timed && patched && tcg < n && timed < n && patched < n);
+	free(cells);
+	matrix_free(&m);
+}
+
+/* A matrix's --lava reaches each cell's command line whole; the token only through the environment. */
+UNIT_TEST(matrix_cells_on_lava_parse_back)
+{
+	static const char text[] = "topology 2node\nkernel debian\nsuite topology\n";
+	const struct matrix_lava lava = { "http://lava.example.org/", "qemu-big", "/srv/f=http://files/f" };
+	struct matrix m;
+	struct matrix_cell *cells;
+	struct error err;
+	struct strvec argv = STRVEC_INIT;
+	struct run_cli rc;
+	int n;
+
+	CHECK(!matrix_parse("tests/host/unit/lava.matrix", text, sizeof(text) - 1, &m, &err));
+	matrix_expand(&m, &cells, &n);
+	CHECK_INT(n, 1);
+	matrix_cell_argv(&m, &cells[0], "out/cells/x", -1, &lava, &argv);
+	setenv("NUMALAB_LAVA_TOKEN", "secret-token", 1);
+	if (run_parse_back(&argv, &rc, &err)) {
+		printf("#   %s\n", err.msg);
+		CHECK(0);
+	} else {
+		CHECK_STR(rc.o.lava_url, lava.url);
+		CHECK_STR(rc.o.lava_device_type, lava.device_type);
+		CHECK_STR(rc.o.lava_artifacts, lava.artifacts);
+		CHECK_STR(rc.o.lava_token, "secret-token");
+	}
+	for (size_t i = 0; i < argv.nr; i++)
+		CHECK(!strstr(argv.items[i], "secret-token"));
+	unsetenv("NUMALAB_LAVA_TOKEN");
+	run_cli_free(&rc);
+	strvec_clear(&argv);
 	free(cells);
 	matrix_free(&m);
 }
@@ -619,6 +654,6 @@ UNIT_MAIN(UNIT_CASE(every_kind_stores_its_value), UNIT_CASE(values_not_given_kee
 	  UNIT_CASE(names_are_whole_words), UNIT_CASE(every_flag_has_its_negation), UNIT_CASE(tables_are_checked),
 	  UNIT_CASE(subcommands_parse_their_own_options), UNIT_CASE(subcommand_helps_are_pinned),
 	  UNIT_CASE(help_is_asked_by_long_name_or_h), UNIT_CASE(stop_at_operand_leaves_the_rest_alone),
-	  UNIT_CASE(help_is_generated_from_the_table), UNIT_CASE(matrix_cells_parse_back_as_run_options),
+	  UNIT_CASE(help_is_generated_from_the_table), UNIT_CASE(matrix_cells_parse_back_as_run_options), UNIT_CASE(matrix_cells_on_lava_parse_back),
 	  UNIT_CASE(bisect_steps_parse_back_as_bisect_run_options),
 	  UNIT_CASE(bisect_run_refuses_what_bisect_would_not_pass))

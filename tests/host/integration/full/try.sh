@@ -13,7 +13,7 @@ make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 
 out=$SCRATCH/wi
 $NUMALAB try kernels/patches/wi-carryover/*.patch --topos 2node --suites mempolicy \
-	--expect 'bulk_calls decreases' --out "$out" >"$SCRATCH/wi.log" 2>&1
+	--expect 'bulk_calls decreases' --out "$out" --kcidb "$SCRATCH/wi.json" >"$SCRATCH/wi.log" 2>&1
 rc=$?
 cat "$SCRATCH/wi.log"
 [ $rc = 1 ] || fail "wi-carryover: exit $rc, want 1 (a regression)"
@@ -30,6 +30,18 @@ expect_grep '<svg' "$out/try.html"
 ! grep -q '<script' "$out/try.html" || fail "try.html has a script"
 expect_grep "default-src 'none'" "$out/try.html"
 expect_grep 'mm/mempolicy: skip extra call to __alloc_pages_bulk in weighted interleave .*sha256:' "$out/report.txt"
+# KCIDB (docs/kcidb.md): valid; base and patched are two checkouts, the
+# patched one's patchset_hash KCIDB's sha256 over its patches' sha256s
+# (meta kernel.patches, in order), computed here with sha256sum.
+tests/host/kcidb/validate "$SCRATCH/wi.json" || fail "the try's KCIDB JSON is not valid"
+patched_meta=$(ls "$out"/matrix/cells/2node.patched.*/*/*/meta | head -n 1)
+hashes=$(sed -n 's/^kernel\.patches: //p' "$patched_meta" | grep -o 'sha256:[0-9a-f]\{64\}' | cut -c8-)
+[ -n "$hashes" ] || fail "no patches in $patched_meta"
+want=$(printf '%s\n' $hashes | sha256sum | cut -c-64)
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sorted(c['patchset_hash'] for c in d['checkouts']))" \
+	"$SCRATCH/wi.json" | grep -q "$want" || fail "no checkout with the patched kernel's patchset_hash $want"
+[ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['checkouts']))" "$SCRATCH/wi.json")" = 2 ] ||
+	fail "base and patched are not two checkouts"
 
 out=$SCRATCH/kh
 $NUMALAB try kernels/patches/khugepaged-numa/*.patch --topos 4node,cxl --suites khugepaged \

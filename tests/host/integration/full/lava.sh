@@ -1,0 +1,99 @@
+# The matrix on a real LAVA instance (tests/host/lava-instance: PostgreSQL,
+# lava-server, its scheduler, two lava-workers with a QEMU device each):
+# smoke, then 2node/4node/cxl x mempolicy,topology on LAVA and the same cells
+# here.  Checked: the jobs ran on both workers; every cell's counts and
+# verdicts equal the local ones; LAVA's API lists one test case per KTAP leaf
+# and per metric; a Ctrl-C mid-matrix cancels every job it submitted that
+# had not ended, and the same command resumes.  ~15-25 min under TCG.
+. "$(dirname "$0")/../lib.bash"
+lava_dir="$SCRATCH/lava"
+trap 'tests/host/lava-instance stop "$lava_dir"; rm -rf "$SCRATCH"' EXIT
+tests/host/lava-instance start "$lava_dir" >"$SCRATCH/instance"
+rc=$?
+[ "$rc" = 77 ] && exit 77
+read -r url token type w1 w2 <"$SCRATCH/instance"
+[ "$rc" = 0 ] && [ -n "${w2:-}" ] || fail "tests/host/lava-instance start exited $rc"
+export NUMALAB_LAVA_TOKEN=$token
+api() { curl -sf -H "Authorization: Token $token" "$url/api/v0.2/$1"; }
+lava=(--lava "$url/" --lava-device-type "$type")
+
+# 1. smoke on LAVA.
+expect_rc 0 $NUMALAB matrix smoke "${lava[@]}" --quiet --out "$SCRATCH/smoke"
+expect_grep '^2 cells: 2 pass' "$SCRATCH/out"
+
+# 2. The shapes x suites matrix, on LAVA and here.
+m="$SCRATCH/shapes.matrix"
+cat >"$m" <<'MATRIX'
+topology 2node
+topology 4node
+topology cxl
+kernel debian
+suite mempolicy
+suite topology
+timeout 600
+MATRIX
+expect_rc 0 $NUMALAB matrix "$m" "${lava[@]}" --quiet --out "$SCRATCH/on-lava"
+expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --quiet --out "$SCRATCH/here"
+# Cell, result, pass, fail, skip: the same on both (time and place differ).
+cols() { awk 'NR > 1 && NF >= 5 && $1 ~ /\./ { print $1, $2, $3, $4, $5 }' "$1/summary.txt"; }
+diff <(cols "$SCRATCH/here") <(cols "$SCRATCH/on-lava") || fail "LAVA's cells differ from the local ones"
+[ "$(cols "$SCRATCH/on-lava" | wc -l)" = 6 ] || fail "want 6 cells"
+# Every leaf verdict, by its path (flat.tap names each leaf), not only the counts.
+diff <(grep -E '^(not )?ok ' "$SCRATCH/here/flat.tap" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 /' | sort) \
+     <(grep -E '^(not )?ok ' "$SCRATCH/on-lava/flat.tap" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 /' | sort) ||
+	fail "a leaf's verdict differs between LAVA and here"
+
+# 3. Both workers ran jobs; each cell's meta names its job.
+workers=$(cat "$SCRATCH"/on-lava/cells/*/*/*/meta | sed -n 's/^lava\.worker: //p' | sort -u | tr '\n' ' ')
+[ "$workers" = "$w1 $w2 " ] || fail "jobs ran on '$workers', want both $w1 and $w2"
+for meta in "$SCRATCH"/on-lava/cells/*/*/*/meta; do
+	expect_grep '^backend: lava$' "$meta"
+	expect_grep "^lava\.url: $url/scheduler/job/[0-9]+$" "$meta"
+	expect_grep '^lava\.health: Complete$' "$meta"
+	expect_grep '^tap\.channel: serial: [1-9]' "$meta"
+done
+
+# 4. LAVA lists the per-test results: one "numalab" test case per leaf, and the metrics.
+cell=$(ls -d "$SCRATCH"/on-lava/cells/2node.debian.mempolicy.r1/*/*/)
+job=$(sed -n 's/^lava\.job: //p' "$cell/meta")
+leaves=$(grep -c '^<LAVA_SIGNAL_TESTCASE .* RESULT=[a-z]*>' "$cell/console.log")
+metrics=$(grep -c '^<LAVA_SIGNAL_TESTCASE .* MEASUREMENT=' "$cell/console.log")
+[ "$leaves" -gt 20 ] || fail "only $leaves leaf signals in $cell/console.log"
+suite_count() {   # the test cases of job's suite $1
+	local id
+	id=$(api "jobs/$job/suites/" | python3 -c "import json,sys; print([s['id'] for s in json.load(sys.stdin)['results'] if s['name'] == '$1'][0])") ||
+		fail "LAVA job $job has no suite $1"
+	api "jobs/$job/suites/$id/tests/?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'
+}
+[ "$(suite_count numalab)" = "$leaves" ] || fail "LAVA job $job lists $(suite_count numalab) numalab test cases, want $leaves"
+if [ "$metrics" -gt 0 ]; then
+	[ "$(suite_count numalab-measurements)" = "$metrics" ] || fail "LAVA job $job: want $metrics measurements"
+fi
+
+# 5. Ctrl-C mid-matrix: the jobs it submitted end (Canceled, or Complete if they beat it); a rerun resumes.
+out="$SCRATCH/cancel"
+setsid $NUMALAB matrix "$m" "${lava[@]}" --quiet --out "$out" >"$SCRATCH/cancel.log" 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+	grep -qs 'running on' "$out"/cells/*/log && break
+	sleep 1
+done
+grep -qs 'running on' "$out"/cells/*/log || fail "no LAVA job started running within 300 s"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 3 ] || { cat "$SCRATCH/cancel.log" >&2; fail "interrupted matrix exited $rc, want 3"; }
+expect_grep 'interrupted; run the same command' "$SCRATCH/cancel.log"
+ids=$(cat "$out"/cells/*/log | sed -n 's/.*LAVA job \([0-9]*\) submitted.*/\1/p' | sort -u)
+[ -n "$ids" ] || fail "no job ids in the cells' logs"
+for _ in $(seq 60); do
+	left=$(for id in $ids; do api "jobs/$id/" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["id"], j["state"]) if j["state"] != "Finished" else None'; done)
+	[ -z "$left" ] && break
+	sleep 2
+done
+[ -z "$left" ] || fail "jobs not ended after the interrupt: $left"
+canceled=$(for id in $ids; do api "jobs/$id/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["health"])'; done | grep -c Canceled)
+[ "$canceled" -ge 1 ] || fail "no job was cancelled"
+expect_rc 0 $NUMALAB matrix "$m" "${lava[@]}" --quiet --out "$out"
+expect_grep '^numalab matrix: resuming ' "$SCRATCH/out"
+expect_grep '^6 cells: 6 pass' "$SCRATCH/out"
