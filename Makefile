@@ -44,11 +44,12 @@ GUEST_BINS = $(GB)/init $(GUEST_SUITES:%=$(GB)/tests/%)
 GUEST_LIB  = $(wildcard tests/guest/lib/*.c) lab/model/topology.c lab/model/topology_capture.c lab/base/lines.c
 GUEST_LIB_H = $(wildcard tests/guest/lib/*.h)
 # /init takes from the guest library only its file and id-list readers and
-# the child rule (child.h: a test's session killed whole).
+# the child rule (child.h: a test's session killed whole); from the lab,
+# the reader of LTP's result lines (format ltp suites, model/ltp.h).
 # The serial console's TAP frames and the KTAP walk behind LAVA's test cases
 # (images/init/serial.c) are the host's own modules, linked in.
 INIT_SRC = $(wildcard images/init/*.c) tests/guest/lib/sys.c tests/guest/lib/child.c \
-	   lab/results/serialtap.c lab/results/tap.c lab/base/util.c lab/base/progress.c
+	   lab/results/serialtap.c lab/results/tap.c lab/base/util.c lab/base/progress.c lab/model/ltp.c
 
 UNIT_SRC = $(wildcard tests/host/unit/test_*.c)
 # Guest-side code the host unit tests check too (the weighted-interleave
@@ -162,7 +163,8 @@ $(BUILD)/san/%.o: %.c | $(CONFIG_H)
 
 guest: $(GUEST_BINS)
 
-$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/results/serialtap.h lab/results/tap.h lab/base/util.h | $(GUEST_DEPS_$(GUEST_ARCH))
+$(GB)/init: $(INIT_SRC) images/init/init.h $(GUEST_LIB_H) lab/results/serialtap.h lab/results/tap.h lab/base/util.h \
+	    lab/model/ltp.h | $(GUEST_DEPS_$(GUEST_ARCH))
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iimages/init -o $@ $(INIT_SRC)
 

@@ -14,7 +14,15 @@
 
 #include "child.h"
 #include "init.h"
+#include "model/ltp.h"
 #include "sys.h"
+
+/* How a program's output reads (a suite's sidecar "format", lab/model/suite.h). */
+enum output_format {
+	OUTPUT_TAP,      /* its (K)TAP lines are results */
+	OUTPUT_LTP,      /* its LTP result lines become results (model/ltp.h) */
+	OUTPUT_PLAIN,    /* no line is a result: only the exit status counts */
+};
 
 /* How one plan entry runs: what, where, with which environment and skip code. */
 struct launch {
@@ -26,11 +34,14 @@ struct launch {
 	int skip_code;                /* exit status meaning skip; -1: none */
 	int hard_error_code;          /* exit status meaning it could not test at all; -1: none */
 	int search_path;              /* argv[0] is looked up in PATH (execvpe) */
+	enum output_format format;
 };
 
 /* A test's stdout on its way to the TAP channel, cut into lines. */
 struct relay {
 	int fd;
+	enum output_format format;
+	int results;              /* LTP result lines converted so far */
 	char line[LINE_MAX_LEN + 1];
 	size_t len;
 	char skip_reason[256];    /* of the last line saying why it skips (skip_reason()) */
@@ -148,29 +159,41 @@ static int own_failure(const char *line)
 	return strncasecmp(hash, "SKIP", 4) && strncasecmp(hash, "TODO", 4);
 }
 
+/* A (K)TAP line of the program, one level deeper; a failure of its own noted. */
+static void relay_tap(struct relay *r, const char *line)
+{
+	tap_line("    %s", line);
+	r->own_failed += own_failure(line);
+}
+
 /*
- * Relay one line of the program's output one level deeper: its (K)TAP as
- * is, plain output as a diagnostic ("# ..."), so it stays readable in the
- * TAP and cannot pass for results; remember its skip reason.
+ * Relay one line of the program's output one level deeper: its results as
+ * its format reads them (its (K)TAP as is, an LTP result line as a TAP
+ * result), plain output as a diagnostic ("# ..."), so it stays readable in
+ * the TAP and cannot pass for results; remember its skip reason.
  */
 static void relay_line(struct relay *r)
 {
+	static char result[LINE_MAX_LEN + 64];
+
 	while (r->len > 0 && r->line[r->len - 1] == '\r')
 		r->len--;
 	r->line[r->len] = '\0';
 	r->len = 0;
-	if (in_yaml_block(r)) {
+	if (r->format == OUTPUT_TAP && in_yaml_block(r)) {
 		tap_line("    %s", r->line);
 		return;
 	}
 	/* a skip by exit status gives the last reason (report_result()) */
 	skip_reason(r->line, r->skip_reason, sizeof(r->skip_reason));
-	if (!is_tap_line(r->line)) {
+	if (r->format == OUTPUT_LTP && ltp_tap_result(r->line, r->results + 1, result, sizeof(result))) {
+		r->results++;
+		relay_tap(r, result);
+	} else if (r->format == OUTPUT_TAP && is_tap_line(r->line)) {
+		relay_tap(r, r->line);
+	} else {
 		tap_line("    # %s", r->line);
-		return;
 	}
-	tap_line("    %s", r->line);
-	r->own_failed += own_failure(r->line);
 }
 
 static void relay_bytes(struct relay *r, const char *data, size_t n)
@@ -327,12 +350,17 @@ static void report_result(int number, const char *name, const struct plan_entry 
 static void run_started_test(int number, const char *name, const struct plan_entry *t,
 			     const struct launch *l, pid_t pid, int out_fd)
 {
-	struct relay r = { .fd = out_fd, .yaml_indent = -1 };
+	struct relay r = { .fd = out_fd, .format = l->format, .yaml_indent = -1 };
 	int status = 0, timed_out;
 
+	/* The results made of LTP's lines are a KTAP document of their own: version first, plan last. */
+	if (l->format == OUTPUT_LTP)
+		tap_line("    KTAP version 1");
 	timed_out = relay_until_exit(pid, &r, now_ms() + t->timeout_s * INT64_C(1000), &status);
 	if (r.len)
 		relay_line(&r);
+	if (l->format == OUTPUT_LTP)
+		tap_line("    1..%d", r.results);
 	if (timed_out) {
 		if (kill_and_reap(pid, &status))
 			log_msg("%s (pid %d) did not die after SIGKILL", name, (int)pid);
@@ -376,7 +404,8 @@ static void env_add_default(struct launch *l, char *var)
 
 /*
  * A suite's settings (/lab/suites/NAME.conf, written by the host from its
- * sidecar, lab/model/suite.h): "skip-code N", "tmpdir", "env NAME=VALUE".
+ * sidecars, lab/model/suite.h): "format NAME", "skip-code N", "tmpdir",
+ * "env NAME=VALUE".
  */
 static void read_suite_conf(const char *name, struct launch *l)
 {
@@ -387,7 +416,14 @@ static void read_suite_conf(const char *name, struct launch *l)
 	if (sys_read_bytes(path, text, sizeof(text)) < 0)
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "skip-code ", 10)) {
+		if (!strcmp(line, "format ltp")) {
+			l->format = OUTPUT_LTP;
+		} else if (!strcmp(line, "format plain")) {
+			l->format = OUTPUT_PLAIN;
+		} else if (!strcmp(line, "format automake")) {
+			l->format = OUTPUT_PLAIN;
+			l->hard_error_code = 99;
+		} else if (!strncmp(line, "skip-code ", 10)) {
 			l->skip_code = atoi(line + 10);
 		} else if (!strncmp(line, "env ", 4)) {
 			env_add(l, line + 4);
