@@ -82,9 +82,10 @@ static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct op
 			 "repeatable, in order (docs/byo.md)"),
 		OPT_STRING("tests", &o->tests, "LIST|none", "comma-separated guest tests (default: the topology's)"),
 		OPT_LIST("tests-dir", &c->tests_dirs, "DIR",
-			 "each executable in DIR is a suite of the plan; a sidecar\n"
-			 "NAME.numalab declares its conventions (repeatable;\n"
-			 "docs/byo.md)"),
+			 "each executable in DIR is a suite of the plan (sorted by\n"
+			 "name); DIR/.numalab declares their conventions (format\n"
+			 "tap|ltp|automake|plain, ...), NAME.numalab one suite's\n"
+			 "(repeatable; docs/byo.md)"),
 		OPT_LIST("rw", &c->rw, "DIR", "the guest may write DIR (repeatable; default: nothing)"),
 		OPT_INT("timeout", &o->timeout_s, "S", 1, 86400,
 			"whole-VM timeout in seconds, 1..86400 (default: the\ntopology's)"),
