@@ -36,8 +36,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -47,8 +45,6 @@
 #include "weights.h"
 
 #define MAX_EVENTS 4096
-#define CGROUP_ROOT "/sys/fs/cgroup"
-#define CPUSET_DIR CGROUP_ROOT "/numalab-mempolicy"
 
 /* Remainders 0..3 of every node count up to 4 (all > 32 KiB), then 100 + 100 + 13. */
 static const unsigned long sizes[] = { 9, 10, 11, 12, 13, 213 };
@@ -161,34 +157,6 @@ static int il_maps(unsigned long mask)
 	return 1;
 }
 
-/* A child cpuset with mems = mask, this task moved into it; NULL or why not. */
-static const char *cpuset_enter(unsigned long mask)
-{
-	char pid[32];
-
-	if (sys_exists(CGROUP_ROOT "/cgroup.controllers") == 0 &&
-	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL))
-		return "cannot mount cgroup2";
-	if (sys_write(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
-		return "cannot enable the cpuset controller";
-	if (mkdir(CPUSET_DIR, 0755) && errno != EEXIST)
-		return "cannot create a child cgroup";
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (sys_write(CPUSET_DIR "/cpuset.mems", mask_str(mask)) ||
-	    sys_write(CPUSET_DIR "/cgroup.procs", pid))
-		return "cannot set cpuset.mems or move the task into the cpuset";
-	return NULL;
-}
-
-static void cpuset_leave(void)
-{
-	char pid[32];
-
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (sys_write(CGROUP_ROOT "/cgroup.procs", pid) || rmdir(CPUSET_DIR))
-		ktap_diag("cannot remove %s: %s", CPUSET_DIR, strerror(errno));
-}
-
 int ilbulk_plan(const struct nodes *n)
 {
 	(void)n;
@@ -234,7 +202,7 @@ void ilbulk_run(const struct nodes *n)
 	} else {
 		ktap_ok(il_maps(all), "bulk interleave over %s, every remainder: each step and run exact",
 			mask_str(all));
-		cs_why = cpuset_enter(sub);
+		cs_why = cpuset_enter("numalab-mempolicy", sub);
 		if (cs_why) {
 			ktap_skip("bulk interleave in a child cpuset", "%s", cs_why);
 			ktap_skip(wi_name, "%s", cs_why);

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,21 +36,6 @@ long sys_move_pages(unsigned long nr, void **pages, const int *nodes, int *statu
 long sys_migrate_pages(unsigned long old_nodes, unsigned long new_nodes)
 {
 	return syscall(SYS_migrate_pages, 0, MAXNODE, &old_nodes, &new_nodes);
-}
-
-char *map_pages(size_t n)
-{
-	size_t len = n * (size_t)page_size();
-	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (base == MAP_FAILED) {
-		ktap_diag("mmap %zu bytes: %s", len, strerror(errno));
-		return NULL;
-	}
-	/* Base pages only: a THP would be placed by its own, PMD-order index. */
-	if (madvise(base, len, MADV_NOHUGEPAGE))
-		ktap_diag("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
-	return base;
 }
 
 int pages_nodes(char *base, size_t n, int *status)

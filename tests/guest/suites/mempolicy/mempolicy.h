@@ -35,21 +35,8 @@
 #include <stddef.h>
 
 #include "model/topology.h"
+#include "mpol.h"
 #include "wi_model.h"
-
-/* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
-#define MPOL_DEFAULT 0
-#define MPOL_PREFERRED 1
-#define MPOL_BIND 2
-#define MPOL_INTERLEAVE 3
-#define MPOL_LOCAL 4
-#define MPOL_PREFERRED_MANY 5
-#define MPOL_WEIGHTED_INTERLEAVE 6
-#define MPOL_F_STATIC_NODES (1 << 15)
-#define MPOL_F_RELATIVE_NODES (1 << 14)
-#define MPOL_F_NODE (1 << 0)
-#define MPOL_F_ADDR (1 << 1)
-#define MPOL_MF_MOVE (1 << 1)
 
 #define MAX_NODES 64
 #define WI_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
@@ -71,8 +58,6 @@ long sys_get_mempolicy(int *mode, unsigned long *mask, void *addr, unsigned long
 long sys_move_pages(unsigned long nr, void **pages, const int *nodes, int *status, int flags);
 long sys_migrate_pages(unsigned long old_nodes, unsigned long new_nodes);
 
-/* mmap a fresh anonymous region of n base pages (no THP); NULL on failure (diag printed). */
-char *map_pages(size_t n);
 /* Where each of n pages from base lives (move_pages query); -1 on failure. */
 int pages_nodes(char *base, size_t n, int *status);
 /* "0-1,3" for a node mask. */

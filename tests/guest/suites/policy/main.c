@@ -4,17 +4,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "policy.h"
-
-#define CGROUP_ROOT "/sys/fs/cgroup"
-#define CPUSET_DIR CGROUP_ROOT "/numalab-policy"
 
 long p_set(int mode, const unsigned long *mask, unsigned long maxnode)
 {
@@ -60,27 +54,6 @@ int get_task(int *mode, unsigned long *mask)
 		return -1;
 	}
 	return 0;
-}
-
-char *map_pages(size_t n)
-{
-	size_t len = n * (size_t)page_size();
-	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (base == MAP_FAILED) {
-		ktap_diag("mmap %zu bytes: %s", len, strerror(errno));
-		return NULL;
-	}
-	/* Base pages only: a THP is placed by its own, PMD-order index. */
-	if (madvise(base, len, MADV_NOHUGEPAGE))
-		ktap_diag("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
-	return base;
-}
-
-void unmap_pages(char *base, size_t n)
-{
-	if (base)
-		munmap(base, n * (size_t)page_size());
 }
 
 void touch_pages(char *base, size_t n)
@@ -243,44 +216,6 @@ int expect_errno(long rc, int want, const char *what)
 		ktap_diag("%s: got %s, want %s", what, errno_name(got), errno_name(want));
 	reset_task();
 	return ktap_ok(got == want, "%s: %s", what, errno_name(want));
-}
-
-const char *cpuset_enter(unsigned long mems)
-{
-	char pid[32];
-
-	if (sys_exists(CGROUP_ROOT "/cgroup.controllers") == 0 &&
-	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL))
-		return "cannot mount cgroup2";
-	if (sys_write(CGROUP_ROOT "/cgroup.subtree_control", "+cpuset"))
-		return "cannot enable the cpuset controller";
-	if (mkdir(CPUSET_DIR, 0755) && errno != EEXIST)
-		return "cannot create a child cgroup";
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (cpuset_set_mems(mems) || sys_write(CPUSET_DIR "/cgroup.procs", pid))
-		return "cannot set cpuset.mems or move the task into the cpuset";
-	return NULL;
-}
-
-int cpuset_set_mems(unsigned long mems)
-{
-	char list[128];
-
-	idlist_format(mems, list, sizeof(list));
-	if (sys_write(CPUSET_DIR "/cpuset.mems", list)) {
-		ktap_diag("cpuset.mems = %s: %s", list, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-void cpuset_leave(void)
-{
-	char pid[32];
-
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (sys_write(CGROUP_ROOT "/cgroup.procs", pid) || rmdir(CPUSET_DIR))
-		ktap_diag("cannot remove %s: %s", CPUSET_DIR, strerror(errno));
 }
 
 static struct nodes n;

@@ -45,24 +45,7 @@
 
 #include <stddef.h>
 
-/* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
-#define MPOL_DEFAULT 0
-#define MPOL_PREFERRED 1
-#define MPOL_BIND 2
-#define MPOL_INTERLEAVE 3
-#define MPOL_LOCAL 4
-#define MPOL_PREFERRED_MANY 5
-#define MPOL_WEIGHTED_INTERLEAVE 6
-#define MPOL_MAX 7
-#define MPOL_F_STATIC_NODES (1 << 15)
-#define MPOL_F_RELATIVE_NODES (1 << 14)
-#define MPOL_F_NUMA_BALANCING (1 << 13)
-#define MPOL_F_NODE (1 << 0)
-#define MPOL_F_ADDR (1 << 1)
-#define MPOL_F_MEMS_ALLOWED (1 << 2)
-#define MPOL_MF_STRICT (1 << 0)
-#define MPOL_MF_MOVE (1 << 1)
-#define MPOL_MF_MOVE_ALL (1 << 2)
+#include "mpol.h"
 
 #define MAX_NODES 64
 /* One unsigned long of nodes: maxnode 65 (the kernel uses maxnode - 1 bits). */
@@ -89,9 +72,6 @@ void reset_task(void);
 /* The task policy read back (flags 0); -1 on failure (diag printed). */
 int get_task(int *mode, unsigned long *mask);
 
-/* A fresh anonymous private map of n base pages (no THP), not faulted; NULL (diag) on failure. */
-char *map_pages(size_t n);
-void unmap_pages(char *base, size_t n);
 /* Write one byte to each of n pages. */
 void touch_pages(char *base, size_t n);
 /* Each page's node (move_pages query), or its negative errno; -1 on failure. */
@@ -117,11 +97,6 @@ unsigned long mem_mask(const struct nodes *n, const char *ranks);
 int expect_errno(long rc, int want, const char *what);
 /* "EINVAL" for EINVAL, ... */
 const char *errno_name(int e);
-
-/* A child cgroup v2 cpuset with mems = mask, this task in it; NULL or why not. */
-const char *cpuset_enter(unsigned long mems);
-int cpuset_set_mems(unsigned long mems);
-void cpuset_leave(void);
 
 int build_plan(const struct nodes *n);
 void build_run(const struct nodes *n);

@@ -192,7 +192,7 @@ void rebind_run(const struct nodes *n)
 	void *pages[1];
 
 	if (!why)
-		why = cpuset_enter(mem_mask(n, "123"));
+		why = cpuset_enter("numalab-policy", mem_mask(n, "123"));
 	for (int i = 0; i < NR_SCENARIOS; i++) {
 		if (why || n->nr_mem < scenarios[i].min_mem)
 			skip_named("cpuset rebind ", scenarios[i].name, why ? why : "fewer than 8 memory nodes");
