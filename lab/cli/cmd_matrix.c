@@ -69,14 +69,7 @@ int cmd_matrix(int argc, char **argv)
 		OPT_STRING("kcidb", &kcidb, "FILE",
 			   "also write the cells' results as KCIDB JSON at the end\n"
 			   "(docs/kcidb.md), as `numalab kcidb OUT` does"),
-		OPT_STRING("lava", &o.lava.url, "URL",
-			   "run each cell as a job on this LAVA server, the token\n"
-			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
-		OPT_STRING("lava-device-type", &o.lava.device_type, "TYPE",
-			   "the jobs' device type (default: qemu, qemu-loongarch64)"),
-		OPT_STRING("lava-artifacts", &o.lava.artifacts, "DIR=URL",
-			   "kernels and initramfs copied under DIR, fetched as URL\n"
-			   "(default: file:// paths: workers on this machine)"),
+		OPT_LAVA(&o.lava.url, &o.lava.device_type, &o.lava.artifacts),
 		OPT_FLAG("merge", &merging,
 			 "merge the outputs of shards (their --out dirs) into --out:\n"
 			 "matrix.tap, flat.tap, junit.xml, summary.txt in cell order"),

@@ -114,16 +114,7 @@ static void run_spec(struct run_cli *c, int *quiet, struct opt *table, struct op
 			   "virtio (default): the TAP on a virtio console of its\n"
 			   "own; serial: framed on the serial console among the\n"
 			   "kernel's messages, as on a board (docs/lava.md)"),
-		OPT_STRING("lava", &o->lava_url, "URL",
-			   "run the cell as a job on this LAVA server, the token\n"
-			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
-		OPT_STRING("lava-device-type", &o->lava_device_type, "TYPE",
-			   "the job's device type (default: $NUMALAB_LAVA_DEVICE_TYPE,\n"
-			   "else qemu, or qemu-loongarch64)"),
-		OPT_STRING("lava-artifacts", &o->lava_artifacts, "DIR=URL",
-			   "copy kernel and initramfs under DIR, which the workers\n"
-			   "fetch as URL (default: $NUMALAB_LAVA_ARTIFACTS, else\n"
-			   "file:// paths: workers on this machine)"),
+		OPT_LAVA(&o->lava_url, &o->lava_device_type, &o->lava_artifacts),
 		OPT_STRING("tap-flat", &c->tap_flat, "FILE",
 			   "also write the results as flat TAP 13 (one line per\n"
 			   "leaf result, named by its path: docs/results.md);\n"

@@ -80,13 +80,7 @@ int cmd_try(int argc, char **argv)
 			     "the patch's claim, judged first (repeatable), e.g.\n"
 			     "--expect 'bulk_calls decreases'"),
 		OPT_CHOICE("accel", &o.accel, "auto|tcg|kvm", "auto|tcg|kvm", "the cells' accelerator (default auto)"),
-		OPT_STRING("lava", &o.lava.url, "URL",
-			   "run the cells as jobs on this LAVA server, the token\n"
-			   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),
-		OPT_STRING("lava-device-type", &o.lava.device_type, "TYPE",
-			   "the jobs' device type (default: qemu, qemu-loongarch64)"),
-		OPT_STRING("lava-artifacts", &o.lava.artifacts, "DIR=URL",
-			   "kernels and initramfs copied under DIR, fetched as URL"),
+		OPT_LAVA(&o.lava.url, &o.lava.device_type, &o.lava.artifacts),
 		OPT_DOUBLE("threshold", &o.threshold_pct, "PCT", 0, HUGE_VAL,
 			   "smallest change of a mean that counts (default 5)"),
 		OPT_DOUBLE_OPEN("alpha", &o.alpha, "P", 0, 1, "significance level for q, 0 < P < 1 (default 0.05)"),

@@ -57,6 +57,24 @@ int command_usage_error(const char *cmd, const char *fmt, ...)
  */
 int command_lava_check(const char *cmd, struct matrix_lava *lava);
 
+/*
+ * --lava, --lava-device-type and --lava-artifacts as three rows (OPT_STRING,
+ * cli/options.h) of a command's option table: run, matrix and try declare
+ * them here, with one help, into the const char * at url, device_type and
+ * artifacts.
+ */
+#define OPT_LAVA(url, device_type, artifacts)                                               \
+	OPT_STRING("lava", (url), "URL",                                                      \
+		   "run each cell as a job on this LAVA server, the token\n"                  \
+		   "from $NUMALAB_LAVA_TOKEN (docs/lava.md)"),                                 \
+	OPT_STRING("lava-device-type", (device_type), "TYPE",                                 \
+		   "the jobs' device type (default: $NUMALAB_LAVA_DEVICE_TYPE,\n"             \
+		   "else qemu, or qemu-loongarch64)"),                                         \
+	OPT_STRING("lava-artifacts", (artifacts), "DIR=URL",                                  \
+		   "copy kernels and initramfs under DIR, which the workers\n"                \
+		   "fetch as URL (default: $NUMALAB_LAVA_ARTIFACTS, else\n"                   \
+		   "file:// paths: workers on this machine)")
+
 /* A library failure's exit code: EXIT_USAGE for ERROR_INPUT, else EXIT_HARNESS. */
 int command_exit_for(const struct error *err);
 
