@@ -88,21 +88,23 @@ options = $(strip $(foreach o,$(1),$(if $(call given,$(call option_var,$(o))),--
 	  $(foreach o,$(2),$(foreach v,$(call given,$(call option_var,$(o))),--$(o) $(v))) \
 	  $(foreach o,$(3),$(if $(filter-out 0 no,$(call given,$(call option_var,$(o)))),--$(o))))
 
-RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit kcidb
+LAVA_OPTIONS = lava lava-device-type lava-artifacts
+RUN_OPTIONS = topo kernel tests timeout out accel append guest-file backend uri host-nodes disk tap-flat junit kcidb \
+	      tap-channel $(LAVA_OPTIONS)
 RUN_LISTS   = patch rw tests-dir
 RUN_FLAGS   = prealloc quiet
 # shell: run's options but those it has no use for (numalab shell --help).
-SHELL_OPTIONS = $(filter-out timeout tap-flat junit kcidb,$(RUN_OPTIONS))
+SHELL_OPTIONS = $(filter-out timeout tap-flat junit kcidb tap-channel $(LAVA_OPTIONS),$(RUN_OPTIONS))
 SHELL_FLAGS   = prealloc
 BISECT_OPTIONS = ksrc good bad topo test recipe timeout out metric repeat threshold alpha
-MATRIX_OPTIONS = jobs out shard kcidb
+MATRIX_OPTIONS = jobs out shard kcidb $(LAVA_OPTIONS)
 MATRIX_FLAGS   = quiet dry-run
-TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard kcidb
+TRY_OPTIONS    = base topos suites repeat jobs out expect accel threshold alpha shard kcidb $(LAVA_OPTIONS)
 TRY_FLAGS      = report
 KERNEL_OPTIONS = arch
 KERNEL_LISTS   = patch
 IMAGE_OPTIONS  = out accel
-MUTATE_OPTIONS = kernel topo tests jobs limit ids timeout out equivalents accel
+MUTATE_OPTIONS = kernel topo tests jobs limit sample seed ids timeout out equivalents accel
 MUTATE_LISTS   = patch file function
 MUTATE_FLAGS   = patch-lines dry-run
 
