@@ -22,7 +22,7 @@ struct lava_server {
 
 struct lava_job_state {
 	long id;
-	char url[512];            /* the job's page: URL/scheduler/job/ID */
+	char url[512 + 64];       /* the job's page: URL (< 512) + /scheduler/job/ID */
 	char state[32];           /* Submitted, Scheduling, Scheduled, Running, Canceling, Finished */
 	char health[32];          /* Unknown, Complete, Incomplete, Canceled */
 	char device[128], worker[128];

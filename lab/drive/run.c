@@ -662,7 +662,8 @@ static int lava_urls(const struct run_opts *o, const struct run_inputs *p, const
 {
 	const char *eq = o->lava_artifacts ? strchr(o->lava_artifacts, '=') : NULL;
 	const char *cell = strrchr(cell_dir, '/'), *run = cell;
-	char kernel[4500], initrd[4500];
+	char *kernel, *initrd;
+	int rc;
 
 	copies[0] = '\0';
 	if (!eq) {
@@ -674,9 +675,12 @@ static int lava_urls(const struct run_opts *o, const struct run_inputs *p, const
 		run--;
 	snprintf(copies, copies_cap, "%.*s/%.*s.%s", (int)(eq - o->lava_artifacts), o->lava_artifacts,
 		 (int)(cell - run), run, cell + 1);   /* RUN-ID.TOPO.KERNEL: no other cell's */
-	snprintf(kernel, sizeof(kernel), "%s/kernel", copies);
-	snprintf(initrd, sizeof(initrd), "%s/initrd.cpio", copies);
-	if (mkdir_p(copies, err) || copy_file(p->kernel.path, kernel, err) || copy_file(p->initrd, initrd, err))
+	kernel = xprintf("%s/kernel", copies);
+	initrd = xprintf("%s/initrd.cpio", copies);
+	rc = mkdir_p(copies, err) || copy_file(p->kernel.path, kernel, err) || copy_file(p->initrd, initrd, err);
+	free(kernel);
+	free(initrd);
+	if (rc)
 		return error_prefix(err, "--lava-artifacts");
 	snprintf(kernel_url, cap, "%s/%s/kernel", eq + 1, strrchr(copies, '/') + 1);
 	snprintf(initrd_url, cap, "%s/%s/initrd.cpio", eq + 1, strrchr(copies, '/') + 1);
