@@ -158,6 +158,19 @@ static int check_move_status(const struct nodes *n)
 	return ok;
 }
 
+int expect_move_errno(int node, int want, const char *what)
+{
+	char *page = map_pages(1);
+	void *pages[1] = { page };
+	int status = 1, ok;
+
+	if (page)
+		page[0] = 1;
+	ok = expect_errno(page ? p_move_pages(1, pages, &node, &status, MPOL_MF_MOVE) : 0, want, what);
+	unmap_pages(page, 1);
+	return ok;
+}
+
 /*
  * A page shared with a child (fork, the child sleeping): move_pages(2) "-EACCES The page is
  * mapped by multiple processes and can be moved only if MPOL_MF_MOVE_ALL is specified."; with
@@ -221,10 +234,6 @@ int move_plan(const struct nodes *n)
 
 void move_run(const struct nodes *n)
 {
-	int node = 62, status = 1;
-	char *page;
-	void *pages[1];
-
 	for (int i = 0; i < NR_MSCENARIOS; i++) {
 		char name[256];
 
@@ -239,12 +248,5 @@ void move_run(const struct nodes *n)
 	check_shared(n);
 	/* move_pages(2) "ENODEV One of the target nodes is not online."
 	 * Kills mm/migrate.c:do_pages_move `if (!node_state(node, N_MEMORY))` -> `if (0)`. */
-	page = map_pages(1);
-	if (page) {
-		page[0] = 1;
-		pages[0] = page;
-	}
-	expect_errno(page ? p_move_pages(1, pages, &node, &status, MPOL_MF_MOVE) : 0, ENODEV,
-		     "move_pages to node 62 (offline)");
-	unmap_pages(page, 1);
+	expect_move_errno(62, ENODEV, "move_pages to node 62 (offline)");
 }

@@ -95,6 +95,8 @@ const char *mask_str(unsigned long mask);
 unsigned long mem_mask(const struct nodes *n, const char *ranks);
 /* ktap_ok for an errno expectation: rc -1 with errno want (0: success). */
 int expect_errno(long rc, int want, const char *what);
+/* One touched page moved (MPOL_MF_MOVE) to node: the call fails with want, as expect_errno(). */
+int expect_move_errno(int node, int want, const char *what);
 /* "EINVAL" for EINVAL, ... */
 const char *errno_name(int e);
 
