@@ -1,7 +1,9 @@
 # The matrix on a real LAVA instance (tests/host/lava-instance: PostgreSQL,
 # lava-server, its scheduler, two lava-workers with a QEMU device each):
 # smoke, then 2node/4node/cxl x mempolicy,topology on LAVA and the same cells
-# here.  Checked: the jobs ran on both workers; every cell's counts and
+# here, and la-2node x mempolicy,topology on the LoongArch device type
+# numalab ships (lava/device-types/qemu-loongarch64.jinja2: UEFI, 16K pages,
+# 32M THP).  Checked: the jobs ran on both workers; every cell's counts and
 # verdicts equal the local ones; LAVA's API lists one test case per KTAP leaf
 # and per metric; a Ctrl-C mid-matrix cancels every job it submitted that
 # had not ended, and the same command resumes.  ~15-25 min under TCG.
@@ -11,8 +13,9 @@ trap 'tests/host/lava-instance stop "$lava_dir"; rm -rf "$SCRATCH"' EXIT
 tests/host/lava-instance start "$lava_dir" >"$SCRATCH/instance"
 rc=$?
 [ "$rc" = 77 ] && exit 77
-read -r url token type w1 w2 <"$SCRATCH/instance"
+read -r url token type w1 w2 la_type <"$SCRATCH/instance"
 [ "$rc" = 0 ] && [ -n "${w2:-}" ] || fail "tests/host/lava-instance start exited $rc"
+[ "${la_type:-none}" != none ] || fail "no LoongArch LAVA device: run \`./numalab setup --arch loongarch64\` (the toolroot's QEMU 10 runs it)"
 export NUMALAB_LAVA_TOKEN=$token
 api() { curl -sf -H "Authorization: Token $token" "$url/api/v0.2/$1"; }
 lava=(--lava "$url/" --lava-device-type "$type")
@@ -36,12 +39,14 @@ expect_rc 0 $NUMALAB matrix "$m" "${lava[@]}" --quiet --out "$SCRATCH/on-lava"
 expect_rc 0 $NUMALAB matrix "$m" --jobs 2 --quiet --out "$SCRATCH/here"
 # Cell, result, pass, fail, skip: the same on both (time and place differ).
 cols() { awk 'NR > 1 && NF >= 5 && $1 ~ /\./ { print $1, $2, $3, $4, $5 }' "$1/summary.txt"; }
-diff <(cols "$SCRATCH/here") <(cols "$SCRATCH/on-lava") || fail "LAVA's cells differ from the local ones"
-[ "$(cols "$SCRATCH/on-lava" | wc -l)" = 6 ] || fail "want 6 cells"
 # Every leaf verdict, by its path (flat.tap names each leaf), not only the counts.
-diff <(grep -E '^(not )?ok ' "$SCRATCH/here/flat.tap" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 /' | sort) \
-     <(grep -E '^(not )?ok ' "$SCRATCH/on-lava/flat.tap" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 /' | sort) ||
-	fail "a leaf's verdict differs between LAVA and here"
+leaves() { grep -E '^(not )?ok ' "$1/flat.tap" | sed 's/^\(\(not \)\{0,1\}ok\) [0-9]* /\1 /' | sort; }
+same_cells() {   # same_cells HERE ON_LAVA CELLS
+	diff <(cols "$1") <(cols "$2") || fail "LAVA's cells differ from the local ones ($2)"
+	[ "$(cols "$2" | wc -l)" = "$3" ] || fail "want $3 cells in $2"
+	diff <(leaves "$1") <(leaves "$2") || fail "a leaf's verdict differs between LAVA and here ($2)"
+}
+same_cells "$SCRATCH/here" "$SCRATCH/on-lava" 6
 
 # 3. Both workers ran jobs; each cell's meta names its job.
 workers=$(cat "$SCRATCH"/on-lava/cells/*/*/*/meta | sed -n 's/^lava\.worker: //p' | sort -u | tr '\n' ' ')
@@ -52,6 +57,19 @@ for meta in "$SCRATCH"/on-lava/cells/*/*/*/meta; do
 	expect_grep '^lava\.health: Complete$' "$meta"
 	expect_grep '^tap\.channel: serial: [1-9]' "$meta"
 done
+
+# 3b. LoongArch: la-2node on numalab's device type (a QEMU 10 and edk2 on the
+# first worker), its cell equal to the local one, 16K/32M leaves included.
+sed 's/^topology .*//; 1i topology la-2node' "$m" >"$SCRATCH/la.matrix"
+expect_rc 0 $NUMALAB matrix "$SCRATCH/la.matrix" --lava "$url/" --lava-device-type "$la_type" --quiet --out "$SCRATCH/la-on-lava"
+expect_rc 0 $NUMALAB matrix "$SCRATCH/la.matrix" --quiet --out "$SCRATCH/la-here"
+same_cells "$SCRATCH/la-here" "$SCRATCH/la-on-lava" 2
+for meta in "$SCRATCH"/la-on-lava/cells/*/*/*/meta; do
+	expect_grep "^lava\.device: $w1-la$" "$meta"
+	expect_grep "^lava\.device_type: $la_type$" "$meta"
+	expect_grep '^lava\.health: Complete$' "$meta"
+done
+expect_grep '^ok [0-9]+ .*pmd size 33554432$' "$SCRATCH/la-on-lava/flat.tap"
 
 # 4. LAVA lists the per-test results: one "numalab" test case per leaf, and the metrics.
 cell=$(ls -d "$SCRATCH"/on-lava/cells/2node.debian.mempolicy.r1/*/*/)
