@@ -433,8 +433,8 @@ static int run_and_report(const char *cmd, struct run_opts *o, const struct run_
 				vm_accel_name(out.accel), out.vm.total_s, out.cell_dir);
 		}
 		/* Stopped by a signal: not the kernel's verdict but the lab's, as matrix, try, mutate. */
-		if (interrupt_caught()) {
-			fprintf(stderr, "numalab %s: interrupted by signal %d\n", cmd, interrupt_caught());
+		if (out.interrupted) {
+			fprintf(stderr, "numalab %s: interrupted by signal %d\n", cmd, out.interrupted);
 			rc = EXIT_HARNESS;
 		}
 	}

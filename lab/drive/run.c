@@ -1091,7 +1091,8 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 		rc = results_new_run(root, run_dir, sizeof(run_dir), err);
 	if (!rc) {
 		rc = run_prepared(o, p, lv, run_dir, out, err);
-		if (run_state_set(run_dir, interrupt_caught() ? RUN_STATE_INTERRUPTED
+		out->interrupted = interrupt_caught();
+		if (run_state_set(run_dir, out->interrupted ? RUN_STATE_INTERRUPTED
 				  : rc ? RUN_STATE_ERROR : RUN_STATE_COMPLETE, &state_err) && !rc)
 			rc = (*err = state_err, -1);
 	}

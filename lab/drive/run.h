@@ -83,6 +83,11 @@ struct run_outcome {
 	char disk[4400], tap_source[256];
 	/* Serial TAP: how the frames came back ("" virtio) */
 	char tap_channel[256];
+	/* The signal that came before the run was whole (0 none): its state says
+	 * interrupted, and its exit is the lab's, not the verdict.  Read once, as
+	 * the state is written: one that comes later leaves the complete run, and
+	 * so a matrix's resume and the cell's verdict, agreeing. */
+	int interrupted;
 };
 
 /* A cell's inputs, resolved and validated; the base image built. */
