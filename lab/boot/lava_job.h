@@ -20,7 +20,10 @@
  *                                 extra_options, one option and value a line
  *
  * The spec must ask for serial TAP (spec->serial_tap): a LAVA job sees only
- * the console.  The test action is two `monitors` over /init's
+ * the console.  Its caps should be NULL: the worker's QEMU (7.2 on Debian 12,
+ * 10 on 13) cannot be asked from here, and an optional option one of them
+ * lacks (QEMU 10 has no ICH9-LPC.memory-hotplug-support) ends the job at
+ * once; run.c passes NULL.  The test action is two `monitors` over /init's
  * <LAVA_SIGNAL_TESTCASE ...> lines (images/init/serial.c): suite "numalab",
  * one test case per KTAP leaf, then "numalab-measurements", one per metric,
  * without an overlay in the initramfs.  Golden files

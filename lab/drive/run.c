@@ -963,7 +963,9 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	snprintf(overlay, sizeof(overlay), "%s/disk.qcow2", out->cell_dir);
 	if (o->disk ? disk_initrd(p, err) : image_run_initrd(p->base, &part, p->initrd, err))
 		return -1;
-	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, &p->caps);
+	/* A LAVA job runs the worker's QEMU, which the lab cannot ask: nothing
+	 * known, so only the options every QEMU from 7.2 to 10 has (qemucaps.h). */
+	vm_spec_set_emulator(&spec, p->topo.arch, &p->tools, o->lava_url ? NULL : &p->caps);
 	spec.serial_tap = o->serial_tap || o->lava_url;
 	if (o->lava_url) {   /* the worker's KVM is the worker's: only asked for, never probed */
 		spec.accel = out->accel = !strcmp(o->accel, "kvm") ? VM_ACCEL_KVM : VM_ACCEL_TCG;
@@ -1007,8 +1009,9 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	tap_summarise(&c.tap, &out->summary);
 	out->before_kernel_s = before_kernel(&out->vm, &c.tap);
 	out->verdict = tap_failed(&c.tap) || out->vm.end != VM_POWEROFF ? RUN_FAILED : RUN_PASSED;
-	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel, p->caps.banner, accel_why, &argv, out, &c.tap,
-			     timeout_s, &p->plan_names, &meta_err);
+	meta_rc = write_meta(&c, out->cell_dir, &spec, &p->kernel,
+			     o->lava_url ? "the LAVA worker's (its job log names it)" : p->caps.banner,
+			     accel_why, &argv, out, &c.tap, timeout_s, &p->plan_names, &meta_err);
 	/*
 	 * Rebuilt from the cached base in milliseconds; a serial-TAP cell's is
 	 * kept: it is what a board boots (docs/lava.md, "Bare metal").
@@ -1081,7 +1084,7 @@ int run_cell(const struct run_opts *o, struct run_outcome *out, struct error *er
 
 	memset(out, 0, sizeof(*out));
 	rc = run_prepare(o, p, err) || out_root(o, root, sizeof(root), err) ||
-	     libvirt_connect(o, &p->topo, &lv, err) || qemu_at_hand(p, lv, err);
+	     libvirt_connect(o, &p->topo, &lv, err) || (!o->lava_url && qemu_at_hand(p, lv, err));
 	if (!rc && o->host_nodes && !run_backend_libvirt(o)) {
 		rc = hostnuma_bind(o->host_nodes, &p->topo, HOSTNUMA_SYSFS, &p->host_nodes, err);
 		p->host_nodes.prealloc = o->prealloc;

@@ -1,7 +1,8 @@
 # The matrix on a real LAVA instance (tests/host/lava-instance: PostgreSQL,
 # lava-server, its scheduler, two lava-workers with a QEMU device each):
-# smoke, then 2node/4node/cxl x mempolicy,topology on LAVA and the same cells
-# here, and la-2node x mempolicy,topology on the LoongArch device type
+# smoke, then 2node/4node/cxl x mempolicy,topology on LAVA (the workers on
+# two QEMU families: this host's and the toolroot's QEMU 10) and the same
+# cells here, and la-2node x mempolicy,topology on the LoongArch device type
 # numalab ships (lava/device-types/qemu-loongarch64.jinja2: UEFI, 16K pages,
 # 32M THP).  Checked: the jobs ran on both workers; every cell's counts and
 # verdicts equal the local ones; LAVA's API lists one test case per KTAP leaf
@@ -57,6 +58,16 @@ for meta in "$SCRATCH"/on-lava/cells/*/*/*/meta; do
 	expect_grep '^lava\.health: Complete$' "$meta"
 	expect_grep '^tap\.channel: serial: [1-9]' "$meta"
 done
+
+# One job definition for two QEMU families: the second worker ran its x86
+# jobs on the toolroot's QEMU 10 (tests/host/lava-instance), the first on
+# this host's.  (QEMU 10 ends a job at once on an option it lacks.)
+w2job=$(sed -n 's/^lava\.job: //p' "$(grep -l "^lava\.worker: $w2$" "$SCRATCH"/on-lava/cells/*/*/*/meta | head -n 1)")
+api "jobs/$w2job/logs/" | grep -q "Boot command: $lava_dir/x86-path/qemu-system-x86_64 " ||
+	fail "LAVA job $w2job on $w2 did not run the toolroot's QEMU 10"
+w1job=$(sed -n 's/^lava\.job: //p' "$(grep -l "^lava\.worker: $w1$" "$SCRATCH"/on-lava/cells/*/*/*/meta | head -n 1)")
+api "jobs/$w1job/logs/" | grep -q "Boot command: /usr/bin/qemu-system-x86_64 " ||
+	fail "LAVA job $w1job on $w1 did not run this host's QEMU"
 
 # 3b. LoongArch: la-2node on numalab's device type (a QEMU 10 and edk2 on the
 # first worker), its cell equal to the local one, 16K/32M leaves included.
