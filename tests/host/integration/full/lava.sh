@@ -63,10 +63,13 @@ done
 # jobs on the toolroot's QEMU 10 (tests/host/lava-instance), the first on
 # this host's.  (QEMU 10 ends a job at once on an option it lacks.)  LAVA
 # names the QEMU by its real path: the wrapper, not the PATH entry.
-w2job=$(sed -n 's/^lava\.job: //p' "$(grep -l "^lava\.worker: $w2$" "$SCRATCH"/on-lava/cells/*/*/*/meta | head -n 1)")
+job_on() {   # a job of the matrix that ran on worker $1
+	sed -n 's/^lava\.job: //p' "$(grep -l "^lava\.worker: $1$" "$SCRATCH"/on-lava/cells/*/*/*/meta | head -n 1)"
+}
+w2job=$(job_on "$w2")
 api "jobs/$w2job/logs/" | grep -q "Boot command: $lava_dir/qemu/qemu-system-x86_64 " ||
 	fail "LAVA job $w2job on $w2 did not run the toolroot's QEMU 10"
-w1job=$(sed -n 's/^lava\.job: //p' "$(grep -l "^lava\.worker: $w1$" "$SCRATCH"/on-lava/cells/*/*/*/meta | head -n 1)")
+w1job=$(job_on "$w1")
 api "jobs/$w1job/logs/" | grep -q "Boot command: /usr/bin/qemu-system-x86_64 " ||
 	fail "LAVA job $w1job on $w1 did not run this host's QEMU"
 
