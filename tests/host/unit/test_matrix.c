@@ -289,12 +289,27 @@ UNIT_TEST(shipped_matrices)
 	CHECK(!has_cell(cells, n, "2node.stock.tiering.r1"));
 	CHECK(!has_cell(cells, n, "la-2node.stock.tiering.r1"));
 	CHECK(!has_cell(cells, n, "cxl-3tier.stock.mempolicy.r1"));
+	CHECK(has_cell(cells, n, "cxl-switch.stock.tiering.r1"));
+	CHECK(!has_cell(cells, n, "cxl-switch.stock.mempolicy.r1"));
 	CHECK(has_cell(cells, n, "la-3c5000l.stock.mthp.r1"));
 	CHECK(has_cell(cells, n, "8node.stock.mthp.r1"));
 	/* policy on every shape, stock and debug only. */
 	CHECK(has_cell(cells, n, "cxl-3tier.stock.policy.r1"));
 	CHECK(has_cell(cells, n, "la-2node.stock+debug.policy.r1"));
 	CHECK(!has_cell(cells, n, "4node.wi-carryover.policy.r1"));
+	free(cells);
+	matrix_free(&m);
+
+	/* contract: three of each; the debug kernel on 4node only. */
+	CHECK_INT(load("matrices/contract.matrix", &m), 0);
+	matrix_expand(&m, &cells, &n);
+	CHECK_INT(n, 63);
+	CHECK(has_cell(cells, n, "cxl-switch.stock.tiering.r2"));
+	CHECK(has_cell(cells, n, "la-3c5000l.stock.policy.r3"));
+	CHECK(has_cell(cells, n, "cxl-3tier.stock.tiering.r3"));
+	CHECK(!has_cell(cells, n, "8node.stock.tiering.r1"));
+	CHECK(has_cell(cells, n, "4node.stock+debug.policy.r3"));
+	CHECK(!has_cell(cells, n, "cxl.stock+debug.policy.r1"));
 	free(cells);
 	matrix_free(&m);
 }
