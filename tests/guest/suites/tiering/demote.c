@@ -41,7 +41,6 @@
 #include "ktap.h"
 #include "tiering.h"
 
-#define DEMOTION_ENABLED "/sys/kernel/mm/numa/demotion_enabled"
 /*
  * nodeN/reclaim goes through __node_reclaim(), which does nothing unless the
  * node's unmapped page cache or reclaimable slab exceeds these ratios.
@@ -55,7 +54,7 @@
 #endif
 
 /*
- * MADV_COLD with every page on the inactive LRU when it returns.  The
+ * MADV_COLD, twice (tiering.h).  The
  * kernel queues deactivations in a per-CPU batch of 31 folios that only a
  * later lru_add_drain() on this CPU empties; kswapd reclaims from another
  * CPU and never sees the queued pages: 256 pages left 256 % 31 = 8 on the
@@ -63,7 +62,7 @@
  * madvise_cold() drains this CPU's batches before it starts, so a second
  * call on the range (inactive now: nothing is queued again) empties it.
  */
-static void make_cold(char *addr, size_t len)
+void make_cold(char *addr, size_t len)
 {
 	madvise(addr, len, MADV_COLD);
 	madvise(addr, len, MADV_COLD);
@@ -80,10 +79,28 @@ static double now_s(void)
 int demote_plan(const struct tiering *t)
 {
 	(void)t;
-	return 5;
+	return 6;
 }
 
-static char *anon_pages(size_t len)
+/*
+ * demotion_enabled reads back as one line, the word kstrtobool() took:
+ * "true\n" after "1" (sysfs-kernel-mm-numa: the switch; sysfs.rst: one
+ * value per file, as text).  Kills demotion_enabled_show()'s `return
+ * sysfs_emit(...)` -> `- 1` (88653ab36127: "true", no newline) and a show
+ * that prints the old state.
+ */
+static void demotion_enabled_reads_back(void)
+{
+	char got[16] = "";
+	ssize_t n = sys_read_bytes(DEMOTION_ENABLED, got, sizeof(got));
+
+	if (n >= 0 && strcmp(got, "true\n"))
+		ktap_diag(DEMOTION_ENABLED " after writing 1: \"%.*s\" (%zd bytes)", (int)strcspn(got, "\n"), got,
+			  n);
+	ktap_ok(n == 5 && !strcmp(got, "true\n"), DEMOTION_ENABLED " reads \"true\\n\" after writing 1");
+}
+
+char *anon_pages(size_t len)
 {
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -222,12 +239,13 @@ void demote_run(const struct tiering *t)
 
 	idlist_format(targets, tl, sizeof(tl));
 	ktap_diag("demotion: node%d, targets by the kernel's rule: %s", node, tl);
-	if (sys_read(DEMOTION_ENABLED, old, sizeof(old)) || sys_write(DEMOTION_ENABLED, "true")) {
+	if (sys_read(DEMOTION_ENABLED, old, sizeof(old)) || sys_write(DEMOTION_ENABLED, "1")) {
 		ktap_diag("cannot enable " DEMOTION_ENABLED ": %s", strerror(errno));
 		for (int i = 0; i < demote_plan(t); i++)
 			ktap_ok(0, "demotion (no " DEMOTION_ENABLED ")");
 		return;
 	}
+	demotion_enabled_reads_back();
 	pin_to_cpu(t->dram_cpu);
 	anon = anon_pages(len);
 	file = tmpfs_pages(len);

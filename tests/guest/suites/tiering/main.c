@@ -159,6 +159,7 @@ static struct tiering t = { .topo = &topo, .dram = -1 };
 GUEST_CASE(tiers, tiers_plan(&t)) { tiers_run(&t); }
 GUEST_CASE(targets, targets_plan(&t)) { targets_run(&t); }
 GUEST_CASE(demote, demote_plan(&t)) { demote_run(&t); }
+GUEST_CASE(demote_mems, mems_plan(&t)) { mems_run(&t); }
 GUEST_CASE(promote, promote_plan(&t)) { promote_run(&t); }
 
 int main(void)

@@ -34,7 +34,10 @@
 #define SYSLOG_ACTION_READ_ALL 3
 #define SYSLOG_ACTION_SIZE_BUFFER 10
 
-/* The last log line for node: "null" -> *preferred = *fallback = 0; 0, or -1 when none. */
+/*
+ * The last log line for node: 1 for "null" (*preferred = *fallback = 0), 0
+ * for the lists, -1 when there is none.
+ */
 static int logged_targets(const char *log, int node, unsigned long *preferred, unsigned long *fallback)
 {
 	char key[64], pref[128], fall[128];
@@ -51,7 +54,7 @@ static int logged_targets(const char *log, int node, unsigned long *preferred, u
 		return -1;
 	if (!strncmp(last, "null", 4)) {
 		*preferred = *fallback = 0;
-		return 0;
+		return 1;
 	}
 	if (strncmp(last, "preferred: ", 11))
 		return -1;
@@ -92,7 +95,13 @@ void targets_run(const struct tiering *t)
 		ktap_diag("cannot read the kernel log: %s", strerror(errno));
 	for (int node = 0; node < t->nr_nodes; node++) {
 		unsigned long want = demotion_targets(t, node), lower = 0, pref = 0, fall = 0;
-		int found = len >= 0 && logged_targets(log, node, &pref, &fall) == 0;
+		int form = len >= 0 ? logged_targets(log, node, &pref, &fall) : -1;
+		/*
+		 * A node with no target is logged as "null", not as empty lists:
+		 * kills dump_demotion_targets()' `if (nodes_empty(preferred))` ->
+		 * `if (0)` (d60f8f705cf0: "preferred: , fallback: ").
+		 */
+		int found = form == (want ? 0 : 1);
 		char wp[128], wf[128], gp[128], gf[128];
 
 		for (int i = 0; want && i < t->nr_nodes; i++)
@@ -102,8 +111,10 @@ void targets_run(const struct tiering *t)
 		idlist_format(lower, wf, sizeof(wf));
 		idlist_format(pref, gp, sizeof(gp));
 		idlist_format(fall, gf, sizeof(gf));
-		if (!found)
+		if (form < 0)
 			ktap_diag("no \"Demotion targets for Node %d\" line in the kernel log", node);
+		else if (!found)
+			ktap_diag("node%d: the kernel logs its targets as %s", node, form ? "null" : "lists");
 		else if (pref != want || fall != lower)
 			ktap_diag("node%d: the kernel's demotion targets preferred %s fallback %s", node,
 				  pref ? gp : "null", fall ? gf : "null");

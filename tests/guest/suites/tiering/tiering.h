@@ -11,6 +11,8 @@
  *   demote.c   with demotion_enabled, proactive reclaim on a DRAM node
  *              demotes its cold anonymous and tmpfs pages to the nearest
  *              node of the next lower tier, page-exact, pgdemote_* counted
+ *   mems.c     demotion inside a cpuset: only to a lower-tier node in its
+ *              mems, none when it has no such node
  *   targets.c  every node's demotion targets as the kernel logs them, preferred
  *              (nearest nodes of the next lower tier) and fallback (every
  *              lower tier), against the rule
@@ -30,6 +32,7 @@
 #define NODE_DIR "/sys/devices/system/node"
 #define TIERS_DIR "/sys/devices/virtual/memory_tiering"
 #define WI_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
+#define DEMOTION_ENABLED "/sys/kernel/mm/numa/demotion_enabled"
 #define MAX_NODES TOPO_MAX_NODES
 
 /* The guest's view, read once by main(). */
@@ -55,11 +58,17 @@ unsigned long long node_free(int node);
 int pin_to_cpu(int cpu);
 /* The demotion targets the kernel's rule gives node: nearest nodes of the next lower tier. */
 unsigned long demotion_targets(const struct tiering *t, int node);
+/* len bytes of anonymous base pages faulted here; NULL on failure (diag printed). */
+char *anon_pages(size_t len);
+/* Every page of [addr, addr+len) on the inactive LRU when it returns (MADV_COLD). */
+void make_cold(char *addr, size_t len);
 
 int tiers_plan(const struct tiering *t);
 void tiers_run(const struct tiering *t);
 int demote_plan(const struct tiering *t);
 void demote_run(const struct tiering *t);
+int mems_plan(const struct tiering *t);
+void mems_run(const struct tiering *t);
 int targets_plan(const struct tiering *t);
 void targets_run(const struct tiering *t);
 int promote_plan(const struct tiering *t);
