@@ -16,6 +16,8 @@
  *   move.c     migrate_pages on overlapping, equal- and different-size node
  *              sets; move_pages' per-page status and its errors
  *   mbind.c    mbind's MPOL_MF_STRICT, MOVE and MOVE_ALL
+ *   home.c     set_mempolicy_home_node on BIND, PREFERRED_MANY and
+ *              policy-less ranges
  *
  * Raw syscalls (the binary is static and cross-compiled, no libnuma).
  * Node numbers: the checks name nodes by their rank among the memory
@@ -110,5 +112,7 @@ int move_plan(const struct nodes *n);
 void move_run(const struct nodes *n);
 int mbind_plan(const struct nodes *n);
 void mbind_run(const struct nodes *n);
+int home_plan(const struct nodes *n);
+void home_run(const struct nodes *n);
 
 #endif
