@@ -719,6 +719,12 @@ size_t topo_format(const struct topology *t, char *buf, size_t cap)
 #define ADISTANCE_DRAM 576ULL
 #define CHUNK_BITS 7
 
+/* mt_set_default_dram_perf(): x differs from the reference by more than 10%. */
+static int off_by_more_than_10pct(unsigned long long x, unsigned long long ref)
+{
+	return (x > ref ? x - ref : ref - x) * 10 > ref;
+}
+
 int topo_memory_tier(const struct topology *t, int node)
 {
 	const struct topo_hmat_lb *dram = NULL, *lb;
@@ -731,6 +737,14 @@ int topo_memory_tier(const struct topology *t, int node)
 		return -1;
 	if (topo_node_has_cpus(t, node))
 		return (int)(ADISTANCE_DRAM >> CHUNK_BITS);
+	/* DRAM nodes that disagree: the kernel drops the HMAT-based distances. */
+	for (int i = 0; i < t->nr_nodes; i++) {
+		const struct topo_hmat_lb *other = topo_node_has_cpus(t, i) ? topo_hmat_find(t, i, i) : NULL;
+
+		if (other && (off_by_more_than_10pct(other->latency_ns, dram->latency_ns) ||
+			      off_by_more_than_10pct(other->bandwidth_bps >> 20, dram->bandwidth_bps >> 20)))
+			return (int)(ADISTANCE_DRAM >> CHUNK_BITS);
+	}
 	lb = topo_hmat_find(t, t->nodes[node].initiator, node);
 	if (!lb || !(dram->bandwidth_bps >> 20) || !(lb->bandwidth_bps >> 20))
 		return -1;

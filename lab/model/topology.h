@@ -121,8 +121,10 @@ size_t topo_format(const struct topology *topo, char *out, size_t cap);
  * 576, memory_tier4); a CPU-less node's distance is 576 x its latency /
  * DRAM's x DRAM's bandwidth / its own, from its initiator (the access
  * class sysfs shows), DRAM being the first CPU node's local entry; the tier
- * is the distance >> 7.  -1 when the topology has no HMAT (every node is
- * then in memory_tier4, nothing to derive).
+ * is the distance >> 7.  When another CPU node's local latency or bandwidth
+ * is more than 10% off the first's, the kernel gives up on HMAT distances
+ * and every node is memory_tier4.  -1 when the topology has no HMAT (every
+ * node is then in memory_tier4, nothing to derive).
  */
 int topo_memory_tier(const struct topology *topo, int node);
 

@@ -146,7 +146,7 @@ UNIT_TEST(topo_cxl)
 {
 	static const struct topo_hmat_lb want[] = {
 		{ 0, 0, 80, 20 * GIB }, { 0, 1, 140, 10 * GIB }, { 0, 2, 250, 8 * GIB }, { 0, 3, 350, 4 * GIB },
-		{ 1, 0, 140, 10 * GIB }, { 1, 1, 80, 20 * GIB }, { 1, 2, 350, 4 * GIB }, { 1, 3, 250, 8 * GIB },
+		{ 1, 0, 140, 10 * GIB }, { 1, 1, 88, 20 * GIB }, { 1, 2, 350, 4 * GIB }, { 1, 3, 250, 8 * GIB },
 	};
 	static const int dist[4][4] = {
 		{ 10, 21, 14, 24 }, { 21, 10, 24, 14 }, { 14, 24, 10, 26 }, { 24, 14, 26, 10 },
@@ -582,6 +582,25 @@ UNIT_TEST(memory_tiers)
 	CHECK_INT(topo_memory_tier(&t, 2), 18);
 	CHECK_INT(topo_memory_tier(&t, 3), 90);
 	CHECK_INT(topo_memory_tier(&t, 4), -1);
+	/*
+	 * mt_set_default_dram_perf(): DRAM nodes more than 10% apart put every
+	 * node in the DRAM tier; exactly 10% apart (cxl's 80 and 88 ns) is one
+	 * DRAM performance still.
+	 */
+	t.hmat_lb[5].latency_ns = 89;
+	CHECK_INT(t.hmat_lb[5].initiator * 10 + t.hmat_lb[5].target, 11);
+	CHECK_INT(topo_memory_tier(&t, 2), 4);
+	CHECK_INT(topo_memory_tier(&t, 3), 4);
+	t.hmat_lb[5].latency_ns = 72;
+	CHECK_INT(topo_memory_tier(&t, 2), 18);
+	t.hmat_lb[5].bandwidth_bps = 17ULL << 30;
+	CHECK_INT(topo_memory_tier(&t, 2), 4);
+	if (load("topologies/cxl.topo", &t)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_INT(topo_memory_tier(&t, 2), 35);
+	CHECK_INT(topo_memory_tier(&t, 3), 35);
 	if (load("topologies/2node.topo", &t)) {
 		CHECK(0);
 		return;
