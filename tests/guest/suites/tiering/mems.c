@@ -5,8 +5,10 @@
  * runs in a child cgroup v2 with the cpuset and memory controllers (the
  * memory controller makes the pages the child's: reclaim asks the pages'
  * cgroup for its mems), pinned to a CPU of the first DRAM node D, faults
- * NR_PAGES cold anonymous pages on D and asks the child's memory.reclaim
- * for them:
+ * NR_PAGES cold anonymous pages on D, goes back to the root cgroup (the
+ * pages stay the child's) and asks the child's memory.reclaim for them.
+ * From the root, the reclaiming task's own cpuset does not confine where
+ * the demoted pages are allocated: only the rule under test does.
  *
  *   mems = D and a lower-tier node L that is not one of D's preferred
  *   targets: every page demoted to L, none to a preferred target outside
@@ -18,13 +20,16 @@
  * (!nodes_empty(mask))` -> `if (1)` (57a3ad3c994b: with the preferred
  * targets outside the cpuset it returns NUMA_NO_NODE and nothing is
  * demoted), and in mm/vmscan.c demote_folio_list(),
- * `mem_cgroup_node_filter_allowed(memcg, &allowed_mask);` removed (the
- * pages go to D's preferred target, outside cpuset.mems, in both cases).
+ * `mem_cgroup_node_filter_allowed(memcg, &allowed_mask);` removed
+ * (53cc9316e90b: the pages go to D's preferred target, outside cpuset.mems;
+ * a reclaim run from inside the cpuset hid it, as the allocation of the
+ * demoted page was confined by the reclaiming task's own mems).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "ktap.h"
 #include "mpol.h"
@@ -61,7 +66,7 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 {
 	size_t len = NR_PAGES * (size_t)page_size();
 	const char *why = cpuset_enter(MEMS_CGROUP, mems);
-	char amount[32], *pages = NULL;
+	char amount[32], pid[32], *pages = NULL;
 	int stray, rc = -1;
 
 	if (why)
@@ -74,6 +79,9 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 			ktap_diag("before reclaim a page is not on node%d", t->dram);
 		} else {
 			make_cold(pages, len);
+			snprintf(pid, sizeof(pid), "%d", (int)getpid());
+			if (sys_write(CGROUP_ROOT "/cgroup.procs", pid))
+				ktap_diag("cannot move back to the root cgroup: %s", strerror(errno));
 			/* All the child has: EAGAIN says less was reclaimable, and it has gone. */
 			snprintf(amount, sizeof(amount), "%zuM", (len >> 20) * 4 + 4);
 			if (sys_write(CGROUP_ROOT "/" MEMS_CGROUP "/memory.reclaim", amount) && errno != EAGAIN)
