@@ -226,6 +226,7 @@ GUEST_CASE(rebind, rebind_plan(&n)) { rebind_run(&n); }
 GUEST_CASE(move, move_plan(&n)) { move_run(&n); }
 GUEST_CASE(mbind, mbind_plan(&n)) { mbind_run(&n); }
 GUEST_CASE(home, home_plan(&n)) { home_run(&n); }
+GUEST_CASE(shared, shared_plan(&n)) { shared_run(&n); }
 
 int main(void)
 {

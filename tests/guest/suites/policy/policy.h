@@ -18,6 +18,8 @@
  *   mbind.c    mbind's MPOL_MF_STRICT, MOVE and MOVE_ALL
  *   home.c     set_mempolicy_home_node on BIND, PREFERRED_MANY and
  *              policy-less ranges
+ *   shared.c   shared policy on a memfd mapped twice: the object's, split
+ *              and trimmed by later mbinds
  *
  * Raw syscalls (the binary is static and cross-compiled, no libnuma).
  * Node numbers: the checks name nodes by their rank among the memory
@@ -114,5 +116,7 @@ int mbind_plan(const struct nodes *n);
 void mbind_run(const struct nodes *n);
 int home_plan(const struct nodes *n);
 void home_run(const struct nodes *n);
+int shared_plan(const struct nodes *n);
+void shared_run(const struct nodes *n);
 
 #endif
