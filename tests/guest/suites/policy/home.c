@@ -71,19 +71,11 @@ static int home_row(int mode, unsigned long mask, int home, int want, int whole,
 
 void home_run(const struct nodes *n)
 {
-	int a = -1, b = n->nr_mem ? n->mem[n->nr_mem - 1] : -1;
+	int a, b;
 	unsigned long ab;
 
-	for (int k = 0; k < n->nr_mem && a < 0; k++)
-		if (!pin_to_node(n->mem[k]))
-			a = n->mem[k];
-	if (a < 0 || b == a) {
-		for (int i = 0; i < NR_ROWS; i++)
-			ktap_skip("set_mempolicy_home_node", "needs two memory nodes, one with CPUs (%d memory nodes)",
-				  n->nr_mem);
-		unpin();
+	if (pin_local_far(n, &a, &b, NR_ROWS, "set_mempolicy_home_node"))
 		return;
-	}
 	ab = 1UL << a | 1UL << b;
 	ktap_ok(home_row(MPOL_BIND, ab, b, b, 0, a),
 		"MPOL_BIND over %s, home node %d: pages on node %d, not local node %d", mask_str(ab), b, b, a);

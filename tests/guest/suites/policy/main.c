@@ -172,6 +172,21 @@ int last_cpu_node(const struct nodes *n)
 	return -1;
 }
 
+int pin_local_far(const struct nodes *n, int *local, int *far, int nr_rows, const char *what)
+{
+	*local = -1;
+	*far = n->nr_mem ? n->mem[n->nr_mem - 1] : -1;
+	for (int k = 0; k < n->nr_mem && *local < 0; k++)
+		if (!pin_to_node(n->mem[k]))
+			*local = n->mem[k];
+	if (*local >= 0 && *far != *local)
+		return 0;
+	for (int i = 0; i < nr_rows; i++)
+		ktap_skip(what, "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
+	unpin();
+	return -1;
+}
+
 const char *mask_str(unsigned long mask)
 {
 	static char buf[4][128];
@@ -227,6 +242,7 @@ GUEST_CASE(move, move_plan(&n)) { move_run(&n); }
 GUEST_CASE(mbind, mbind_plan(&n)) { mbind_run(&n); }
 GUEST_CASE(home, home_plan(&n)) { home_run(&n); }
 GUEST_CASE(shared, shared_plan(&n)) { shared_run(&n); }
+GUEST_CASE(tmpfs, tmpfs_plan(&n)) { tmpfs_run(&n); }
 
 int main(void)
 {

@@ -20,6 +20,8 @@
  *              policy-less ranges
  *   shared.c   shared policy on a memfd mapped twice: the object's, split
  *              and trimmed by later mbinds
+ *   tmpfs.c    tmpfs's mpol= mount option: bind, prefer, interleave, and
+ *              a node that is not online refused
  *
  * Raw syscalls (the binary is static and cross-compiled, no libnuma).
  * Node numbers: the checks name nodes by their rank among the memory
@@ -92,6 +94,12 @@ int pin_to_node(int node);
 void unpin(void);
 /* The last node with CPUs and memory (-1 for none). */
 int last_cpu_node(const struct nodes *n);
+/*
+ * Pinned to a CPU of *local, the first memory node with CPUs, with *far the
+ * last memory node: 0.  Else -1, after nr_rows SKIPs named what (the rows
+ * of a case that needs both).
+ */
+int pin_local_far(const struct nodes *n, int *local, int *far, int nr_rows, const char *what);
 
 /* "0-1,3" for a mask (rotating static buffers: four per statement). */
 const char *mask_str(unsigned long mask);
@@ -118,5 +126,7 @@ int home_plan(const struct nodes *n);
 void home_run(const struct nodes *n);
 int shared_plan(const struct nodes *n);
 void shared_run(const struct nodes *n);
+int tmpfs_plan(const struct nodes *n);
+void tmpfs_run(const struct nodes *n);
 
 #endif

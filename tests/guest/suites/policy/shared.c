@@ -130,18 +130,11 @@ static void rows(char *a_map, char *b_map, int a, int b)
 void shared_run(const struct nodes *n)
 {
 	size_t len = 3 * NR * (size_t)page_size();
-	int a = -1, b = n->nr_mem ? n->mem[n->nr_mem - 1] : -1, fd = -1;
+	int a, b, fd = -1;
 	char *a_map = MAP_FAILED, *b_map = MAP_FAILED;
 
-	for (int k = 0; k < n->nr_mem && a < 0; k++)
-		if (!pin_to_node(n->mem[k]))
-			a = n->mem[k];
-	if (a < 0 || b == a) {
-		for (int i = 0; i < NR_ROWS; i++)
-			ktap_skip("shared policy", "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
-		unpin();
+	if (pin_local_far(n, &a, &b, NR_ROWS, "shared policy"))
 		return;
-	}
 	fd = (int)syscall(SYS_memfd_create, "numalab-shared-policy", 0U);
 	if (fd >= 0 && !ftruncate(fd, (off_t)len)) {
 		a_map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
