@@ -79,6 +79,13 @@ static int tend(const struct parallel *pp, struct slot *slots, int interrupted)
 		/* Before the reap: a child that ended at the signal was interrupted too. */
 		s->interrupted |= interrupted && !s->timed_out;
 		if (proc_poll(&s->proc, &code)) {
+			/*
+			 * And after it: a signal sent to the whole group (a
+			 * terminal's Ctrl-C) can end a child that has no handler
+			 * yet after this pass's interrupted() said no; this
+			 * process's handler has run before the reap returned.
+			 */
+			s->interrupted |= pp->interrupted && pp->interrupted() && !s->timed_out;
 			finish(pp, s, code, NULL);
 			continue;
 		}

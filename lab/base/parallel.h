@@ -18,7 +18,8 @@
  *    starts, every running child gets SIGTERM (so it can record that it
  *    was interrupted; proc_kill_all() from the caller's signal handler
  *    sends it SIGTERM too, not SIGKILL), then SIGKILL after grace_s;
- *    finished() sees interrupted.  Every child is reaped before
+ *    finished() sees interrupted, also for a child that the same signal
+ *    ended before it was asked to stop.  Every child is reaped before
  *    parallel_run() returns.
  */
 #ifndef LAB_PARALLEL_H

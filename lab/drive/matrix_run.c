@@ -13,6 +13,7 @@
 #include "model/topology.h"
 #include "base/interrupt.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,7 +507,7 @@ static enum cell_status judge_cell(const struct mcell *c, const struct celldir *
 	}
 	if (!cd->finished && (cd->interrupted || !strcmp(cd->end, "interrupted") || cd->exit_code < 2)) {
 		snprintf(reason, cap, "interrupted: the run did not complete%s",
-			 cd->exit_code > 128 ? " (it did not stop on SIGTERM and was killed)" : "");
+			 cd->exit_code == 128 + SIGKILL ? " (it did not stop on SIGTERM and was killed)" : "");
 		return CELL_ERROR;
 	}
 	return report_classify(cd->exit_code, cd->watchdog, cd->end, buf_str((struct buf *)&cd->tap),
