@@ -12,8 +12,6 @@
 #include "ktap.h"
 #include "sys.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
-
 static char cpuset_dir[128];
 
 char *map_pages(size_t n)
@@ -74,11 +72,23 @@ int cpuset_set_mems(unsigned long mems)
 	return 0;
 }
 
-void cpuset_leave(void)
+int cpuset_step_out(void)
 {
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (sys_write(CGROUP_ROOT "/cgroup.procs", pid) || rmdir(cpuset_dir))
+	return sys_write(CGROUP_ROOT "/cgroup.procs", pid);
+}
+
+int cpuset_write(const char *file, const char *val)
+{
+	char path[192];
+
+	return sys_write(cpuset_file(path, sizeof(path), file), val);
+}
+
+void cpuset_leave(void)
+{
+	if (cpuset_step_out() || rmdir(cpuset_dir))
 		ktap_diag("cannot remove %s: %s", cpuset_dir, strerror(errno));
 }

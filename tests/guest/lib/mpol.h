@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
 /* uapi <linux/mempolicy.h>; older libc headers lack the newer modes. */
 #define MPOL_DEFAULT 0
 #define MPOL_PREFERRED 1
@@ -48,6 +50,13 @@ void unmap_pages(char *base, size_t n);
 const char *cpuset_enter(const char *name, unsigned long mems);
 /* The entered cpuset's mems changed to mask: 0, or -1. */
 int cpuset_set_mems(unsigned long mems);
+/*
+ * The task back in the root cgroup, the cpuset kept (what the task faulted
+ * there stays charged to it): 0, or -1.
+ */
+int cpuset_step_out(void);
+/* val written to the entered cpuset's file (e.g. "memory.reclaim"): 0, or -1 with errno. */
+int cpuset_write(const char *file, const char *val);
 /* The task back in the root cgroup and the cpuset removed. */
 void cpuset_leave(void);
 

@@ -29,13 +29,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "ktap.h"
 #include "mpol.h"
 #include "tiering.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
 #define MEMS_CGROUP "numalab-tiering-mems"
 #define NR_PAGES 256
 
@@ -66,7 +64,7 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 {
 	size_t len = NR_PAGES * (size_t)page_size();
 	const char *why = cpuset_enter(MEMS_CGROUP, mems);
-	char amount[32], pid[32], *pages = NULL;
+	char amount[32], *pages = NULL;
 	int stray, rc = -1;
 
 	if (why)
@@ -79,12 +77,11 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 			ktap_diag("before reclaim a page is not on node%d", t->dram);
 		} else {
 			make_cold(pages, len);
-			snprintf(pid, sizeof(pid), "%d", (int)getpid());
-			if (sys_write(CGROUP_ROOT "/cgroup.procs", pid))
+			if (cpuset_step_out())
 				ktap_diag("cannot move back to the root cgroup: %s", strerror(errno));
 			/* All the child has: EAGAIN says less was reclaimable, and it has gone. */
 			snprintf(amount, sizeof(amount), "%zuM", (len >> 20) * 4 + 4);
-			if (sys_write(CGROUP_ROOT "/" MEMS_CGROUP "/memory.reclaim", amount) && errno != EAGAIN)
+			if (cpuset_write("memory.reclaim", amount) && errno != EAGAIN)
 				ktap_diag("memory.reclaim %s: %s", amount, strerror(errno));
 			rc = pages_where(pages, NR_PAGES, status);
 		}
@@ -94,13 +91,23 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 	return rc;
 }
 
+/* 1 if all NR_PAGES status entries are node, else 0 with a diag. */
+static int all_on(const int *status, int node)
+{
+	int stray;
+	size_t on = pages_in(status, NR_PAGES, 1UL << node, &stray);
+
+	if (on != NR_PAGES)
+		ktap_diag("%zu of %d pages on node%d; one on node%d", on, NR_PAGES, node, stray);
+	return on == NR_PAGES;
+}
+
 void mems_run(const struct tiering *t)
 {
 	static int status[NR_PAGES];
-	int node = t->dram, other, stray;
+	int node = t->dram, other;
 	unsigned long preferred = demotion_targets(t, node);
 	char old[16] = "", pl[64];
-	size_t on;
 
 	idlist_format(preferred, pl, sizeof(pl));
 	other = other_lower_node(t, node, preferred);
@@ -114,24 +121,11 @@ void mems_run(const struct tiering *t)
 	if (other < 0)
 		ktap_skip("cold pages demoted to the lower-tier node in cpuset.mems",
 			  "every lower-tier node of node%d is a preferred target (%s)", node, pl);
-	else if (reclaim_in_cpuset(t, 1UL << node | 1UL << other, status))
-		ktap_ok(0, "cold pages demoted to node%d, the lower-tier node in cpuset.mems %d,%d", other,
-			node, other);
-	else {
-		on = pages_in(status, NR_PAGES, 1UL << other, &stray);
-		if (on != NR_PAGES)
-			ktap_diag("%zu of %d pages on node%d; one on node%d", on, NR_PAGES, other, stray);
-		ktap_ok(on == NR_PAGES, "cold pages demoted to node%d, the lower-tier node in cpuset.mems %d,%d "
+	else
+		ktap_ok(!reclaim_in_cpuset(t, 1UL << node | 1UL << other, status) && all_on(status, other),
+			"cold pages demoted to node%d, the lower-tier node in cpuset.mems %d,%d "
 			"(not node(s) %s, outside it)", other, node, other, pl);
-	}
-	if (reclaim_in_cpuset(t, 1UL << node, status))
-		ktap_ok(0, "cpuset.mems %d: cold pages stay on node%d", node, node);
-	else {
-		on = pages_in(status, NR_PAGES, 1UL << node, &stray);
-		if (on != NR_PAGES)
-			ktap_diag("%zu of %d pages on node%d; one on node%d", on, NR_PAGES, node, stray);
-		ktap_ok(on == NR_PAGES, "cpuset.mems %d: no eligible node, cold pages stay on node%d", node,
-			node);
-	}
+	ktap_ok(!reclaim_in_cpuset(t, 1UL << node, status) && all_on(status, node),
+		"cpuset.mems %d: no eligible node, cold pages stay on node%d", node, node);
 	sys_write(DEMOTION_ENABLED, old);
 }
