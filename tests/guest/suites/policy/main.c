@@ -219,6 +219,7 @@ const char *errno_name(int e)
 	case EACCES: return "EACCES";
 	case ENOENT: return "ENOENT";
 	case EPERM: return "EPERM";
+	case ESRCH: return "ESRCH";
 	default: return strerror(e);
 	}
 }
@@ -239,10 +240,12 @@ GUEST_CASE(build, build_plan(&n)) { build_run(&n); }
 GUEST_CASE(query, query_plan(&n)) { query_run(&n); }
 GUEST_CASE(rebind, rebind_plan(&n)) { rebind_run(&n); }
 GUEST_CASE(move, move_plan(&n)) { move_run(&n); }
+GUEST_CASE(unmovable, unmovable_plan(&n)) { unmovable_run(&n); }
 GUEST_CASE(mbind, mbind_plan(&n)) { mbind_run(&n); }
 GUEST_CASE(home, home_plan(&n)) { home_run(&n); }
 GUEST_CASE(shared, shared_plan(&n)) { shared_run(&n); }
 GUEST_CASE(tmpfs, tmpfs_plan(&n)) { tmpfs_run(&n); }
+GUEST_CASE(balancing, balancing_plan(&n)) { balancing_run(&n); }
 
 int main(void)
 {

@@ -14,10 +14,12 @@
  * dropped again), calls migrate_pages once and checks every region.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,7 +59,7 @@ static const struct mscenario mscenarios[] = {
 	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
 };
 #define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
-#define NR_MOVE_ROWS 5
+#define NR_MOVE_ROWS 9
 
 static void run_mscenario(const struct nodes *n, const struct mscenario *s)
 {
@@ -158,6 +160,77 @@ static int check_move_status(const struct nodes *n)
 	return ok;
 }
 
+/*
+ * move_pages with nodes, status per page: "-EFAULT This is a zero page or the memory area is
+ * not mapped by the process."  Kills mm/migrate.c:__add_folio_for_migration
+ * `if (is_zero_folio(folio) || is_huge_zero_folio(folio))` -> `if (0)` and its
+ * `return -EFAULT;` -> `return (-EFAULT) - 1;`; add_folio_for_migration
+ * `if (vma && vma_migratable(vma))` -> `||` (the hole's NULL vma dereferenced).
+ */
+static int check_move_efault(const struct nodes *n)
+{
+	size_t ps = (size_t)page_size();
+	char *base = map_pages(2);
+	void *pages[2];
+	int nodes[2], status[2] = { 1, 1 }, ok;
+	volatile char sink;
+
+	if (!base)
+		return 0;
+	sink = base[0];                       /* read only: the zero page */
+	(void)sink;
+	munmap(base + ps, ps);                /* a hole */
+	pages[0] = base;
+	pages[1] = base + ps;
+	nodes[0] = nodes[1] = n->mem[n->nr_mem - 1];
+	ok = p_move_pages(2, pages, nodes, status, MPOL_MF_MOVE) == 0 && status[0] == -EFAULT &&
+	     status[1] == -EFAULT;
+	if (!ok)
+		ktap_diag("move_pages: status %d %d (%s), want -EFAULT -EFAULT", status[0], status[1],
+			  strerror(errno));
+	munmap(base, ps);
+	return ok;
+}
+
+/*
+ * An error's status stays when later pages go to another node in one batch: [untouched -> m1,
+ * A -> m0, B -> m0] is { -ENOENT, m0, m0 } ("The result of the move is reflected in status").
+ * Kills mm/migrate.c:do_pages_move `current_node = NUMA_NO_NODE;` -> `(NUMA_NO_NODE) + 1`
+ * (node 0 taken for the open batch: its start is not moved on, and m0's status written over
+ * the error), so m0 must be node 0.
+ */
+static void check_status_kept(const struct nodes *n)
+{
+	const char *what = "move_pages: an error's status kept when the next pages go to node 0";
+	size_t ps = (size_t)page_size();
+	char *untouched, *base;
+	void *pages[3];
+	int nodes[3], status[3] = { 1, 1, 1 }, ok;
+
+	if (n->nr_mem < 2 || n->mem[0] != 0) {
+		ktap_skip(what, "needs two memory nodes, the first node 0");
+		return;
+	}
+	untouched = map_pages(1);
+	base = pages_on(n->mem[1], 2);
+	ok = untouched && base;
+	if (ok) {
+		pages[0] = untouched;
+		pages[1] = base;
+		pages[2] = base + ps;
+		nodes[0] = n->mem[1];
+		nodes[1] = nodes[2] = 0;
+		ok = p_move_pages(3, pages, nodes, status, MPOL_MF_MOVE) == 0 && status[0] == -ENOENT &&
+		     status[1] == 0 && status[2] == 0;
+		if (!ok)
+			ktap_diag("status %d %d %d (%s), want -ENOENT 0 0", status[0], status[1], status[2],
+				  strerror(errno));
+	}
+	unmap_pages(untouched, 1);
+	unmap_pages(base, 2);
+	ktap_ok(ok, "%s", what);
+}
+
 int expect_move_errno(int node, int want, const char *what)
 {
 	char *page = map_pages(1);
@@ -249,4 +322,15 @@ void move_run(const struct nodes *n)
 	/* move_pages(2) "ENODEV One of the target nodes is not online."
 	 * Kills mm/migrate.c:do_pages_move `if (!node_state(node, N_MEMORY))` -> `if (0)`. */
 	expect_move_errno(62, ENODEV, "move_pages to node 62 (offline)");
+	ktap_ok(check_move_efault(n), "move_pages with nodes: a zero page -EFAULT, a hole -EFAULT");
+	check_status_kept(n);
+	/* move_pages(2) "EINVAL Flags other than MPOL_MF_MOVE and MPOL_MF_MOVE_ALL was specified".
+	 * Kills mm/migrate.c:kernel_move_pages `if (flags & ~(MPOL_MF_MOVE|MPOL_MF_MOVE_ALL))` ->
+	 * `if (0)` and its `return -EINVAL;` -> `(-EINVAL) + 1`. */
+	expect_errno(p_move_pages(0, NULL, NULL, NULL, MPOL_MF_STRICT), EINVAL,
+		     "move_pages with MPOL_MF_STRICT");
+	/* "ESRCH Process does not exist."  Kills mm/migrate.c:kernel_move_pages
+	 * `return PTR_ERR(mm);` -> `(PTR_ERR(mm)) - 1`. */
+	expect_errno(syscall(SYS_move_pages, INT_MAX, 0, NULL, NULL, NULL, 0), ESRCH,
+		     "move_pages of a pid that does not exist");
 }

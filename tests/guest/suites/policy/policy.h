@@ -15,11 +15,16 @@
  *              cgroup v2 cpuset): default remap, STATIC_NODES, RELATIVE_NODES
  *   move.c     migrate_pages on overlapping, equal- and different-size node
  *              sets; move_pages' per-page status and its errors
+ *   unmovable.c  move_pages' return value when a page cannot move (a pipe
+ *              holds a reference): the pages not migrated, the retry
  *   mbind.c    mbind's MPOL_MF_STRICT, MOVE and MOVE_ALL
  *   home.c     set_mempolicy_home_node on BIND, PREFERRED_MANY and
  *              policy-less ranges
  *   shared.c   shared policy on a memfd mapped twice: the object's, split
  *              and trimmed by later mbinds
+ *   balancing.c  automatic NUMA balancing (4K pages and a THP) moving pages
+ *              to the node that writes them; BIND with and without
+ *              MPOL_F_NUMA_BALANCING
  *   tmpfs.c    tmpfs's mpol= mount option: bind, prefer, interleave, and
  *              a node that is not online refused
  *
@@ -120,6 +125,10 @@ int rebind_plan(const struct nodes *n);
 void rebind_run(const struct nodes *n);
 int move_plan(const struct nodes *n);
 void move_run(const struct nodes *n);
+int unmovable_plan(const struct nodes *n);
+void unmovable_run(const struct nodes *n);
+int balancing_plan(const struct nodes *n);
+void balancing_run(const struct nodes *n);
 int mbind_plan(const struct nodes *n);
 void mbind_run(const struct nodes *n);
 int home_plan(const struct nodes *n);

@@ -21,14 +21,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
+#include "numab.h"
 #include "tiering.h"
 
-#define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
-#define NB_DEBUG "/sys/kernel/debug/sched/numa_balancing"
 #define HOT_PAGES 64
 #define COLD_PAGES 64
 #define PROMOTE_S 20
@@ -39,14 +37,6 @@ int promote_plan(const struct tiering *t)
 {
 	(void)t;
 	return 3;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int move_to(char *base, size_t n, int node)
@@ -67,49 +57,6 @@ static int move_to(char *base, size_t n, int node)
 	return 0;
 }
 
-/*
- * Write each of the first n pages at base, over and over, for seconds.
- * The hot pages are written without a pause: the scanner is started from
- * the scheduler tick by the CPU time the task has used (task_tick_numa()),
- * so a loop that slept between short bursts was rarely on the CPU at a
- * tick and got one scan in a minute (0 of 64 promoted within 60 s in 2 of
- * 3 runs on stock cxl, numa_hint_faults unchanged).
- */
-static void touch_for(char *base, size_t n, double seconds)
-{
-	size_t ps = (size_t)page_size();
-	double end = now_s() + seconds;
-
-	while (now_s() < end)
-		for (size_t i = 0; i < n; i++)
-			base[i * ps] += 1;
-}
-
-/* Shorter scanner delays; the old values go back into saved. */
-struct knob {
-	const char *name, *value;
-	char old[32];
-};
-
-static struct knob knobs[] = {
-	{ "scan_delay_ms", "0", "" },
-	{ "scan_period_min_ms", "100", "" },
-	{ "scan_period_max_ms", "400", "" },
-};
-
-static void knobs_set(int set)
-{
-	char path[128];
-
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		snprintf(path, sizeof(path), NB_DEBUG "/%s", knobs[i].name);
-		if (set && sys_read(path, knobs[i].old, sizeof(knobs[i].old)))
-			knobs[i].old[0] = '\0';
-		if (knobs[i].old[0])
-			sys_write(path, set ? knobs[i].value : knobs[i].old);
-	}
-}
-
 void promote_run(const struct tiering *t)
 {
 	static int status[HOT_PAGES + COLD_PAGES];
@@ -119,17 +66,15 @@ void promote_run(const struct tiering *t)
 	long long before = vmstat("pgpromote_success"), after;
 	long long faults = vmstat("numa_hint_faults"), cand = vmstat("pgpromote_candidate");
 	size_t hot_in = 0, cold_in = 0;
-	char old[16] = "";
 	double t0 = 0, took = -1;
 	char *base;
 
-	if (sys_read(NUMA_BALANCING, old, sizeof(old)) || sys_write(NUMA_BALANCING, "2")) {
-		ktap_diag("cannot set " NUMA_BALANCING " to 2: %s", strerror(errno));
+	if (numab_start("2")) {
+		ktap_diag("cannot set " NUMA_BALANCING_SYSCTL " to 2: %s", strerror(errno));
 		for (int i = 0; i < promote_plan(t); i++)
-			ktap_ok(0, "promotion (no memory tiering mode in " NUMA_BALANCING ")");
+			ktap_ok(0, "promotion (no memory tiering mode in " NUMA_BALANCING_SYSCTL ")");
 		return;
 	}
-	knobs_set(1);
 	pin_to_cpu(t->dram_cpu);
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base != MAP_FAILED && slow >= 0) {
@@ -141,20 +86,20 @@ void promote_run(const struct tiering *t)
 		ktap_diag("promotion: %d hot and %d cold pages on node%d, touched from cpu%d (node%d, "
 			  "%llu MiB free)", HOT_PAGES, COLD_PAGES, slow, t->dram_cpu, t->dram,
 			  node_free(t->dram) >> 20);
-		t0 = now_s();
-		while (now_s() - t0 < PROMOTE_S) {
-			touch_for(base, HOT_PAGES, TOUCH_SLICE_S);
+		t0 = numab_now();
+		while (numab_now() - t0 < PROMOTE_S) {
+			numab_touch_for(base, HOT_PAGES * ps, ps, TOUCH_SLICE_S);
 			if (pages_where(base, HOT_PAGES + COLD_PAGES, status))
 				break;
 			hot_in = pages_in(status, HOT_PAGES, 1UL << t->dram, &stray);
 			if (hot_in == HOT_PAGES) {
-				took = now_s() - t0;
+				took = numab_now() - t0;
 				break;
 			}
 		}
 		cold_in = pages_in(status + HOT_PAGES, COLD_PAGES, 1UL << slow, &stray);
 		ktap_diag("after %.1f s: %zu of %d hot pages on node%d, %zu of %d cold on node%d",
-			  now_s() - t0, hot_in, HOT_PAGES, t->dram, cold_in, COLD_PAGES, slow);
+			  numab_now() - t0, hot_in, HOT_PAGES, t->dram, cold_in, COLD_PAGES, slow);
 	}
 	ktap_ok(placed && took >= 0, "hot pages promoted node%d -> node%d within %d s", slow, t->dram,
 		PROMOTE_S);
@@ -168,6 +113,5 @@ void promote_run(const struct tiering *t)
 		"pgpromote_success counts the promoted pages");
 	if (base != MAP_FAILED)
 		munmap(base, len);
-	knobs_set(0);
-	sys_write(NUMA_BALANCING, old);
+	numab_stop();
 }

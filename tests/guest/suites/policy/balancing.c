@@ -1,0 +1,175 @@
+/*
+ * Automatic NUMA balancing and the policies that allow it.
+ *
+ * sysctl/kernel.rst numa_balancing: "Memory is moved automatically to
+ * nodes that access it often" (NUMA_BALANCING_NORMAL, 1), by "periodically
+ * unmapping pages and later trapping a page fault.  At the time of the page
+ * fault, it is determined if the data being accessed should be migrated to
+ * a local memory node."  set_mempolicy(2) MPOL_F_NUMA_BALANCING: "When mode
+ * is MPOL_BIND, enable the kernel NUMA balancing for the task"; so without
+ * it a BIND task's pages are not moved by it.
+ *
+ * Pinned to a CPU of the first memory node with CPUs (local), the test puts
+ * pages on the last memory node (far) and writes them without a pause; the
+ * pages must come to local within BALANCE_S seconds, or (the BIND task
+ * without the flag) still be on far after STAY_S.  The THP row moves a PMD
+ * folio (do_huge_pmd_numa_page()); it is a SKIP where no THP can be had.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ktap.h"
+#include "numab.h"
+#include "policy.h"
+
+#define BALANCE_PAGES 32
+#define BALANCE_S 30.0
+#define STAY_S 6.0
+#define SLICE_S 0.2
+#define NR_BALANCING_ROWS 4
+#define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
+
+/* The first page of each BALANCE_PAGES region (or the THP's looks): all on node? */
+static int region_on(char *base, size_t len, size_t nr_looks, int node)
+{
+	int status[BALANCE_PAGES];
+	void *pages[BALANCE_PAGES];
+	size_t step = len / nr_looks;
+
+	for (size_t i = 0; i < nr_looks; i++) {
+		pages[i] = base + i * step + (i == nr_looks - 1 ? step - (size_t)page_size() : 0);
+		status[i] = -1;
+	}
+	if (p_move_pages(nr_looks, pages, NULL, status, 0))
+		return 0;
+	for (size_t i = 0; i < nr_looks; i++)
+		if (status[i] != node)
+			return 0;
+	return 1;
+}
+
+/*
+ * Write base's len bytes from local until they are all on local (want_moved) or for STAY_S
+ * (!want_moved): 1 if they ended where wanted.  A diag says how long it took or where they are.
+ */
+static int balance(char *base, size_t len, size_t nr_looks, int local, int far, int want_moved,
+		   const char *what)
+{
+	double t0 = numab_now(), limit = want_moved ? BALANCE_S : STAY_S;
+	int moved = 0;
+
+	while (!moved && numab_now() - t0 < limit) {
+		numab_touch_for(base, len, (size_t)page_size(), SLICE_S);
+		moved = region_on(base, len, nr_looks, local);
+	}
+	if (moved)
+		ktap_diag("%s: on node %d after %.1f s (AnonHugePages %lld)", what, local,
+			  numab_now() - t0, smaps_anon_huge(base));
+	else
+		ktap_diag("%s: %s on node %d after %.1f s", what, region_on(base, len, nr_looks, far) ?
+			  "all still" : "not all", far, numab_now() - t0);
+	return moved == want_moved && (want_moved || region_on(base, len, nr_looks, far));
+}
+
+/* A PMD-size THP faulted on node, the VMA policy dropped again; NULL if none (diag). */
+static char *thp_on(int node, char **map, size_t *map_len)
+{
+	size_t pmd = (size_t)pmd_size();
+	unsigned long mask = 1UL << node;
+	char *huge;
+
+	*map = NULL;
+	if (!pmd)
+		return NULL;
+	*map_len = 2 * pmd;
+	*map = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return NULL;
+	}
+	huge = (char *)(((unsigned long)*map + pmd - 1) & ~(pmd - 1));
+	if (madvise(huge, pmd, MADV_HUGEPAGE) ||
+	    p_mbind(huge, pmd, MPOL_BIND, &mask, MAXNODE_LONG, 0))
+		return NULL;
+	huge[0] = 1;
+	p_mbind(huge, pmd, MPOL_DEFAULT, NULL, 0, 0);
+	if (smaps_anon_huge(huge) < (long long)pmd || !region_on(huge, pmd, THP_LOOKS, node)) {
+		ktap_diag("no THP on node %d (AnonHugePages %lld)", node, smaps_anon_huge(huge));
+		return NULL;
+	}
+	return huge;
+}
+
+/* BALANCE_PAGES pages on far, balanced under task policy mode/mask (MPOL_DEFAULT: none). */
+static int pages_row(const struct nodes *n, int local, int far, int mode, unsigned long mask,
+		     int want_moved, const char *what)
+{
+	size_t len = BALANCE_PAGES * (size_t)page_size();
+	char *base = pages_on(far, BALANCE_PAGES);
+	int ok = base != NULL;
+
+	(void)n;
+	if (ok && mode != MPOL_DEFAULT && set_task(mode, mask)) {
+		ktap_diag("%s: set_mempolicy: %s", what, strerror(errno));
+		ok = 0;
+	}
+	ok = ok && balance(base, len, BALANCE_PAGES, local, far, want_moved, what);
+	reset_task();
+	unmap_pages(base, BALANCE_PAGES);
+	return ok;
+}
+
+int balancing_plan(const struct nodes *n)
+{
+	(void)n;
+	return NR_BALANCING_ROWS;
+}
+
+void balancing_run(const struct nodes *n)
+{
+	const char *rows[NR_BALANCING_ROWS] = {
+		"NUMA balancing moves pages written from another node to it",
+		"NUMA balancing moves a THP written from another node to it",
+		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
+		"NUMA balancing under BIND over both nodes without the flag: pages stay",
+	};
+	int local, far;
+	char *map, *huge;
+	size_t map_len = 0;
+
+	if (numab_start("1")) {
+		for (int i = 0; i < NR_BALANCING_ROWS; i++)
+			ktap_skip(rows[i], "cannot set " NUMA_BALANCING_SYSCTL " to 1: %s", strerror(errno));
+		return;
+	}
+	if (pin_local_far(n, &local, &far, NR_BALANCING_ROWS, "NUMA balancing")) {
+		numab_stop();
+		return;
+	}
+	/* Kills mm/migrate.c:migrate_misplaced_folio_prepare `if (!migrate_balanced_pgdat(pgdat,
+	 * nr_pages))` -> `if (1)` (every target taken for full: nothing moves). */
+	ktap_ok(pages_row(n, local, far, MPOL_DEFAULT, 0, 1, rows[0]), "%s", rows[0]);
+	huge = thp_on(far, &map, &map_len);
+	if (!huge)
+		ktap_skip(rows[1], "no THP could be faulted on node %d", far);
+	else
+		/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `if (target_nid == NUMA_NO_NODE)`
+		 * -> `if (1)` (the THP never migrated). */
+		ktap_ok(balance(huge, (size_t)pmd_size(), THP_LOOKS, local, far, 1, rows[1]), "%s",
+			rows[1]);
+	if (map)
+		munmap(map, map_len);
+	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
+	 * `if (0)` (the MORON branch gives up). */
+	ktap_ok(pages_row(n, local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
+			  (1UL << local) | (1UL << far), 1, rows[2]), "%s", rows[2]);
+	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF
+	 * (vma_policy_mof()) and mpol_misplaced() gives up on one; both come from the flag
+	 * (sanitize_mpol_flags()).  Fails on a kernel that sets MPOL_F_MOF | MPOL_F_MORON for
+	 * every BIND policy, the flag or not. */
+	ktap_ok(pages_row(n, local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[3]), "%s",
+		rows[3]);
+	unpin();
+	numab_stop();
+}
