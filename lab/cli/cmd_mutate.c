@@ -12,14 +12,16 @@
 static const char usage[] =
 	"usage: numalab mutate --kernel RECIPE|DIR [--patch FILE...]\n"
 	"                      (--file mm/F.c [--function NAME...] | --patch-lines)\n"
-	"                      --topo NAME --tests LIST [options]\n"
+	"                      --topo NAME[,NAME...] --tests LIST [options]\n"
 	"\n"
 	"Make single-line mutants of the named functions of a kernel C file (or of\n"
 	"the lines the --patch files add), build each incrementally in a work tree\n"
 	"of its own (only the mutated file and the link are redone; a mutant that\n"
 	"does not compile is dropped), boot it on the topology, run the tests, and\n"
 	"judge it killed (a test failed, the guest crashed or timed out) or\n"
-	"survived.  The tests must pass on the unmutated kernel first.  Mutants run\n"
+	"survived; with several topologies, killed if any of them kills it (they\n"
+	"boot in order, the next only while it survives).  The tests must pass on\n"
+	"the unmutated kernel first.  Mutants run\n"
 	"in id order (a hash: the same on every machine); running again with the\n"
 	"same --out resumes.  OUT gets report.txt, report.tap, report.json and\n"
 	"report.html: the score per function and overall, each survivor with its\n"
@@ -80,7 +82,8 @@ int cmd_mutate(int argc, char **argv)
 		OPT_FLAG("patch-lines", &o.patch_lines,
 			 "mutate only the lines the --patch files add (in their .c\n"
 			 "files, or in --file): would the suites notice if they were wrong?"),
-		OPT_STRING("topo", &o.topo, "NAME|FILE", "the topology to boot (required)"),
+		OPT_STRING("topo", &o.topo, "NAME|FILE[,...]",
+			   "the topology to boot, or a list of them, all of one architecture (required)"),
 		OPT_STRING("tests", &o.tests, "LIST", "comma-separated guest suites (required)"),
 		OPT_INT("jobs", &o.jobs, "N", 1, 16, "mutants at once, each in its own work tree (default 1)"),
 		OPT_INT("limit", &o.limit, "N", 0, 1000000, "only the first N mutants in id order (0: all)"),

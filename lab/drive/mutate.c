@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define MAX_JOBS 16
+/* Topologies of one --topo list at most. */
+#define MAX_TOPOS 8
 /* C files --patch-lines mutates at most (the rest are left out). */
 #define MAX_PATCH_FILES 64
 
@@ -30,6 +32,8 @@ struct mrun {
 	const struct mutate_opts *o;
 	char arch[16];
 	const char *tree;                  /* --kernel DIR; NULL: a recipe */
+	struct strvec topos;               /* --topo's list, in order: as given, and */
+	struct strvec topo_names;          /* their names (OUT's base/NAME, run/NAME) */
 	struct strvec files;               /* the mutated sources */
 	struct buf *texts;                 /* [files.nr] as built */
 	char (*objects)[65];               /* [files.nr] base objects' sha256 */
@@ -87,6 +91,8 @@ static int write_text(const char *path, const char *text, struct error *err)
 	return parent_dir(path, err) ? -1 : write_file_atomic(path, text, strlen(text), err);
 }
 
+static int has(const struct strvec *v, const char *s);
+
 /* ---- the request ---- */
 
 static int check_request(struct mrun *r, struct error *err)
@@ -95,9 +101,28 @@ static int check_request(struct mrun *r, struct error *err)
 	struct topology topo;
 	struct stat st;
 
-	if (lab_topology_load(lab_root(), o->topo, &topo, err))
-		return -1;
-	snprintf(r->arch, sizeof(r->arch), "%s", topo_arch_name(topo.arch));
+	for (const char *p = o->topo; ; p += strcspn(p, ",") + 1) {
+		strvec_pushf(&r->topos, "%.*s", (int)strcspn(p, ","), p);
+		if (!p[strcspn(p, ",")])
+			break;
+	}
+	if (r->topos.nr > MAX_TOPOS)
+		return error_input(err, "--topo %s: at most %d topologies", o->topo, MAX_TOPOS);
+	for (size_t i = 0; i < r->topos.nr; i++) {
+		if (!*r->topos.items[i])
+			return error_input(err, "--topo %s: an empty name in the list; give NAME[,NAME...]",
+					   o->topo);
+		if (lab_topology_load(lab_root(), r->topos.items[i], &topo, err))
+			return -1;
+		if (i && strcmp(r->arch, topo_arch_name(topo.arch)))
+			return error_input(err, "--topo %s: %s is %s, %s is %s: one kernel is mutated, give "
+					   "topologies of one architecture", o->topo, r->topos.items[0], r->arch,
+					   r->topos.items[i], topo_arch_name(topo.arch));
+		if (has(&r->topo_names, topo.name))
+			return error_input(err, "--topo %s: %s twice", o->topo, topo.name);
+		snprintf(r->arch, sizeof(r->arch), "%s", topo_arch_name(topo.arch));
+		strvec_push(&r->topo_names, topo.name);
+	}
 	if (!stat(o->kernel, &st) && S_ISDIR(st.st_mode)) {
 		if (!srctree_is_kernel(o->kernel))
 			return error_input(err, "--kernel %s: not a kernel source tree (no Makefile, "
@@ -310,11 +335,11 @@ static void judge(const struct run_outcome *o, const struct strvec *base_ok, str
 	leaves_free(&lost);
 }
 
-static int run_tests(const struct mrun *r, const struct kernel *k, const char *out, int timeout_s,
-		     const struct strvec *base_ok, struct mutant_result *res, struct leaves *l,
+static int run_tests(const struct mrun *r, const char *topo, const struct kernel *k, const char *out,
+		     int timeout_s, const struct strvec *base_ok, struct mutant_result *res, struct leaves *l,
 		     struct error *err)
 {
-	struct run_opts ro = { .topo = r->o->topo, .kernel_built = k, .tests = r->o->tests,
+	struct run_opts ro = { .topo = topo, .kernel_built = k, .tests = r->o->tests,
 			       .timeout_s = timeout_s, .out = out, .accel = r->o->accel };
 	struct run_outcome *o = xcalloc(1, sizeof(*o));
 	double t0 = now_s();
@@ -383,22 +408,65 @@ static void read_lines(const struct mutate_opts *o, const char *rel, struct strv
 	free(path);
 }
 
+/*
+ * The mutant's kernel k on each topology in turn, judged against that
+ * topology's base run: killed on the first that kills it (the rest are not
+ * booted), survived if none does.  res->run_s adds the runs up.
+ */
+static int run_topologies(struct mrun *r, const struct kernel *k, const char *dir, struct mutant_result *res,
+			  struct error *err)
+{
+	const struct mutate_opts *o = r->o;
+	double run_s = 0;
+	int rc = 0;
+
+	for (size_t t = 0; !rc && t < r->topos.nr; t++) {
+		const char *name = r->topo_names.items[t];
+		char *base_result = out_path(o, "base/%s/result", name), *passed = xprintf("base/%s/passed", name);
+		char *run = xprintf("%s/run/%s", dir, name);
+		struct leaves l = { STRVEC_INIT, STRVEC_INIT };
+		struct strvec base_ok = STRVEC_INIT;
+		struct mutant_result base;
+
+		if (mutant_result_read(base_result, &base, err))
+			rc = error_set(err, "%s: no base run; run without --mutant first", base_result);
+		if (!rc) {
+			read_lines(o, passed, &base_ok);
+			remove_tree(run);
+			rc = run_tests(r, r->topos.items[t], k, run, mutant_timeout(o, &base), &base_ok, res, &l, err);
+			run_s += res->run_s;
+		}
+		if (!rc && r->topos.nr > 1 && res->why[0]) {
+			char *why = xprintf("%s: %s", name, res->why);
+
+			snprintf(res->why, sizeof(res->why), "%.*s", (int)sizeof(res->why) - 1, why);
+			free(why);
+		}
+		leaves_free(&l);
+		strvec_clear(&base_ok);
+		free(base_result);
+		free(passed);
+		free(run);
+		if (!rc && res->status == MUTANT_KILLED)
+			break;
+	}
+	res->run_s = run_s;
+	return rc;
+}
+
 static int mutate_one(struct mrun *r, struct error *err)
 {
 	const struct mutate_opts *o = r->o;
 	char *dir = out_path(o, "mutants/%s", o->mutant), *diff = xprintf("%s/mutant.diff", dir);
 	char *file_path = xprintf("%s/file", dir), *result = xprintf("%s/result", dir);
-	char *base_result = out_path(o, "base/result"), *run = xprintf("%s/run", dir);
 	char file[256], base_sha[65], objects[1][65];
 	const char *sources[1] = { file };
-	struct mutant_result base, res = { .build_s = -1, .run_s = -1 };
+	struct mutant_result res = { .build_s = -1, .run_s = -1 };
 	struct kernel k;
 	double t0 = now_s();
 	int rc, make_failed = 0;
 
 	rc = read_line_file(file_path, file, sizeof(file), err);
-	if (!rc && mutant_result_read(base_result, &base, err))
-		rc = error_set(err, "%s: no base run; run without --mutant first", base_result);
 	if (!rc) {
 		base_object(o, file, base_sha);
 		progress("mutant %s: building in work tree %d", o->mutant, o->slot);
@@ -413,14 +481,7 @@ static int mutate_one(struct mrun *r, struct error *err)
 			snprintf(res.why, sizeof(res.why), "%.*s.o is the original's, byte for byte",
 				 (int)(strlen(file) - 2), file);
 		} else if (!rc) {
-			struct leaves l = { STRVEC_INIT, STRVEC_INIT };
-			struct strvec base_ok = STRVEC_INIT;
-
-			read_lines(o, "base/passed", &base_ok);
-			remove_tree(run);
-			rc = run_tests(r, &k, run, mutant_timeout(o, &base), &base_ok, &res, &l, err);
-			leaves_free(&l);
-			strvec_clear(&base_ok);
+			rc = run_topologies(r, &k, dir, &res, err);
 		}
 	}
 	if (!rc)
@@ -429,8 +490,6 @@ static int mutate_one(struct mrun *r, struct error *err)
 	free(diff);
 	free(file_path);
 	free(result);
-	free(base_result);
-	free(run);
 	return rc;
 }
 
@@ -614,31 +673,34 @@ static int write_mutants(struct mrun *r, struct error *err)
  * and left out.  A base that crashes, times out or passes nothing cannot
  * judge mutants.
  */
-static int base_run(struct mrun *r, const struct kernel *k, struct mutant_result *base, struct error *err)
+static int base_run(struct mrun *r, const struct kernel *k, size_t t, struct mutant_result *base,
+		    struct error *err)
 {
-	char *path = out_path(r->o, "base/result"), *run = out_path(r->o, "base/run");
-	char *passed = out_path(r->o, "base/passed");
+	const char *name = r->topo_names.items[t];
+	char *path = out_path(r->o, "base/%s/result", name), *run = out_path(r->o, "base/%s/run", name);
+	char *passed = out_path(r->o, "base/%s/passed", name);
 	int rc = mutant_result_read(path, base, err);
 
 	if (rc == 1) {
 		struct leaves l = { STRVEC_INIT, STRVEC_INIT };
 		struct buf text = BUF_INIT;
 
-		progress("running %s on the unmutated kernel", r->o->tests ? r->o->tests : "the tests");
+		progress("running %s on the unmutated kernel on %s", r->o->tests ? r->o->tests : "the tests",
+			 name);
 		remove_tree(run);
 		memset(base, 0, sizeof(*base));
-		rc = run_tests(r, k, run, r->o->timeout_s, NULL, base, &l, err);
+		rc = run_tests(r, r->topos.items[t], k, run, r->o->timeout_s, NULL, base, &l, err);
 		base->build_s = k->build_s;
 		if (!rc && (!l.ok.nr || !strncmp(base->why, "guest ", 6)))
-			rc = error_input(err, "the unmutated kernel %s (see %s): mutants cannot be judged; "
-					 "fix the tests or the kernel first", l.ok.nr ? base->why :
+			rc = error_input(err, "the unmutated kernel on %s %s (see %s): mutants cannot be judged; "
+					 "fix the tests or the kernel first", name, l.ok.nr ? base->why :
 					 "passes no test", base->run_dir);
 		if (!rc && l.failed.nr) {
 			char names[400];
 
 			name_list(&l.failed, NULL, names, sizeof(names));
-			warning("the unmutated kernel fails %zu tests already (%s): mutants are judged by "
-				"the %zu it passes", l.failed.nr, names, l.ok.nr);
+			warning("the unmutated kernel on %s fails %zu tests already (%s): mutants are judged "
+				"by the %zu it passes", name, l.failed.nr, names, l.ok.nr);
 		}
 		for (size_t i = 0; i < l.ok.nr; i++)
 			buf_addf(&text, "%s\n", l.ok.items[i]);
@@ -794,6 +856,8 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	struct mutant_result base;
 	struct kernel k;
 	int rc = 0, make_failed, kept = 0;
+	double base_run_s = 0;
+	int timeout_s = 0;
 
 	for (int i = 0; i < o->nr_files; i++)
 		strvec_push(&r->files, o->files[i]);
@@ -866,12 +930,15 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		buf_free(&objs);
 		free(path);
 	}
-	if (!rc)
-		rc = base_run(r, &k, &base, err);
+	for (size_t t = 0; !rc && t < r->topos.nr; t++) {
+		rc = base_run(r, &k, t, &base, err);
+		base_run_s += base.run_s;
+		timeout_s += mutant_timeout(o, &base);
+	}
 	if (rc)
 		goto out;
-	progress("%d mutants (%d already judged); base: build %.0f s, tests %.0f s; per-mutant timeout %d s",
-		 r->list.nr, kept, base.build_s, base.run_s, mutant_timeout(o, &base));
+	progress("%d mutants (%d already judged); base: build %.0f s, tests %.0f s; per-mutant timeout %d s%s",
+		 r->list.nr, kept, k.build_s, base_run_s, timeout_s, r->topos.nr > 1 ? " (all topologies)" : "");
 	r->done = kept;
 	r->t0 = now_s();
 	struct parallel pp = { .jobs = o->jobs, .grace_s = 10, .next = next_mutant, .finished = finished_mutant,
@@ -913,6 +980,8 @@ int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error
 	free(r->texts);
 	free(r->objects);
 	strvec_clear(&r->files);
+	strvec_clear(&r->topos);
+	strvec_clear(&r->topo_names);
 	mutant_list_free(&r->list);
 	mutant_sample_free(&r->sample);
 	mutant_equivalents_free(&r->eq);

@@ -6,10 +6,13 @@
  * The output directory OUT:
  *   request            what the mutants were made for (kernel key, files,
  *                      topology, tests): a resume must ask the same
- *   base/result        the unmutated kernel's run (its tests must pass),
+ *   base/TOPO/         per topology of --topo (its name): result (the
+ *                      unmutated kernel's run, mutant_result.h), passed
+ *                      (the tests it passes: a mutant must pass them), run/
  *   base/objects       "FILE SHA256" of each mutated file's object
  *   mutants/ID/        mutant.diff, file (the source it mutates), log (the
- *                      child's), run/ (its results), result (mutant_result.h)
+ *                      child's), run/TOPO/ (its results on each topology it
+ *                      booted on), result (mutant_result.h)
  *   slots/K/           the image the work tree K built last
  *   report.{txt,tap,json,html}
  *
@@ -45,7 +48,8 @@ struct mutate_opts {
 	const char *const *functions;      /* --function; none: every function of the files */
 	int nr_functions;
 	int patch_lines;                   /* only the lines the patches add */
-	const char *topo, *tests;
+	const char *topo;                  /* a topology, or "A,B,...": killed if any kills it */
+	const char *tests;
 	const char *accel;                 /* "auto" | "tcg" | "kvm" */
 	int jobs;                          /* work trees at once, >= 1 */
 	const char *const *ids;            /* --ids: only these mutants */

@@ -19,6 +19,12 @@ expect_rc 2 M --kernel stock --file mm/mempolicy.c --ids 123
 expect_grep '"123" is no mutant id' "$SCRATCH/err"
 expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo nosuchshape --tests mempolicy
 expect_grep 'nosuchshape' "$SCRATCH/err"
+expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo 4node,la-2node --tests policy
+expect_grep 'topo 4node,la-2node: 4node is x86_64, la-2node is loongarch64: one kernel is mutated' "$SCRATCH/err"
+expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo 4node,cxl,4node --tests policy
+expect_grep 'topo 4node,cxl,4node: 4node twice' "$SCRATCH/err"
+expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo 4node, --tests policy
+expect_grep 'topo 4node,: an empty name in the list' "$SCRATCH/err"
 printf '0123456789ab the loop never runs\n0123456789ab\n' >"$SCRATCH/eq"
 expect_rc 2 M --kernel stock --file mm/mempolicy.c --equivalents "$SCRATCH/eq"
 expect_grep "$SCRATCH/eq:2: mutant 0123456789ab has no reason" "$SCRATCH/err"
