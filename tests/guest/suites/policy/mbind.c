@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +27,8 @@
 #include "policy.h"
 
 #define NR_PAGES 16
-#define NR_ROWS 7
+#define NR_ROWS 10
+#define MAX_MAP_COUNT "/proc/sys/vm/max_map_count"
 
 /* mbind(mode, mask, flags) on a region faulted on `from`: 1 if it returned want_errno (0: success)
  * and then every page is on `stay_on` (>= 0) or on its interleave node over `mask` (-1). */
@@ -89,6 +91,83 @@ out:
 	return ok;
 }
 
+/*
+ * mbind on the middle page of a mapping splits its VMA in three; with vm.max_map_count already
+ * reached it cannot: ENOMEM, as mmap(2) and mprotect(2) say of "the maximum number of
+ * mappings" (mbind(2): "ENOMEM Insufficient kernel memory was available"), and the pages keep
+ * no policy.  Kills mm/mempolicy.c:mbind_range `return PTR_ERR(vma);` -> `(PTR_ERR(vma)) - 1`
+ * (EACCES).
+ */
+static int mbind_map_count(int node)
+{
+	size_t ps = (size_t)page_size();
+	char *base = map_pages(3), old[32] = "";
+	unsigned long mask = 1UL << node;
+	int mode = -1, got = 0;
+	long rc = -1;
+
+	if (!base || sys_read(MAX_MAP_COUNT, old, sizeof(old))) {
+		unmap_pages(base, 3);
+		return 0;
+	}
+	/* One VMA is a count every process has reached: any split fails. */
+	if (!sys_write(MAX_MAP_COUNT, "1")) {
+		rc = p_mbind(base + ps, ps, MPOL_BIND, &mask, MAXNODE_LONG, 0);
+		got = rc < 0 ? errno : 0;
+		sys_write(MAX_MAP_COUNT, old);
+	}
+	if (p_get(&mode, NULL, 0, base + ps, MPOL_F_ADDR))
+		mode = -1;
+	if (got != ENOMEM || mode != MPOL_DEFAULT)
+		ktap_diag("mbind with vm.max_map_count 1: %s, the page's policy %d (want ENOMEM, %d)",
+			  rc < 0 ? errno_name(got) : "success", mode, MPOL_DEFAULT);
+	unmap_pages(base, 3);
+	return got == ENOMEM && mode == MPOL_DEFAULT;
+}
+
+/*
+ * MOVE|STRICT on a PMD-size THP faulted on `from`: success and the THP on `to` ("fails with
+ * the error EIO if some pages could not be moved" does not apply: it can move).  split: the
+ * second half mprotect()ed first, so the THP is PTE-mapped and spans two VMAs, and the walk
+ * meets the folio twice.  -1 when no THP could be had (a SKIP), else 1 or 0.
+ */
+static int mbind_thp(int from, int to, int split)
+{
+	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size();
+	unsigned long mfrom = 1UL << from, mto = 1UL << to;
+	char *map = pmd ? mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+			  MAP_FAILED;
+	char *huge = map == MAP_FAILED ? NULL : (char *)(((uintptr_t)map + pmd - 1) & ~(pmd - 1));
+	void *looks[3];
+	int status[3] = { -1, -1, -1 }, ok = -1;
+	long rc;
+
+	if (huge && !madvise(huge, pmd, MADV_HUGEPAGE) &&
+	    !p_mbind(huge, pmd, MPOL_BIND, &mfrom, MAXNODE_LONG, 0)) {
+		huge[0] = 1;
+		p_mbind(huge, pmd, MPOL_DEFAULT, NULL, 0, 0);
+		looks[0] = huge;
+		looks[1] = huge + pmd / 2;
+		looks[2] = huge + pmd - ps;
+		if (smaps_anon_huge(huge) == (long long)pmd && !p_move_pages(3, looks, NULL, status, 0) &&
+		    status[0] == from && status[2] == from)
+			ok = 0;
+	}
+	if (!ok && split && mprotect(huge + pmd / 2, pmd / 2, PROT_READ))
+		ok = -1;
+	if (!ok) {
+		rc = p_mbind(huge, pmd, MPOL_BIND, &mto, MAXNODE_LONG, MPOL_MF_MOVE | MPOL_MF_STRICT);
+		ok = rc == 0 && !p_move_pages(3, looks, NULL, status, 0) && status[0] == to &&
+		     status[1] == to && status[2] == to;
+		if (!ok)
+			ktap_diag("THP%s: mbind %s, its pages on %d %d %d, want %d", split ? " in two VMAs" : "",
+				  rc ? errno_name(errno) : "success", status[0], status[1], status[2], to);
+	}
+	if (map != MAP_FAILED)
+		munmap(map, 2 * pmd);
+	return ok;
+}
+
 int mbind_plan(const struct nodes *n)
 {
 	(void)n;
@@ -140,4 +219,21 @@ void mbind_run(const struct nodes *n)
 	 * Kills mm/mempolicy.c:migrate_folio_add `(flags & MPOL_MF_MOVE_ALL) ||` -> `&&`. */
 	ktap_ok(mbind_case(a, MPOL_BIND, mb, MPOL_MF_MOVE_ALL, 0, b, 1),
 		"mbind BIND elsewhere with MPOL_MF_MOVE_ALL, pages shared: moved");
+	ktap_ok(mbind_map_count(b), "mbind splitting a VMA past vm.max_map_count: ENOMEM, no policy");
+	/* Kills mm/mempolicy.c:alloc_migration_target_by_mpol `gfp = GFP_TRANSHUGE;` ->
+	 * `(GFP_TRANSHUGE) + 1` (__GFP_DMA with __GFP_MOVABLE: no THP to move into, so the THP is
+	 * split, which migrate_pages() counts as not moved: EIO). */
+	for (int split = 0; split < 2; split++) {
+		const char *what = split ? "mbind BIND elsewhere with MPOL_MF_MOVE|STRICT on a THP in two "
+					   "VMAs: success, moved" :
+					   "mbind BIND elsewhere with MPOL_MF_MOVE|STRICT on a THP: success, moved";
+		/* split kills mm/mempolicy.c:queue_folios_pte_range `qp->large = folio;` removed
+		 * (the folio queued again from the second VMA, its isolation failing: EIO). */
+		int ok = mbind_thp(a, b, split);
+
+		if (ok < 0)
+			ktap_skip(what, "no PMD-size THP on node %d", a);
+		else
+			ktap_ok(ok, "%s", what);
+	}
 }
