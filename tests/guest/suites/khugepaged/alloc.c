@@ -88,14 +88,14 @@ char *pmd_range_map(size_t pmd, char **map)
 	return (char *)(((uintptr_t)*map + pmd - 1) & ~(uintptr_t)(pmd - 1));
 }
 
-static char page_value(size_t i)
+char pmd_range_value(size_t i)
 {
 	return (char)(i * 7 + 1);
 }
 
 void pmd_range_fill_page(char *huge, size_t i)
 {
-	huge[i * (size_t)page_size()] = page_value(i);
+	huge[i * (size_t)page_size()] = pmd_range_value(i);
 }
 
 int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled)
@@ -103,7 +103,7 @@ int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled)
 	size_t ps = (size_t)page_size();
 
 	for (size_t i = 0; i < pmd / ps; i++)
-		if (huge[i * ps] != (i < nr_filled ? page_value(i) : 0))
+		if (huge[i * ps] != (i < nr_filled ? pmd_range_value(i) : 0))
 			return 0;
 	return 1;
 }

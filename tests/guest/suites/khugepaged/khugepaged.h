@@ -15,6 +15,8 @@
  *               allocation (fail_page_alloc) and a failed memcg charge
  *   nodes.c     MADV_COLLAPSE's node rule exactly: ties, and a full target
  *               node (collapse_find_target_node()'s node and node mask)
+ *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
+ *               collapsed, contents kept, on the node with the most pages
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -63,6 +65,8 @@ long vmstat(const char *name);
  */
 char *pmd_range_map(size_t pmd, char **map);
 void pmd_range_fill_page(char *huge, size_t i);
+/* The value pmd_range_fill_page() writes to page i's first byte. */
+char pmd_range_value(size_t i);
 int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled);
 /*
  * madvise(addr, len, MADV_COLLAPSE), asked again while it fails with EAGAIN,
@@ -89,6 +93,8 @@ int alloc_plan(const struct topology *t);
 void alloc_run(const struct topology *t);
 int nodes_plan(const struct topology *t);
 void nodes_run(const struct topology *t);
+int shmem_plan(const struct topology *t);
+void shmem_run(const struct topology *t);
 
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);

@@ -80,6 +80,9 @@ GUEST_CASE_TIMEOUT(collapse_alloc, alloc_plan(&topo), 2 * COLLAPSE_WAIT_S + 60)
 /* MADV_COLLAPSE's node rule: ties and a full node (nodes.c). */
 GUEST_CASE(collapse_node_rule, nodes_plan(&topo)) { nodes_run(&topo); }
 
+/* MADV_COLLAPSE of shmem (shmem.c): collapse_file(). */
+GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 

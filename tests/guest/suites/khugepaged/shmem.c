@@ -1,0 +1,189 @@
+/*
+ * MADV_COLLAPSE of shmem (a memfd mapped shared): collapse_file(), the
+ * page-cache half of khugepaged.c that anonymous ranges never reach.
+ *
+ * madvise(2) MADV_COLLAPSE: it "supports private anonymous pages [...],
+ * shmem pages, and file-backed pages"; "Unmapped pages will have their data
+ * directly initialized to 0 in the new hugepage"; "When the system has
+ * multiple NUMA nodes, the hugepage will be allocated from the node
+ * providing the most native pages"; "MADV_COLLAPSE is independent of any
+ * sysfs [...] setting" (so shmem_enabled is only set to never while the
+ * pages are faulted, to have base pages to collapse).
+ *
+ * The range: a PMD of the file, its first three quarters minus every
+ * eighth page written under a task MPOL_BIND to b, then the last quarter
+ * (minus every eighth) to a; the rest is a hole of the page cache.  Rows:
+ *   collapsed  madvise returns 0 and the range is PMD-mapped (ShmemPmdMapped
+ *              in smaps).  Kills mm/khugepaged.c:collapse_file
+ *              `if (result == SCAN_SUCCEED)` (the folio installed) ->
+ *              `if (0)`.
+ *   data       every written page holds its value, every hole reads 0.
+ *              Kills collapse_file's copy loop `index++` -> `index += 2`
+ *              (contents shifted) and the hole's `clear_highpage()` removed.
+ *   node       the THP is on b, which held the most pages.  Kills
+ *              collapse_scan_file's `cc->node_load[node]++;` removed
+ *              (no load counted: node 0).
+ * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
+ * so a kernel that forgets the load lands elsewhere).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "khugepaged.h"
+#include "ktap.h"
+
+#define MPOL_DEFAULT 0
+#define MPOL_BIND 2
+#define NR_SHMEM_ROWS 3
+#define SHMEM_ENABLED THP_DIR "/shmem_enabled"
+
+static long bind_task(int node)
+{
+	unsigned long mask = node < 0 ? 0 : 1UL << node;
+
+	return syscall(SYS_set_mempolicy, node < 0 ? MPOL_DEFAULT : MPOL_BIND, node < 0 ? NULL : &mask,
+		       sizeof(mask) * CHAR_BIT + 1);
+}
+
+/* Page i is left a hole (every eighth). */
+static int hole(size_t i)
+{
+	return i % 8 == 7;
+}
+
+/* ShmemPmdMapped of the VMA holding addr, in bytes; -1 if none. */
+static long long shmem_pmd_mapped(const void *addr)
+{
+	char line[256];
+	long long kib = -1;
+	int in_vma = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
+			in_vma = lo <= (uintptr_t)addr && (uintptr_t)addr < hi;
+		else if (in_vma && sscanf(line, "ShmemPmdMapped: %lld kB", &kib) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
+/* The memfd's first PMD mapped shared at a PMD-aligned address; NULL on failure. */
+static char *map_shmem(int fd, size_t pmd, char **map)
+{
+	char *huge;
+
+	*map = mmap(NULL, 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return NULL;
+	}
+	huge = (char *)(((uintptr_t)*map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (mmap(huge, pmd, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return NULL;
+	return huge;
+}
+
+/* Write the pages of [from, to) that are not holes, under BIND node; 1 if all landed there. */
+static int fill(char *huge, size_t from, size_t to, int node)
+{
+	size_t ps = (size_t)page_size();
+	int ok = !bind_task(node);
+
+	for (size_t i = from; ok && i < to; i++)
+		if (!hole(i))
+			pmd_range_fill_page(huge, i);
+	bind_task(-1);
+	for (size_t i = from; ok && i < to; i++)
+		if (!hole(i) && page_node(huge + i * ps) != node) {
+			ktap_diag("shmem page %zu on node %d, not %d", i, page_node(huge + i * ps), node);
+			ok = 0;
+		}
+	return ok;
+}
+
+/* Every written page holds its value, every hole reads 0. */
+static int shmem_intact(const char *huge, size_t pmd)
+{
+	size_t ps = (size_t)page_size();
+
+	for (size_t i = 0; i < pmd / ps; i++)
+		if (huge[i * ps] != (hole(i) ? 0 : pmd_range_value(i))) {
+			ktap_diag("shmem page %zu (%s) reads %d after the collapse", i,
+				  hole(i) ? "a hole" : "written", huge[i * ps]);
+			return 0;
+		}
+	return 1;
+}
+
+int shmem_plan(const struct topology *t)
+{
+	(void)t;
+	return NR_SHMEM_ROWS;
+}
+
+void shmem_run(const struct topology *t)
+{
+	const char *rows[NR_SHMEM_ROWS] = {
+		"MADV_COLLAPSE of shmem with holes: success, PMD-mapped",
+		"MADV_COLLAPSE of shmem with holes: written pages kept, holes read 0",
+		"MADV_COLLAPSE of shmem on two nodes: the THP on the node with most pages",
+	};
+	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
+	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
+	char *map = NULL, *huge = NULL;
+	struct thp_knob knob;
+	int knob_set;
+
+	for (int i = 0; i < t->nr_nodes; i++)
+		if (t->nodes[i].mem_bytes)
+			mem[nr_mem++] = i;
+	if (nr_mem < 2) {
+		for (int i = 0; i < NR_SHMEM_ROWS; i++)
+			ktap_skip(rows[i], "one memory node");
+		return;
+	}
+	a = mem[nr_mem - 2];
+	b = mem[nr_mem - 1];
+	fd = memfd_create("numalab-collapse", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+		ktap_diag("memfd: %s", strerror(errno));
+	/* Base pages to collapse: shmem_enabled may say always or force. */
+	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	if (huge && fill(huge, 0, nr * 3 / 4, b) && fill(huge, nr * 3 / 4, nr, a)) {
+		if (knob_set)
+			thp_knob_restore(&knob);
+		knob_set = 0;
+		if (collapse_range(huge, pmd))
+			ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
+		else if (shmem_pmd_mapped(huge) != (long long)pmd)
+			ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", shmem_pmd_mapped(huge));
+		else
+			ok[0] = 1;
+		ok[1] = ok[0] && shmem_intact(huge, pmd);
+		ok[2] = ok[0] && page_node(huge) == b && page_node(huge + pmd - 1) == b;
+		if (ok[0] && !ok[2])
+			ktap_diag("the THP is on node %d, want %d (a %d)", page_node(huge), b, a);
+	}
+	if (knob_set)
+		thp_knob_restore(&knob);
+	for (int i = 0; i < NR_SHMEM_ROWS; i++)
+		ktap_ok(ok[i], "%s", rows[i]);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+}
