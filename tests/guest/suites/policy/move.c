@@ -59,7 +59,7 @@ static const struct mscenario mscenarios[] = {
 	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
 };
 #define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
-#define NR_MOVE_ROWS 9
+#define NR_MOVE_ROWS 10
 
 static void run_mscenario(const struct nodes *n, const struct mscenario *s)
 {
@@ -231,6 +231,40 @@ static void check_status_kept(const struct nodes *n)
 	ktap_ok(ok, "%s", what);
 }
 
+/*
+ * A page the kernel holds and no LRU has: an io_uring's submission ring, mapped into the task
+ * (vm_insert_pages()).  move_pages(2) "-EBUSY The page is currently busy and cannot be moved.
+ * [...] another kernel subsystem is holding a reference to the page."  Kills
+ * mm/migrate.c:__add_folio_for_migration `return -EBUSY;` -> `(-EBUSY) + 1`.
+ */
+#define NR_IO_URING_SETUP 425    /* the same on every architecture */
+#define IO_URING_PARAMS_SIZE 120 /* struct io_uring_params, zeroed: the defaults */
+#define IORING_OFF_SQ_RING 0
+
+static void check_busy(const struct nodes *n)
+{
+	const char *what = "move_pages a page of an io_uring ring: -EBUSY";
+	size_t ps = (size_t)page_size();
+	char params[IO_URING_PARAMS_SIZE] = { 0 };
+	int fd = (int)syscall(NR_IO_URING_SETUP, 4, params), status = 1, here = -1, to;
+	void *ring = fd < 0 ? MAP_FAILED :
+		mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+
+	if (ring == MAP_FAILED || n->nr_mem < 2 || pages_nodes(ring, 1, &here) || here < 0) {
+		ktap_skip(what, "no io_uring (%s), or one memory node", fd < 0 ? strerror(errno) : "mapped");
+	} else {
+		to = here == n->mem[0] ? n->mem[1] : n->mem[0];
+		if (p_move_pages(1, &ring, &to, &status, MPOL_MF_MOVE) || status != -EBUSY)
+			ktap_diag("ring page on node %d to node %d: status %d (%s), want -EBUSY", here, to,
+				  status, strerror(errno));
+		ktap_ok(status == -EBUSY, "%s", what);
+	}
+	if (ring != MAP_FAILED)
+		munmap(ring, ps);
+	if (fd >= 0)
+		close(fd);
+}
+
 int expect_move_errno(int node, int want, const char *what)
 {
 	char *page = map_pages(1);
@@ -324,6 +358,7 @@ void move_run(const struct nodes *n)
 	expect_move_errno(62, ENODEV, "move_pages to node 62 (offline)");
 	ktap_ok(check_move_efault(n), "move_pages with nodes: a zero page -EFAULT, a hole -EFAULT");
 	check_status_kept(n);
+	check_busy(n);
 	/* move_pages(2) "EINVAL Flags other than MPOL_MF_MOVE and MPOL_MF_MOVE_ALL was specified".
 	 * Kills mm/migrate.c:kernel_move_pages `if (flags & ~(MPOL_MF_MOVE|MPOL_MF_MOVE_ALL))` ->
 	 * `if (0)` and its `return -EINVAL;` -> `(-EINVAL) + 1`. */
