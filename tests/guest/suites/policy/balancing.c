@@ -154,14 +154,15 @@ void balancing_run(const struct nodes *n)
 	if (!huge)
 		ktap_skip(rows[1], "no THP could be faulted on node %d", far);
 	else
-		/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `if (target_nid == NUMA_NO_NODE)`
-		 * -> `if (1)` (the THP never migrated). */
+		/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `if (!folio)` -> `if (1)` (the
+		 * hinting fault only restores the PMD: the THP never migrates). */
 		ktap_ok(balance(huge, (size_t)pmd_size(), THP_LOOKS, local, far, 1, rows[1]), "%s",
 			rows[1]);
 	if (map)
 		munmap(map, map_len);
 	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
-	 * `if (0)` (the MORON branch gives up). */
+	 * `if (0)` (the MORON branch gives up) and sanitize_mpol_flags
+	 * `*flags |= (MPOL_F_MOF | MPOL_F_MORON);` removed (the flag accepted, and ignored). */
 	ktap_ok(pages_row(n, local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
 			  (1UL << local) | (1UL << far), 1, rows[2]), "%s", rows[2]);
 	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF

@@ -35,5 +35,27 @@ cp "$SCRATCH/m/report.txt" "$SCRATCH/first.txt"
 expect_rc 0 $NUMALAB mutate "${ARGS[@]}"
 expect_grep "$n mutants \($n already judged\)" "$SCRATCH/out"
 cmp -s "$SCRATCH/first.txt" "$SCRATCH/m/report.txt" || fail "the resumed report differs"
+
+# Issue 33's areas, on 4node and cxl at once (killed if either kills it):
+# memory-tiers.c: the "null" of a node without targets, demotion_enabled's
+# read-back, the 10% DRAM-performance rule, next_demotion_node() inside the
+# cpuset's mems; vmscan.c: demotion without the cgroup's mems; mempolicy.c:
+# the home node, a shared policy's split, tmpfs mpol=, NUMA balancing's
+# MORON branch; migrate.c: move_pages' putback of a failed batch, a hole, an
+# error's status, the count of pages not migrated; huge_memory.c: a THP's
+# NUMA hinting fault.
+IDS2=d60f8f705cf0,88653ab36127,ae50c1328b32,57a3ad3c994b,53cc9316e90b
+IDS2=$IDS2,05a8e4288cc8,1b05e2ed9f35,678a3b9429e5,3cd95e9b52fb
+IDS2=$IDS2,03e96532a30d,e7b1964011e5,8210b991f17d,92855aefee33
+IDS2=$IDS2,HUGE_MEMORY_ID
+expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
+	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
+	--ids "$IDS2" --out "$SCRATCH/m2"
+n=$(echo "$IDS2" | tr , '\n' | wc -l)
+expect_grep "^score 100\.0%: $n killed of $n judged" "$SCRATCH/out"
+[ -s "$SCRATCH/m2/base/4node/passed" ] && [ -s "$SCRATCH/m2/base/cxl/passed" ] || fail "no base run on each topology"
+# A mutant only cxl's tiering sees was booted on both, and said so.
+expect_grep '\] 57a3ad3c994b .*: killed: cxl: ' "$SCRATCH/out"
+[ -d "$SCRATCH/m2/mutants/57a3ad3c994b/run/4node" ] || fail "57a3ad3c994b did not boot on 4node first"
 expect_no_qemu
 echo "mutate-sample: ok"
