@@ -303,8 +303,10 @@ UNIT_TEST(shipped_matrices)
 	/* contract: three of each; the debug kernel on 4node only. */
 	CHECK_INT(load("matrices/contract.matrix", &m), 0);
 	matrix_expand(&m, &cells, &n);
-	CHECK_INT(n, 63);
+	CHECK_INT(n, 90);
 	CHECK(has_cell(cells, n, "cxl-switch.stock.tiering.r2"));
+	CHECK(has_cell(cells, n, "la-2node.stock.khugepaged.r3"));
+	CHECK(has_cell(cells, n, "4node.stock+debug.khugepaged.r1"));
 	CHECK(has_cell(cells, n, "la-3c5000l.stock.policy.r3"));
 	CHECK(has_cell(cells, n, "cxl-3tier.stock.tiering.r3"));
 	CHECK(!has_cell(cells, n, "8node.stock.tiering.r1"));
