@@ -42,12 +42,12 @@ cmp -s "$SCRATCH/first.txt" "$SCRATCH/m/report.txt" || fail "the resumed report 
 # cpuset's mems; vmscan.c: demotion without the cgroup's mems; mempolicy.c:
 # the home node, a shared policy's split, tmpfs mpol=, NUMA balancing's
 # MORON branch; migrate.c: move_pages' putback of a failed batch, a hole, an
-# error's status, the count of pages not migrated; huge_memory.c: a THP's
-# NUMA hinting fault.
+# error's status, the count of pages not migrated, a page no LRU holds;
+# huge_memory.c: a THP's NUMA hinting fault.
 IDS2=d60f8f705cf0,88653ab36127,ae50c1328b32,57a3ad3c994b,53cc9316e90b
 IDS2=$IDS2,05a8e4288cc8,1b05e2ed9f35,678a3b9429e5,3cd95e9b52fb
 IDS2=$IDS2,03e96532a30d,e7b1964011e5,8210b991f17d,92855aefee33
-IDS2=$IDS2,HUGE_MEMORY_ID
+IDS2=$IDS2,85402039e8cb,10551dda6606
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
