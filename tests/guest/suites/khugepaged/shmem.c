@@ -23,6 +23,13 @@
  *   node       the THP is on b, which held the most pages.  Kills
  *              collapse_scan_file's `cc->node_load[node]++;` removed
  *              (no load counted: node 0).
+ *   neighbour  a second mapping of the file one page off PMD alignment,
+ *              read before the collapse, with an anonymous page before it
+ *              in the same PMD: the collapse must leave that page's data
+ *              (and the second mapping's) alone.  Kills
+ *              mm/khugepaged.c:retract_page_tables `if (addr &
+ *              ~HPAGE_PMD_MASK ||` -> `&&` (the misaligned mapping's page
+ *              table freed with the anonymous page in it).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -42,7 +49,8 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 3
+#define NR_SHMEM_ROWS 4
+#define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 
 static long bind_task(int node)
@@ -97,6 +105,30 @@ static char *map_shmem(int fd, size_t pmd, char **map)
 	return huge;
 }
 
+/*
+ * In a fresh PMD-aligned stretch: an anonymous page at its start (written), the file mapped
+ * shared right after it, one page off alignment.  *anon is the page; NULL on failure.
+ */
+static char *map_misaligned(int fd, size_t pmd, char **map, char **anon)
+{
+	size_t ps = (size_t)page_size();
+	char *start;
+
+	*map = mmap(NULL, 3 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return NULL;
+	}
+	start = (char *)(((uintptr_t)*map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	*anon = mmap(start, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (*anon == MAP_FAILED)
+		return NULL;
+	memset(*anon, NEIGHBOUR_BYTE, ps);
+	if (mmap(start + ps, pmd, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return NULL;
+	return start + ps;
+}
+
 /* Write the pages of [from, to) that are not holes, under BIND node; 1 if all landed there. */
 static int fill(char *huge, size_t from, size_t to, int node)
 {
@@ -141,10 +173,12 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem with holes: success, PMD-mapped",
 		"MADV_COLLAPSE of shmem with holes: written pages kept, holes read 0",
 		"MADV_COLLAPSE of shmem on two nodes: the THP on the node with most pages",
+		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
 	};
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
 	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
-	char *map = NULL, *huge = NULL;
+	char *map = NULL, *huge = NULL, *map2 = NULL, *other = NULL, *anon = NULL;
+	volatile char sink;
 	struct thp_knob knob;
 	int knob_set;
 
@@ -163,7 +197,14 @@ void shmem_run(const struct topology *t)
 		ktap_diag("memfd: %s", strerror(errno));
 	/* Base pages to collapse: shmem_enabled may say always or force. */
 	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
-	if (huge && fill(huge, 0, nr * 3 / 4, b) && fill(huge, nr * 3 / 4, nr, a)) {
+	if (huge && fill(huge, 0, nr * 3 / 4, b) && fill(huge, nr * 3 / 4, nr, a) &&
+	    !(other = map_misaligned(fd, pmd, &map2, &anon)))
+		ktap_diag("the misaligned mapping: %s", strerror(errno));
+	if (other) {
+		for (size_t i = 0; i < nr; i++)      /* its page table filled (a hole read would fill it) */
+			if (!hole(i))
+				sink = other[i * (size_t)page_size()];
+		(void)sink;
 		if (knob_set)
 			thp_knob_restore(&knob);
 		knob_set = 0;
@@ -177,6 +218,10 @@ void shmem_run(const struct topology *t)
 		ok[2] = ok[0] && page_node(huge) == b && page_node(huge + pmd - 1) == b;
 		if (ok[0] && !ok[2])
 			ktap_diag("the THP is on node %d, want %d (a %d)", page_node(huge), b, a);
+		ok[3] = ok[0] && anon[0] == NEIGHBOUR_BYTE && anon[page_size() - 1] == NEIGHBOUR_BYTE &&
+			shmem_intact(other, pmd);
+		if (ok[0] && !ok[3])
+			ktap_diag("the anonymous page reads %#x, want %#x", (unsigned char)anon[0], NEIGHBOUR_BYTE);
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
@@ -184,6 +229,8 @@ void shmem_run(const struct topology *t)
 		ktap_ok(ok[i], "%s", rows[i]);
 	if (map)
 		munmap(map, 2 * pmd);
+	if (map2)
+		munmap(map2, 3 * pmd);
 	if (fd >= 0)
 		close(fd);
 }
