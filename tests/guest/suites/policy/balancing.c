@@ -14,10 +14,21 @@
  * pages must come to local within BALANCE_S seconds, or (the BIND task
  * without the flag) still be on far after STAY_S.  The THP row moves a PMD
  * folio (do_huge_pmd_numa_page()); it is a SKIP where no THP can be had.
+ *
+ * The hinting fault also decides whether the PMD it restores may be
+ * writable: can_change_pmd_writable(), which mprotect()'s change_huge_pmd()
+ * asks too.  fork(2): "memory writes [...] performed by one of the
+ * processes do not affect the other": a THP shared with a child after fork
+ * must stay copy-on-write through an mprotect(PROT_READ) /
+ * mprotect(PROT_READ|PROT_WRITE) round trip.  (Through a hinting fault it
+ * cannot be tried: the scanner skips shared copy-on-write folios.)
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ktap.h"
 #include "numab.h"
@@ -27,7 +38,9 @@
 #define BALANCE_S 30.0
 #define STAY_S 6.0
 #define SLICE_S 0.2
-#define NR_BALANCING_ROWS 4
+#define NR_BALANCING_ROWS 5
+#define COW_OLD 0x11
+#define COW_NEW 0x22
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
 
 /* The first page of each BALANCE_PAGES region (or the THP's looks): all on node? */
@@ -120,6 +133,46 @@ static int pages_row(const struct nodes *n, int local, int far, int mode, unsign
 	return ok;
 }
 
+/*
+ * A THP on node written with COW_OLD and shared with a forked child, mprotect()ed read-only and
+ * back; then the parent writes COW_NEW: 1 if the child still reads COW_OLD, 0 if not, -1
+ * without a THP.
+ */
+static int thp_cow(int node)
+{
+	char *map, *huge = thp_on(node, &map, &(size_t){ 0 });
+	size_t pmd = (size_t)pmd_size();
+	int go[2], status = -1;
+	pid_t child;
+	char c = 0;
+
+	if (!huge || pipe(go)) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return huge ? 0 : -1;
+	}
+	memset(huge, COW_OLD, pmd);
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(huge[0] == COW_OLD && huge[pmd - 1] == COW_OLD ? 0 : 1);
+	}
+	close(go[0]);
+	if (mprotect(huge, pmd, PROT_READ) || mprotect(huge, pmd, PROT_READ | PROT_WRITE))
+		ktap_diag("mprotect: %s", strerror(errno));
+	huge[0] = COW_NEW;
+	huge[pmd - 1] = COW_NEW;
+	if (write(go[1], "x", 1) != 1 || child < 0 || waitpid(child, &status, 0) != child)
+		status = -1;
+	close(go[1]);
+	if (status)
+		ktap_diag("the child read the parent's write (wait status %#x)", status);
+	munmap(map, 2 * pmd);
+	return status == 0;
+}
+
 int balancing_plan(const struct nodes *n)
 {
 	(void)n;
@@ -133,8 +186,9 @@ void balancing_run(const struct nodes *n)
 		"NUMA balancing moves a THP written from another node to it",
 		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
 		"NUMA balancing under BIND over both nodes without the flag: pages stay",
+		"a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
 	};
-	int local, far;
+	int local, far, cow;
 	char *map, *huge;
 	size_t map_len = 0;
 
@@ -171,6 +225,13 @@ void balancing_run(const struct nodes *n)
 	 * every BIND policy, the flag or not. */
 	ktap_ok(pages_row(n, local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[3]), "%s",
 		rows[3]);
+	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
+	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */
+	cow = thp_cow(local);
+	if (cow < 0)
+		ktap_skip(rows[4], "no THP could be faulted on node %d", local);
+	else
+		ktap_ok(cow, "%s", rows[4]);
 	unpin();
 	numab_stop();
 }
