@@ -10,12 +10,14 @@ make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 # khugepaged.c: collapse_find_target_node's tie mask == to !=, its max-load test
 # if (0); alloc_charge_folio's charge failure forced, the folio not handed back.
 IDS=0078f37d3bec,867a293cbefa,7970ae7bb65d,6ef893045c7b
+# collapse_file (issue 33): the folio copied from handed the new one instead.
+IDS=$IDS,4596aee2cb5b
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
 IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318084026
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
-      --function collapse_find_target_node --function alloc_charge_folio
+      --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
