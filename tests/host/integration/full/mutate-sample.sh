@@ -2,9 +2,9 @@
 # collapse-node code with the lab's suites (4node, topology, mempolicy,
 # khugepaged): one of them surviving fails the test.  Then the same --out
 # resumes: nothing is built or run again, the reports stay the same.
-# The ids are from the mutation run of issue 18 (docs/mutate.md); a change
-# of mm/mempolicy.c or mm/khugepaged.c in the stock recipe changes them, and
-# --ids then says which one is gone.
+# The ids are from the mutation runs of issues 18 and 33 (docs/mutate.md); a
+# change of the mutated files in the stock recipe changes them, and --ids
+# then says which one is gone.
 . "$(dirname "$0")/../lib.bash"
 make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 # khugepaged.c: collapse_find_target_node's tie mask == to !=, its max-load test
