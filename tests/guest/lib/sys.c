@@ -190,6 +190,32 @@ long long smaps_anon_huge(const void *vma_start)
 	return kib < 0 ? -1 : kib * 1024;
 }
 
+long long smaps_bytes_at(const void *addr, const char *field)
+{
+	char line[256];
+	long long kib = -1, v;
+	size_t n = strlen(field);
+	int in_vma = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
+			in_vma = lo <= (uintptr_t)addr && (uintptr_t)addr < hi;
+		else if (in_vma && !strncmp(line, field, n) && line[n] == ':' &&
+			 sscanf(line + n + 1, "%lld kB", &v) == 1) {
+			kib = v;
+			break;
+		}
+	}
+	fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
 int thp_setting(const char *path, char *value, size_t size)
 {
 	char buf[128], *open, *close;

@@ -44,6 +44,8 @@ long pmd_size(void);
 
 /* AnonHugePages of this process's VMA that starts at vma_start, in bytes; -1 if none. */
 long long smaps_anon_huge(const void *vma_start);
+/* smaps' "FIELD: N kB" of the VMA holding addr, in bytes; -1 if none. */
+long long smaps_bytes_at(const void *addr, const char *field);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -28,7 +28,6 @@
  * guest) or the kernel has no hugetlb pages of the PMD size.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -104,28 +103,6 @@ static void collapse_onto(const char *what, size_t pmd, size_t nr, int a, int b,
 	ktap_ok(ok, "MADV_COLLAPSE of a range with %s (a %d, b %d): THP on node %d", what, a, b, expect);
 	if (huge)
 		munmap(map, 2 * pmd);
-}
-
-/* AnonHugePages of the VMA holding addr (the two ranges here may share one VMA); -1 if none. */
-static long long anon_huge_at(const void *addr)
-{
-	char line[256];
-	long long kib = -1;
-	int in_vma = 0;
-	FILE *f = fopen("/proc/self/smaps", "re");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		uintptr_t lo, hi;
-
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
-		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
-			in_vma = lo <= (uintptr_t)addr && (uintptr_t)addr < hi;
-		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kib) == 1)
-			break;
-	}
-	if (f)
-		fclose(f);
-	return kib < 0 ? -1 : kib * 1024;
 }
 
 /* The pair of the header; -1 with fewer than two memory nodes. */
@@ -205,11 +182,11 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 		ktap_diag("MADV_COLLAPSE onto the full node %d succeeded: THP on node %d", a, page_node(r3));
 	else if (errno != ENOMEM)
 		ktap_diag("MADV_COLLAPSE onto the full node: %s, not ENOMEM", strerror(errno));
-	else if (!(ok3 = anon_huge_at(r3) == 0 && page_node(r3) == a && page_node(r3 + pmd - page_size()) == a))
-		ktap_diag("after ENOMEM: AnonHugePages %lld, first page on node %d", anon_huge_at(r3), page_node(r3));
+	else if (!(ok3 = smaps_bytes_at(r3, "AnonHugePages") == 0 && page_node(r3) == a && page_node(r3 + pmd - page_size()) == a))
+		ktap_diag("after ENOMEM: AnonHugePages %lld, first page on node %d", smaps_bytes_at(r3, "AnonHugePages"), page_node(r3));
 	if (collapse_range(r4, pmd))
 		ktap_diag("MADV_COLLAPSE of the tie with node %d full: %s", a, strerror(errno));
-	else if ((node = page_node(r4)) != b || anon_huge_at(r4) < (long long)pmd)
+	else if ((node = page_node(r4)) != b || smaps_bytes_at(r4, "AnonHugePages") < (long long)pmd)
 		ktap_diag("the tie's THP is on node %d", node);
 	else
 		ok4 = 1;

@@ -67,28 +67,6 @@ static int hole(size_t i)
 	return i % 8 == 7;
 }
 
-/* ShmemPmdMapped of the VMA holding addr, in bytes; -1 if none. */
-static long long shmem_pmd_mapped(const void *addr)
-{
-	char line[256];
-	long long kib = -1;
-	int in_vma = 0;
-	FILE *f = fopen("/proc/self/smaps", "re");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		uintptr_t lo, hi;
-
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
-		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
-			in_vma = lo <= (uintptr_t)addr && (uintptr_t)addr < hi;
-		else if (in_vma && sscanf(line, "ShmemPmdMapped: %lld kB", &kib) == 1)
-			break;
-	}
-	if (f)
-		fclose(f);
-	return kib < 0 ? -1 : kib * 1024;
-}
-
 /* The memfd's first PMD mapped shared at a PMD-aligned address; NULL on failure. */
 static char *map_shmem(int fd, size_t pmd, char **map)
 {
@@ -210,8 +188,8 @@ void shmem_run(const struct topology *t)
 		knob_set = 0;
 		if (collapse_range(huge, pmd))
 			ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
-		else if (shmem_pmd_mapped(huge) != (long long)pmd)
-			ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", shmem_pmd_mapped(huge));
+		else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+			ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
 		else
 			ok[0] = 1;
 		ok[1] = ok[0] && shmem_intact(huge, pmd);
