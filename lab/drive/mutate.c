@@ -430,6 +430,7 @@ static int run_topologies(struct mrun *r, const struct kernel *k, const char *di
 
 		if (mutant_result_read(base_result, &base, err))
 			rc = error_set(err, "%s: no base run; run without --mutant first", base_result);
+		res->why[0] = '\0';    /* a survivor's note is the last topology's */
 		if (!rc) {
 			read_lines(o, passed, &base_ok);
 			remove_tree(run);
