@@ -85,44 +85,13 @@ static int balance(char *base, size_t len, size_t nr_looks, int local, int far, 
 	return moved == want_moved && (want_moved || region_on(base, len, nr_looks, far));
 }
 
-/* A PMD-size THP faulted on node, the VMA policy dropped again; NULL if none (diag). */
-static char *thp_on(int node, char **map, size_t *map_len)
-{
-	size_t pmd = (size_t)pmd_size();
-	unsigned long mask = 1UL << node;
-	char *huge;
-
-	*map = NULL;
-	if (!pmd)
-		return NULL;
-	*map_len = 2 * pmd;
-	*map = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (*map == MAP_FAILED) {
-		*map = NULL;
-		return NULL;
-	}
-	huge = (char *)(((unsigned long)*map + pmd - 1) & ~(pmd - 1));
-	if (madvise(huge, pmd, MADV_HUGEPAGE) ||
-	    p_mbind(huge, pmd, MPOL_BIND, &mask, MAXNODE_LONG, 0))
-		return NULL;
-	huge[0] = 1;
-	p_mbind(huge, pmd, MPOL_DEFAULT, NULL, 0, 0);
-	if (smaps_anon_huge(huge) < (long long)pmd || !region_on(huge, pmd, THP_LOOKS, node)) {
-		ktap_diag("no THP on node %d (AnonHugePages %lld)", node, smaps_anon_huge(huge));
-		return NULL;
-	}
-	return huge;
-}
-
 /* BALANCE_PAGES pages on far, balanced under task policy mode/mask (MPOL_DEFAULT: none). */
-static int pages_row(const struct nodes *n, int local, int far, int mode, unsigned long mask,
-		     int want_moved, const char *what)
+static int pages_row(int local, int far, int mode, unsigned long mask, int want_moved, const char *what)
 {
 	size_t len = BALANCE_PAGES * (size_t)page_size();
 	char *base = pages_on(far, BALANCE_PAGES);
 	int ok = base != NULL;
 
-	(void)n;
 	if (ok && mode != MPOL_DEFAULT && set_task(mode, mask)) {
 		ktap_diag("%s: set_mempolicy: %s", what, strerror(errno));
 		ok = 0;
@@ -140,7 +109,7 @@ static int pages_row(const struct nodes *n, int local, int far, int mode, unsign
  */
 static int thp_cow(int node)
 {
-	char *map, *huge = thp_on(node, &map, &(size_t){ 0 });
+	char *map, *huge = thp_on(node, &map);
 	size_t pmd = (size_t)pmd_size();
 	int go[2], status = -1;
 	pid_t child;
@@ -190,7 +159,6 @@ void balancing_run(const struct nodes *n)
 	};
 	int local, far, cow;
 	char *map, *huge;
-	size_t map_len = 0;
 
 	if (numab_start("1")) {
 		for (int i = 0; i < NR_BALANCING_ROWS; i++)
@@ -203,8 +171,8 @@ void balancing_run(const struct nodes *n)
 	}
 	/* Kills mm/migrate.c:migrate_misplaced_folio_prepare `if (!migrate_balanced_pgdat(pgdat,
 	 * nr_pages))` -> `if (1)` (every target taken for full: nothing moves). */
-	ktap_ok(pages_row(n, local, far, MPOL_DEFAULT, 0, 1, rows[0]), "%s", rows[0]);
-	huge = thp_on(far, &map, &map_len);
+	ktap_ok(pages_row(local, far, MPOL_DEFAULT, 0, 1, rows[0]), "%s", rows[0]);
+	huge = thp_on(far, &map);
 	if (!huge)
 		ktap_skip(rows[1], "no THP could be faulted on node %d", far);
 	else
@@ -213,17 +181,17 @@ void balancing_run(const struct nodes *n)
 		ktap_ok(balance(huge, (size_t)pmd_size(), THP_LOOKS, local, far, 1, rows[1]), "%s",
 			rows[1]);
 	if (map)
-		munmap(map, map_len);
+		munmap(map, 2 * (size_t)pmd_size());
 	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
 	 * `if (0)` (the MORON branch gives up) and sanitize_mpol_flags
 	 * `*flags |= (MPOL_F_MOF | MPOL_F_MORON);` removed (the flag accepted, and ignored). */
-	ktap_ok(pages_row(n, local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
+	ktap_ok(pages_row(local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
 			  (1UL << local) | (1UL << far), 1, rows[2]), "%s", rows[2]);
 	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF
 	 * (vma_policy_mof()) and mpol_misplaced() gives up on one; both come from the flag
 	 * (sanitize_mpol_flags()).  Fails on a kernel that sets MPOL_F_MOF | MPOL_F_MORON for
 	 * every BIND policy, the flag or not. */
-	ktap_ok(pages_row(n, local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[3]), "%s",
+	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[3]), "%s",
 		rows[3]);
 	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
 	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -116,6 +117,32 @@ char *pages_on(int node, size_t n)
 		return NULL;
 	}
 	return base;
+}
+
+char *thp_on(int node, char **map)
+{
+	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size();
+	unsigned long mask = 1UL << node;
+	int first = -1, last = -1;
+	char *huge;
+
+	*map = pmd ? mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+		     MAP_FAILED;
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return NULL;
+	}
+	huge = (char *)(((uintptr_t)*map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (madvise(huge, pmd, MADV_HUGEPAGE) || p_mbind(huge, pmd, MPOL_BIND, &mask, MAXNODE_LONG, 0))
+		return NULL;
+	huge[0] = 1;
+	p_mbind(huge, pmd, MPOL_DEFAULT, NULL, 0, 0);
+	if (smaps_anon_huge(huge) < (long long)pmd || pages_nodes(huge, 1, &first) ||
+	    pages_nodes(huge + pmd - ps, 1, &last) || first != node || last != node) {
+		ktap_diag("no THP on node %d (AnonHugePages %lld)", node, smaps_anon_huge(huge));
+		return NULL;
+	}
+	return huge;
 }
 
 int all_on(const int *status, size_t n, int node, const char *what)

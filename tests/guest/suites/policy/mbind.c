@@ -134,28 +134,16 @@ static int mbind_map_count(int node)
 static int mbind_thp(int from, int to, int split)
 {
 	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size();
-	unsigned long mfrom = 1UL << from, mto = 1UL << to;
-	char *map = pmd ? mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
-			  MAP_FAILED;
-	char *huge = map == MAP_FAILED ? NULL : (char *)(((uintptr_t)map + pmd - 1) & ~(pmd - 1));
+	unsigned long mto = 1UL << to;
+	char *map, *huge = thp_on(from, &map);
 	void *looks[3];
 	int status[3] = { -1, -1, -1 }, ok = -1;
 	long rc;
 
-	if (huge && !madvise(huge, pmd, MADV_HUGEPAGE) &&
-	    !p_mbind(huge, pmd, MPOL_BIND, &mfrom, MAXNODE_LONG, 0)) {
-		huge[0] = 1;
-		p_mbind(huge, pmd, MPOL_DEFAULT, NULL, 0, 0);
+	if (huge && !(split && mprotect(huge + pmd / 2, pmd / 2, PROT_READ))) {
 		looks[0] = huge;
 		looks[1] = huge + pmd / 2;
 		looks[2] = huge + pmd - ps;
-		if (smaps_anon_huge(huge) == (long long)pmd && !p_move_pages(3, looks, NULL, status, 0) &&
-		    status[0] == from && status[2] == from)
-			ok = 0;
-	}
-	if (!ok && split && mprotect(huge + pmd / 2, pmd / 2, PROT_READ))
-		ok = -1;
-	if (!ok) {
 		rc = p_mbind(huge, pmd, MPOL_BIND, &mto, MAXNODE_LONG, MPOL_MF_MOVE | MPOL_MF_STRICT);
 		ok = rc == 0 && !p_move_pages(3, looks, NULL, status, 0) && status[0] == to &&
 		     status[1] == to && status[2] == to;
@@ -163,7 +151,7 @@ static int mbind_thp(int from, int to, int split)
 			ktap_diag("THP%s: mbind %s, its pages on %d %d %d, want %d", split ? " in two VMAs" : "",
 				  rc ? errno_name(errno) : "success", status[0], status[1], status[2], to);
 	}
-	if (map != MAP_FAILED)
+	if (map)
 		munmap(map, 2 * pmd);
 	return ok;
 }

@@ -91,6 +91,12 @@ int pages_nodes(char *base, size_t n, int *status);
 unsigned long fault_nodes(size_t n);
 /* n pages faulted on node (mbind BIND, then the VMA policy dropped); NULL on failure. */
 char *pages_on(int node, size_t n);
+/*
+ * A PMD-size THP faulted on node (mbind BIND, then the VMA policy dropped) inside a fresh
+ * mapping of two PMDs, *map, to munmap with 2 * pmd_size(); NULL if none could be had (a diag
+ * says why; *map may still need the munmap).
+ */
+char *thp_on(int node, char **map);
 /* 1 if all n status entries are node, else 0 with a diag naming what. */
 int all_on(const int *status, size_t n, int node, const char *what);
 
