@@ -62,6 +62,13 @@ int console_finding_is_firmware(enum console_finding f)
 	return f == CONSOLE_EFI_SHELL || f == CONSOLE_FIRMWARE_HANG;
 }
 
+int console_finding_is_int3_oops(const struct console_scan *s)
+{
+	const char *at = strstr(s->report, "Oops: int3"), *eol = strchr(s->report, '\n');
+
+	return s->finding == CONSOLE_OOPS && at && (!eol || at < eol);   /* the finding's own line */
+}
+
 static void add_report_line(struct console_scan *s, const char *line)
 {
 	size_t used = strlen(s->report);

@@ -50,5 +50,12 @@ int console_finding_is_firmware(enum console_finding f);
  * names the wait and the last firmware error, if the scanner saw one.
  */
 void console_scan_firmware_hang(struct console_scan *s, int waited_s);
+/*
+ * The finding is an x86 "Oops: int3": a breakpoint no handler claimed.  On
+ * real hardware that is a kernel bug; under multi-threaded TCG it is also
+ * what a vCPU does when it runs a stale translation of code another vCPU
+ * just live-patched (a static key's int3 was already gone from memory).
+ */
+int console_finding_is_int3_oops(const struct console_scan *s);
 
 #endif

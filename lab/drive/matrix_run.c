@@ -23,7 +23,7 @@
 /* QEMU's own memory and the host side of a guest, beyond its RAM (LoongArch: + firmware, toolroot). */
 #define QEMU_OVERHEAD_X86 (256ULL << 20)
 #define QEMU_OVERHEAD_LA (512ULL << 20)
-/* A cell may boot twice (an early crash is retried), plus image, probe and firmware time. */
+/* A cell may boot up to three times (early crashes are retried), plus image, probe and firmware time. */
 #define WATCHDOG_SLACK_S 300
 #define GRACE_S 20
 /* Cells submitted at once to a LAVA server unless --jobs says otherwise. */

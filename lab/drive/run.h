@@ -76,7 +76,7 @@ struct run_outcome {
 	struct vm_result vm;
 	enum vm_accel accel;
 	enum run_verdict verdict;   /* valid when run_cell() returned 0 */
-	int retried;             /* the first boot crashed before /init: booted again */
+	int retried;             /* boots that crashed before /init and were booted again (0-2) */
 	/* QEMU start → the kernel's clock starting (QEMU, firmware, decompression); < 0 unknown */
 	double before_kernel_s;
 	/* --disk: the base and the root, and which TAP was kept (stream or disk) and why */

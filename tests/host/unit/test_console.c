@@ -54,6 +54,22 @@ UNIT_TEST(shell_text_after_the_kernel_is_not_firmware)
 	CHECK(s.kernel_started);
 }
 
+/* The retry's signature is the finding's own line, not an int3 further down. */
+UNIT_TEST(int3_oops_is_told_from_other_oopses)
+{
+	struct console_scan s;
+
+	feed(&s, "[    0.417202] Oops: int3: 0000 [#1] SMP NOPTI\n"
+		 "[    0.418082] RIP: 0010:update_sd_lb_stats.constprop.0+0x262/0xe40\n");
+	CHECK(console_finding_is_int3_oops(&s));
+	feed(&s, "[   12.000004] Oops: Oops: 0000 [#1] SMP NOPTI\n[   12.000005] Oops: int3: 0000 [#2] SMP NOPTI\n");
+	CHECK(!console_finding_is_int3_oops(&s));
+	feed(&s, "[    2.3] Kernel panic - not syncing: Oops: int3\n");
+	CHECK(!console_finding_is_int3_oops(&s));
+	feed(&s, "[    0.1] Linux version 7.2\n");
+	CHECK(!console_finding_is_int3_oops(&s));
+}
+
 UNIT_TEST(firmware_hang_report)
 {
 	struct console_scan s;
@@ -270,6 +286,7 @@ UNIT_MAIN(UNIT_CASE(panic_is_found_with_its_lines),
 	  UNIT_CASE(second_banner_is_a_reboot),
 	  UNIT_CASE(efi_shell_names_the_boot_failure),
 	  UNIT_CASE(shell_text_after_the_kernel_is_not_firmware),
+	  UNIT_CASE(int3_oops_is_told_from_other_oopses),
 	  UNIT_CASE(firmware_hang_report),
 	  UNIT_CASE(escapes_are_dropped_and_bytes_made_printable),
 	  UNIT_CASE(overlong_lines_are_bounded),
