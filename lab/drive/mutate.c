@@ -132,9 +132,6 @@ static int check_request(struct mrun *r, struct error *err)
 		return error_input(err, "--kernel %s: mutants need a kernel built from source: give a "
 				   "recipe of kernels/recipes/ (stock) or a kernel source tree", o->kernel);
 	}
-	if (o->tests && strstr(o->tests, "kselftest"))
-		return error_input(err, "--tests %s: mutant kernels are built without the kernel's "
-				   "selftests; give the lab's suites", o->tests);
 	if (!o->nr_files && !o->patch_lines)
 		return error_input(err, "give --file mm/FILE.c (with --function NAME...) or --patch-lines");
 	if (o->patch_lines && !o->nr_patches)
@@ -206,9 +203,18 @@ static char *slot_image(const struct mrun *r, int slot)
 	return out_path(r->o, "slots/%d/%s", slot, strcmp(r->arch, "x86_64") ? "vmlinux.efi" : "vmlinux");
 }
 
+/* OUT/base/kselftest: the unmutated tree's mm selftests, which every run of this OUT takes. */
+static char *base_selftests(const struct mrun *r)
+{
+	return out_path(r->o, "base/kselftest");
+}
+
 /*
  * Build the base series plus extra (a mutant's diff, or NULL) in slot;
- * sources/texts/objects as kbuild_kernel_scratch().
+ * sources/texts/objects as kbuild_kernel_scratch().  The unmutated build
+ * also makes the mm selftests, once per OUT; every kernel then takes them
+ * (k->selftests): a mutant changes the kernel, not the programs the
+ * selftests are, so the kernel's own khugepaged selftest, say, judges it.
  */
 static int build(const struct mrun *r, const char *extra, int slot, const char *const *sources,
 		 int nr_sources, struct buf *texts, char (*objects)[65], int source_only, struct kernel *k,
@@ -218,9 +224,11 @@ static int build(const struct mrun *r, const char *extra, int slot, const char *
 	char slot_name[32];
 	char *image = slot_image(r, slot);
 	struct kernel_request req = { .spec = r->tree ? NULL : r->o->kernel, .patches = patches };
+	char *kst = base_selftests(r);
 	struct kbuild_scratch s = { .slot = slot_name, .image = image, .sources = sources,
 				    .nr_sources = nr_sources, .texts = texts, .object_sha256 = objects,
-				    .source_only = source_only };
+				    .source_only = source_only,
+				    .selftests = !extra && !source_only && !file_exists(kst) ? kst : NULL };
 	int rc;
 
 	for (int i = 0; i < r->o->nr_patches; i++)
@@ -230,8 +238,11 @@ static int build(const struct mrun *r, const char *extra, int slot, const char *
 	snprintf(slot_name, sizeof(slot_name), "mutate%d", slot);
 	rc = parent_dir(image, err) ? -1 : kbuild_kernel_scratch(lab_root(), &req, r->tree, r->arch, &s, k, err);
 	*make_failed = s.make_failed;
+	if (!rc && !source_only && file_exists(kst))
+		snprintf(k->selftests, sizeof(k->selftests), "%s", kst);
 	free(patches);
 	free(image);
+	free(kst);
 	return rc;
 }
 
@@ -858,7 +869,8 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	struct kernel k;
 	int rc = 0, make_failed, kept = 0;
 	double base_run_s = 0;
-	int timeout_s = 0;
+	int timeout_s = 0, fresh_selftests;
+	char *kst = base_selftests(r);
 
 	for (int i = 0; i < o->nr_files; i++)
 		strvec_push(&r->files, o->files[i]);
@@ -916,6 +928,7 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		rc = report(r, v, err);
 		goto out;
 	}
+	fresh_selftests = !file_exists(kst);
 	progress("building the unmutated kernel in work tree %d", o->slot);
 	rc = build(r, NULL, o->slot, (const char *const *)r->files.items, (int)r->files.nr, NULL, r->objects, 0,
 		   &k, &make_failed, err);
@@ -930,6 +943,13 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 		rc = write_text(path, buf_str(&objs), err);
 		buf_free(&objs);
 		free(path);
+	}
+	for (size_t t = 0; !rc && fresh_selftests && k.selftests[0] && t < r->topos.nr; t++) {
+		/* An OUT from before mutants took the selftests: its base ran without them. */
+		char *result = out_path(o, "base/%s/result", r->topo_names.items[t]);
+
+		unlink(result);
+		free(result);
 	}
 	for (size_t t = 0; !rc && t < r->topos.nr; t++) {
 		rc = base_run(r, &k, t, &base, err);
@@ -958,6 +978,7 @@ out:
 		free(lines[i]);
 	free(lines);
 	free(nr_lines);
+	free(kst);
 	return rc;
 }
 

@@ -1366,6 +1366,29 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
 }
 
 /* The build into the slot's work tree, locked; the image to s->image. */
+/* The work tree's mm selftests into dir/mm, through dir.tmp: a failed build leaves none. */
+static int scratch_selftests(struct build *b, const char *dir, struct error *err)
+{
+	char *tmp = xprintf("%s.tmp", dir), *kst = xprintf("%s.tmp/mm", dir), *config = xprintf("%s/.config", b->obj);
+	char note[256];
+	struct error st;
+	int rc = 0;
+
+	if (build_selftests(b, note, sizeof(note), &st)) {
+		warning("kernel selftests for %s: %s", b->name, st.msg);
+	} else {
+		remove_tree(tmp);
+		rc = copy_selftests(b, kst, config, err);
+		remove_tree(dir);
+		if (!rc && rename(tmp, dir))
+			rc = error_set(err, "cannot rename %s to %s: %s", tmp, dir, strerror(errno));
+	}
+	free(tmp);
+	free(kst);
+	free(config);
+	return rc;
+}
+
 static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error *err)
 {
 	char *image = xprintf("%s/%s", b->obj, b->a->image);
@@ -1386,6 +1409,8 @@ static int build_scratch(struct build *b, struct kbuild_scratch *s, struct error
 		rc = -1, s->make_failed = !interrupt_caught();
 	if (!rc && !s->source_only)
 		rc = install_image(b, image, s->image, err);
+	if (!rc && !s->source_only && s->selftests)
+		rc = scratch_selftests(b, s->selftests, err);
 	for (int i = 0; !rc && i < s->nr_sources; i++) {
 		char *src = xprintf("%s/%s", b->src, s->sources[i]);
 		char *obj = xprintf("%s/%.*s.o", b->obj, (int)(strrchr(s->sources[i], '.') ? strrchr(s->sources[i], '.') - s->sources[i] : (long)strlen(s->sources[i])), s->sources[i]);
@@ -1425,6 +1450,8 @@ int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, co
 	}
 	if (!rc)
 		rc = fill_common(b, s->image, out, err);
+	if (!rc && s->selftests && !s->source_only && file_exists(s->selftests))
+		snprintf(out->selftests, sizeof(out->selftests), "%s", s->selftests);
 	for (int i = 0; !rc && i < b->r.nr_patches; i++)
 		if (list_addf(out->patches, sizeof(out->patches), "%s%s sha256:%s", i ? ", " : "",
 			      b->r.patches[i].name[0] ? b->r.patches[i].name :

@@ -85,8 +85,9 @@ int kbuild_kernel_request(const char *root, const struct kernel_request *req, co
  *  - in CACHE/kbuild/ARCH-CONFIGKEY-SLOT/, a work tree only builds naming
  *    this slot use: its first build is a whole one (ccache hits), the later
  *    ones reverse the old series, apply the new and rebuild what changed;
- *  - without the selftests, and nothing under CACHE/kernels/: the image is
- *    copied to s->image (replaced), which out->path names;
+ *  - without the selftests unless s->selftests asks, and nothing under
+ *    CACHE/kernels/: the image is copied to s->image (replaced), which
+ *    out->path names;
  *  - s->sources ("mm/mempolicy.c", ...): each file's text as built into
  *    s->texts[i] (when texts is not NULL), and the sha256 of its object
  *    (mm/mempolicy.o) into s->object_sha256[i] ("" none), both taken under
@@ -106,6 +107,10 @@ struct kbuild_scratch {
 	char (*object_sha256)[65];     /* [nr_sources] */
 	int source_only;
 	int make_failed;
+	/* NULL, or a directory: also build the tree's mm selftests into
+	 * selftests/mm (replaced whole), which out->selftests then names; a
+	 * selftest build that fails is a warning, as for kbuild_kernel_request(). */
+	const char *selftests;
 };
 
 int kbuild_kernel_scratch(const char *root, const struct kernel_request *req, const char *tree,

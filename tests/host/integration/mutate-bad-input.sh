@@ -13,8 +13,6 @@ expect_rc 2 M --kernel stock
 expect_grep 'give .-file mm/FILE.c' "$SCRATCH/err"
 expect_rc 2 M --kernel stock --patch-lines
 expect_grep 'patch-lines mutates the lines the --patch files add' "$SCRATCH/err"
-expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo 4node --tests kselftest-mm
-expect_grep 'built without the kernel.s selftests' "$SCRATCH/err"
 expect_rc 2 M --kernel stock --file mm/mempolicy.c --ids 123
 expect_grep '"123" is no mutant id' "$SCRATCH/err"
 expect_rc 2 $NUMALAB mutate --kernel stock --file mm/mempolicy.c --topo nosuchshape --tests mempolicy
