@@ -38,7 +38,7 @@
 /* Each run of the selftest is bounded by selftest.c itself; a failed one is run again. */
 #define SELFTEST_TIMEOUT_S 900
 #define MAX_RERUNS 3
-#define SELFTEST_GROUPS 2
+#define SELFTEST_GROUPS 4
 /* The selftest case's timeout (harness.h) only catches a hang outside those bounded runs. */
 #define SELFTEST_CASE_TIMEOUT_S (SELFTEST_TIMEOUT_S * SELFTEST_GROUPS * (1 + MAX_RERUNS) + 60)
 

@@ -10,9 +10,9 @@
  * to allocate (collapse_compound_extreme wants 2048 PMD THPs in turn: 64 GiB
  * on 32M PMDs).
  *
- * The selftest runs once per context (khugepaged:anon, madvise:anon: what
- * it runs with no argument, split), so a program that gives up ("Bail out!"
- * outside a case's child) costs at most the rest of that context.  When a
+ * The selftest runs once per context (groups[] below), so a program that
+ * gives up ("Bail out!" outside a case's child) costs at most the rest of
+ * that context.  When a
  * run stops before its plan, it is run again from the start and the cases
  * after the one it stopped at are taken from the new run, as long as each
  * new run gets further (a bail out that comes from the guest's state, like
@@ -37,8 +37,14 @@
 
 #define MAX_CASES 128
 
-/* The selftest's arguments: one run per context, anonymous memory (its default set). */
-static const char *const groups[] = { "khugepaged:anon", "madvise:anon" };
+/*
+ * The selftest's arguments: one run per context, for anonymous memory (its
+ * default set) and shmem (collapse_file(), retract_page_tables(): the half
+ * of khugepaged.c anonymous memory never reaches).  Not its file contexts:
+ * they need a filesystem with CONFIG_READ_ONLY_THP_FOR_FS under a path, and
+ * the guest's root is the initramfs.
+ */
+static const char *const groups[] = { "khugepaged:anon", "madvise:anon", "khugepaged:shmem", "madvise:shmem" };
 #define NR_GROUPS (sizeof(groups) / sizeof(groups[0]))
 _Static_assert(NR_GROUPS == SELFTEST_GROUPS, "SELFTEST_GROUPS counts groups[]");
 
