@@ -169,6 +169,24 @@ long pmd_size(void)
 	return sys_read_long(PMD_SIZE_PATH, &size) ? 0 : size;
 }
 
+long long vmstat(const char *name)
+{
+	char line[128];
+	size_t len = strlen(name);
+	long long val = -1;
+	FILE *f;
+
+	/* Node counters (pgdemote_*, pgpromote_*) sit in per-CPU deltas until folded. */
+	sys_write("/proc/sys/vm/stat_refresh", "1");
+	f = fopen("/proc/vmstat", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			val = atoll(line + len + 1);
+	if (f)
+		fclose(f);
+	return val;
+}
+
 long long smaps_anon_huge(const void *vma_start)
 {
 	char line[256], start[32];

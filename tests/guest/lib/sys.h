@@ -46,6 +46,8 @@ long pmd_size(void);
 long long smaps_anon_huge(const void *vma_start);
 /* smaps' "FIELD: N kB" of the VMA holding addr, in bytes; -1 if none. */
 long long smaps_bytes_at(const void *addr, const char *field);
+/* A /proc/vmstat counter, per-CPU deltas folded in first (vm/stat_refresh); -1 when absent. */
+long long vmstat(const char *name);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -34,21 +34,6 @@ struct khugepaged_view {
 	int last_cpu;              /* /proc/PID/stat field 39 */
 };
 
-long vmstat(const char *name)
-{
-	char line[128];
-	long val = -1;
-	size_t n = strlen(name);
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ')
-			val = strtol(line + n + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return val;
-}
-
 static void read_counters(struct counters *c)
 {
 	if (sys_read_long(KHP_DIR "/pages_collapsed", &c->pages_collapsed))

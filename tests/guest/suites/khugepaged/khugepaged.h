@@ -49,8 +49,6 @@ int khugepaged_thread_pid(void);
 int khugepaged_cpus(int pid, char *buf, size_t size);
 /* CLOCK_MONOTONIC in seconds. */
 double now(void);
-/* A /proc/vmstat counter; -1 if absent. */
-long vmstat(const char *name);
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25

@@ -12,8 +12,10 @@
  * Pinned to a CPU of the first memory node with CPUs (local), the test puts
  * pages on the last memory node (far) and writes them without a pause; the
  * pages must come to local within BALANCE_S seconds, or (the BIND task
- * without the flag) still be on far after STAY_S.  The THP row moves a PMD
- * folio (do_huge_pmd_numa_page()); it is a SKIP where no THP can be had.
+ * without the flag) still be on far after STAY_S.  The THP rows move a PMD
+ * folio (do_huge_pmd_numa_page()), or leave one that is local already:
+ * there the data is not "migrated to a local memory node", it is on one.
+ * Either is a SKIP where no THP can be had.
  *
  * The hinting fault also decides whether the PMD it restores may be
  * writable: can_change_pmd_writable(), which mprotect()'s change_huge_pmd()
@@ -24,6 +26,7 @@
  * cannot be tried: the scanner skips shared copy-on-write folios.)
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,7 +41,7 @@
 #define BALANCE_S 30.0
 #define STAY_S 6.0
 #define SLICE_S 0.2
-#define NR_BALANCING_ROWS 5
+#define NR_BALANCING_ROWS 6
 #define COW_OLD 0x11
 #define COW_NEW 0x22
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
@@ -102,6 +105,66 @@ static int pages_row(int local, int far, int mode, unsigned long mask, int want_
 	return ok;
 }
 
+/* A second thread that waits on a pipe: the process is no longer single-threaded. */
+static void *idle_thread(void *arg)
+{
+	char c;
+
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+/*
+ * A THP on local, written from local until the scanner has made a THP's PMD a hinting fault
+ * (numa_huge_pte_updates) and STAY_S after: 1 if it is still a THP on local and no THP migrated,
+ * 0 if not, -1 without a THP.  Its writes follow every scan at once, so the hinting fault is
+ * taken on it.  The scanner leaves alone a folio on the node a single-threaded process runs on
+ * (folio_can_map_prot_numa()), so a second thread idles meanwhile.
+ */
+static int thp_stays(int local)
+{
+	char *map, *huge = thp_on(local, &map);
+	size_t pmd = (size_t)pmd_size();
+	long long migrated = vmstat("thp_migration_success"), scanned = vmstat("numa_huge_pte_updates");
+	double t0 = numab_now();
+	int hinted, ok, go[2];
+	pthread_t idler;
+
+	if (!huge) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return -1;
+	}
+	if (pipe(go)) {
+		ktap_diag("pipe: %s", strerror(errno));
+		munmap(map, 2 * pmd);
+		return 0;
+	}
+	errno = pthread_create(&idler, NULL, idle_thread, &go[0]);
+	if (errno) {
+		ktap_diag("no second thread: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		munmap(map, 2 * pmd);
+		return 0;
+	}
+	while (!(hinted = vmstat("numa_huge_pte_updates") > scanned) && numab_now() - t0 < BALANCE_S)
+		numab_touch_for(huge, pmd, (size_t)page_size(), SLICE_S);
+	numab_touch_for(huge, pmd, (size_t)page_size(), STAY_S);
+	ok = hinted && region_on(huge, pmd, THP_LOOKS, local) && smaps_anon_huge(map) == (long long)pmd &&
+	     vmstat("thp_migration_success") == migrated;
+	if (!ok)
+		ktap_diag("THP on node %d: %s; %s on it after %.1f s, AnonHugePages %lld, "
+			  "thp_migration_success %+lld", local, hinted ? "its PMD scanned" :
+			  "no THP's PMD scanned", region_on(huge, pmd, THP_LOOKS, local) ? "still" : "not",
+			  numab_now() - t0, smaps_anon_huge(map), vmstat("thp_migration_success") - migrated);
+	if (write(go[1], "x", 1) != 1 || pthread_join(idler, NULL))
+		ktap_diag("the idle thread did not end");
+	close(go[0]);
+	close(go[1]);
+	munmap(map, 2 * pmd);
+	return ok;
+}
+
 /*
  * A THP on node written with COW_OLD and shared with a forked child, mprotect()ed read-only and
  * back; then the parent writes COW_NEW: 1 if the child still reads COW_OLD, 0 if not, -1
@@ -153,11 +216,12 @@ void balancing_run(const struct nodes *n)
 	const char *rows[NR_BALANCING_ROWS] = {
 		"NUMA balancing moves pages written from another node to it",
 		"NUMA balancing moves a THP written from another node to it",
+		"NUMA balancing leaves a THP written from its own node there, still a THP",
 		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
 		"NUMA balancing under BIND over both nodes without the flag: pages stay",
 		"a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
 	};
-	int local, far, cow;
+	int local, far, cow, stays;
 	char *map, *huge;
 
 	if (numab_start("1")) {
@@ -182,24 +246,32 @@ void balancing_run(const struct nodes *n)
 			rows[1]);
 	if (map)
 		munmap(map, 2 * (size_t)pmd_size());
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `pmd = pmd_mkwrite(pmd, vma)` ->
+	 * `pmd_mkwrite(old_pmd, vma)` (the PMD restored still PROT_NONE: the write faults for ever)
+	 * and `if (target_nid == NUMA_NO_NODE)` -> `if (0)` (a local THP sent to node -1). */
+	stays = thp_stays(local);
+	if (stays < 0)
+		ktap_skip(rows[2], "no THP could be faulted on node %d", local);
+	else
+		ktap_ok(stays, "%s", rows[2]);
 	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
 	 * `if (0)` (the MORON branch gives up) and sanitize_mpol_flags
 	 * `*flags |= (MPOL_F_MOF | MPOL_F_MORON);` removed (the flag accepted, and ignored). */
 	ktap_ok(pages_row(local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
-			  (1UL << local) | (1UL << far), 1, rows[2]), "%s", rows[2]);
+			  (1UL << local) | (1UL << far), 1, rows[3]), "%s", rows[3]);
 	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF
 	 * (vma_policy_mof()) and mpol_misplaced() gives up on one; both come from the flag
 	 * (sanitize_mpol_flags()).  Fails on a kernel that sets MPOL_F_MOF | MPOL_F_MORON for
 	 * every BIND policy, the flag or not. */
-	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[3]), "%s",
-		rows[3]);
+	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[4]), "%s",
+		rows[4]);
 	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
 	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */
 	cow = thp_cow(local);
 	if (cow < 0)
-		ktap_skip(rows[4], "no THP could be faulted on node %d", local);
+		ktap_skip(rows[5], "no THP could be faulted on node %d", local);
 	else
-		ktap_ok(cow, "%s", rows[4]);
+		ktap_ok(cow, "%s", rows[5]);
 	unpin();
 	numab_stop();
 }

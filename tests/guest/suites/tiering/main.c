@@ -54,25 +54,6 @@ unsigned long long node_free(int node)
 	return strtoull(p + 8, NULL, 10) << 10;
 }
 
-long long vmstat(const char *name)
-{
-	char line[128];
-	size_t len = strlen(name);
-	long long val = -1;
-	FILE *f;
-
-	/* Node counters (pgdemote_*, pgpromote_*) sit in per-CPU deltas until folded. */
-	sys_write("/proc/sys/vm/stat_refresh", "1");
-	f = fopen("/proc/vmstat", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			val = atoll(line + len + 1);
-	if (f)
-		fclose(f);
-	return val;
-}
-
 int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;

@@ -50,8 +50,6 @@ struct tiering {
 int pages_where(char *base, size_t n, int *status);
 /* How many of the n status entries are in mask; the first one that is not, in *stray. */
 size_t pages_in(const int *status, size_t n, unsigned long mask, int *stray);
-/* A /proc/vmstat counter, per-CPU deltas folded in first; -1 when the kernel has none. */
-long long vmstat(const char *name);
 /* MemFree of node, in bytes; 0 if unreadable. */
 unsigned long long node_free(int node);
 /* Pin the calling thread to cpu; -1 on failure (diag printed). */
