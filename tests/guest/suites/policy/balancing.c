@@ -24,12 +24,23 @@
  * must stay copy-on-write through an mprotect(PROT_READ) /
  * mprotect(PROT_READ|PROT_WRITE) round trip.  (Through a hinting fault it
  * cannot be tried: the scanner skips shared copy-on-write folios.)
+ * change_huge_pmd() also write-protects a THP for userfaultfd:
+ * admin-guide/mm/userfaultfd.rst, "Write Protect Notifications": after
+ * UFFDIO_WRITEPROTECT with UFFDIO_WRITEPROTECT_MODE_WP, a write is a fault
+ * the uffd reader sees with UFFD_PAGEFAULT_FLAG_WP, and the writer goes on
+ * once the range is unprotected.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,9 +52,10 @@
 #define BALANCE_S 30.0
 #define STAY_S 6.0
 #define SLICE_S 0.2
-#define NR_BALANCING_ROWS 6
+#define NR_BALANCING_ROWS 7
 #define COW_OLD 0x11
 #define COW_NEW 0x22
+#define UFFD_WAIT_MS 10000
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
 
 /* The first page of each BALANCE_PAGES region (or the THP's looks): all on node? */
@@ -205,6 +217,76 @@ static int thp_cow(int node)
 	return status == 0;
 }
 
+/* The writer a write-protected THP must stop: its first and last bytes. */
+static void *write_ends(void *arg)
+{
+	char *huge = arg;
+
+	huge[0] = COW_NEW;
+	huge[pmd_size() - 1] = COW_NEW;
+	return NULL;
+}
+
+/*
+ * A THP on node, written with COW_OLD and write-protected through userfaultfd; a thread writes
+ * it: 1 if the uffd reader gets a UFFD_PAGEFAULT_FLAG_WP fault and, once the range is
+ * unprotected, the write lands; 0 if not; -1 (why says) when this kernel or guest cannot try.
+ */
+static int thp_uffd_wp(int node, char *why, size_t cap)
+{
+	char *map, *huge = thp_on(node, &map);
+	size_t pmd = (size_t)pmd_size();
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .range = { (unsigned long)huge, pmd }, .mode = UFFDIO_REGISTER_MODE_WP };
+	struct uffdio_writeprotect wp = { .range = reg.range, .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	struct pollfd pfd = { .events = POLLIN };
+	struct uffd_msg msg;
+	pthread_t writer;
+	int uffd = -1, ok = -1;
+
+	if (!huge) {
+		snprintf(why, cap, "no THP could be faulted on node %d", node);
+		goto out;
+	}
+	memset(huge, COW_OLD, pmd);
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		snprintf(why, cap, "no userfaultfd write-protect of anonymous memory here: %s", strerror(errno));
+		goto out;
+	}
+	ok = 0;
+	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp)) {
+		ktap_diag("UFFDIO_WRITEPROTECT: %s", strerror(errno));
+		goto out;
+	}
+	errno = pthread_create(&writer, NULL, write_ends, huge);
+	if (errno) {
+		ktap_diag("no writer thread: %s", strerror(errno));
+		goto out;
+	}
+	pfd.fd = uffd;
+	if (poll(&pfd, 1, UFFD_WAIT_MS) == 1 && read(uffd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg))
+		ok = msg.event == UFFD_EVENT_PAGEFAULT && (msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP);
+	else
+		ktap_diag("no write-protect fault within %d s (the THP reads %#x: the write %s)", UFFD_WAIT_MS / 1000,
+			  (unsigned char)huge[0], huge[0] == COW_NEW ? "went through" : "is stuck");
+	wp.mode = 0;
+	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
+		ktap_diag("UFFDIO_WRITEPROTECT off: %s", strerror(errno));
+	pthread_join(writer, NULL);
+	if (huge[0] != COW_NEW || huge[pmd - 1] != COW_NEW) {
+		ktap_diag("after the fault the THP reads %#x ... %#x", (unsigned char)huge[0],
+			  (unsigned char)huge[pmd - 1]);
+		ok = 0;
+	}
+out:
+	if (uffd >= 0)
+		close(uffd);
+	if (map)
+		munmap(map, 2 * pmd);
+	return ok;
+}
+
 int balancing_plan(const struct nodes *n)
 {
 	(void)n;
@@ -220,8 +302,10 @@ void balancing_run(const struct nodes *n)
 		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
 		"NUMA balancing under BIND over both nodes without the flag: pages stay",
 		"a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
+		"a THP write-protected with userfaultfd: a write is a WP fault, and lands once unprotected",
 	};
-	int local, far, cow, stays;
+	int local, far, cow, stays, wp;
+	char why[160];
 	char *map, *huge;
 
 	if (numab_start("1")) {
@@ -246,9 +330,10 @@ void balancing_run(const struct nodes *n)
 			rows[1]);
 	if (map)
 		munmap(map, 2 * (size_t)pmd_size());
-	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `pmd = pmd_mkwrite(pmd, vma)` ->
-	 * `pmd_mkwrite(old_pmd, vma)` (the PMD restored still PROT_NONE: the write faults for ever)
-	 * and `if (target_nid == NUMA_NO_NODE)` -> `if (0)` (a local THP sent to node -1). */
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `set_pmd_at(..., pmd)` -> `set_pmd_at(...,
+	 * old_pmd)` (the PMD restored PROT_NONE: the write faults for ever), its
+	 * `spin_unlock(vmf->ptl)` removed (the next fault on the PMD waits for ever) and
+	 * `if (target_nid == NUMA_NO_NODE)` -> `if (0)` (a local THP sent to node -1). */
 	stays = thp_stays(local);
 	if (stays < 0)
 		ktap_skip(rows[2], "no THP could be faulted on node %d", local);
@@ -272,6 +357,13 @@ void balancing_run(const struct nodes *n)
 		ktap_skip(rows[5], "no THP could be faulted on node %d", local);
 	else
 		ktap_ok(cow, "%s", rows[5]);
+	/* Kills mm/huge_memory.c:change_huge_pmd `entry = pmd_mkuffd_wp(entry)` ->
+	 * `pmd_mkuffd_wp(oldpmd)` (the old, writable PMD kept: the write goes through). */
+	wp = thp_uffd_wp(local, why, sizeof(why));
+	if (wp < 0)
+		ktap_skip(rows[6], "%s", why);
+	else
+		ktap_ok(wp, "%s", rows[6]);
 	unpin();
 	numab_stop();
 }
