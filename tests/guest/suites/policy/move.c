@@ -59,7 +59,7 @@ static const struct mscenario mscenarios[] = {
 	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
 };
 #define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
-#define NR_MOVE_ROWS 10
+#define NR_MOVE_ROWS 11
 
 static void run_mscenario(const struct nodes *n, const struct mscenario *s)
 {
@@ -333,6 +333,24 @@ static void check_shared(const struct nodes *n)
 	ktap_ok(ok2, "move_pages a shared page with MOVE_ALL: moved");
 }
 
+/*
+ * migrate_pages(2) of a kernel thread (kthreadd, pid 2): it has no memory of its own to move,
+ * and Linux refuses it with EINVAL rather than report 0 pages not moved.  Kills
+ * mm/mempolicy.c:kernel_migrate_pages `err = -EINVAL;` removed (the task without an mm: 0).
+ */
+static void check_kthread(const struct nodes *n)
+{
+	const char *what = "migrate_pages of a kernel thread (kthreadd)";
+	unsigned long mask = 1UL << n->mem[0];
+	char comm[32];
+
+	if (sys_read("/proc/2/comm", comm, sizeof(comm)) || strcmp(comm, "kthreadd")) {
+		ktap_skip(what, "pid 2 is not kthreadd here");
+		return;
+	}
+	expect_errno(syscall(SYS_migrate_pages, 2, MAXNODE_LONG, &mask, &mask), EINVAL, what);
+}
+
 int move_plan(const struct nodes *n)
 {
 	(void)n;
@@ -368,4 +386,5 @@ void move_run(const struct nodes *n)
 	 * `return PTR_ERR(mm);` -> `(PTR_ERR(mm)) - 1`. */
 	expect_errno(syscall(SYS_move_pages, INT_MAX, 0, NULL, NULL, NULL, 0), ESRCH,
 		     "move_pages of a pid that does not exist");
+	check_kthread(n);
 }
