@@ -93,6 +93,9 @@ int nodes_plan(const struct topology *t);
 void nodes_run(const struct topology *t);
 int shmem_plan(const struct topology *t);
 void shmem_run(const struct topology *t);
+/* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */
+int limits_plan(void);
+void limits_run(void);
 
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);

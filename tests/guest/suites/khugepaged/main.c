@@ -83,6 +83,9 @@ GUEST_CASE(collapse_node_rule, nodes_plan(&topo)) { nodes_run(&topo); }
 /* MADV_COLLAPSE of shmem (shmem.c): collapse_file(). */
 GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
 
+/* MADV_COLLAPSE past khugepaged's max_ptes_none (limits.c). */
+GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 

@@ -1,0 +1,89 @@
+/*
+ * MADV_COLLAPSE and khugepaged's own limits.
+ *
+ * transhuge.rst: max_ptes_none "specifies how many empty (none/zero) pages
+ * are allowed when collapsing a group of small pages into one large page",
+ * a limit of khugepaged's scan.  madvise(2) MADV_COLLAPSE: "MADV_COLLAPSE is
+ * independent of any sysfs [...] setting under
+ * /sys/kernel/mm/transparent_hugepage, both in terms of determining THP
+ * eligibility, and allocation semantics", "Unmapped pages will have their
+ * data directly initialized to 0 in the new hugepage.  However, for every
+ * eligible hugepage-aligned/sized region to be collapsed, at least one page
+ * must currently be backed by physical memory."
+ *
+ * So with khugepaged/max_ptes_none at 0, MADV_COLLAPSE of an anonymous PMD
+ * with one page written still collapses it: madvise returns 0, the range is
+ * a THP (AnonHugePages), the page keeps its data and the rest reads 0.
+ * Kills mm/khugepaged.c:collapse_max_ptes_none `if (!cc->is_khugepaged)` ->
+ * `if (0)` (MADV_COLLAPSE held to khugepaged's limit: EINVAL).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "khugepaged.h"
+#include "ktap.h"
+
+#define MAX_PTES_NONE KHP_DIR "/max_ptes_none"
+#define WRITTEN_BYTE 0x6b
+#define NR_LIMITS_ROWS 1
+
+int limits_plan(void)
+{
+	return NR_LIMITS_ROWS;
+}
+
+/* 1 if the PMD at huge is a THP holding WRITTEN_BYTE in its first page and 0 elsewhere. */
+static int collapsed_intact(char *huge, char *map, size_t pmd)
+{
+	size_t page = (size_t)page_size();
+
+	if (smaps_anon_huge(map) != (long long)pmd) {
+		ktap_diag("AnonHugePages %lld after MADV_COLLAPSE", smaps_anon_huge(map));
+		return 0;
+	}
+	for (size_t i = 0; i < pmd; i++)
+		if (huge[i] != (i < page ? WRITTEN_BYTE : 0)) {
+			ktap_diag("byte %zu reads %#x after the collapse", i, (unsigned char)huge[i]);
+			return 0;
+		}
+	return 1;
+}
+
+void limits_run(void)
+{
+	const char *row = "MADV_COLLAPSE ignores max_ptes_none 0: one page written, the PMD collapses";
+	size_t pmd = (size_t)pmd_size();
+	char saved[32], *map, *huge;
+	int ok = 0;
+
+	if (sys_read(MAX_PTES_NONE, saved, sizeof(saved)) || sys_write(MAX_PTES_NONE, "0")) {
+		ktap_skip(row, "cannot set %s: %s", MAX_PTES_NONE, strerror(errno));
+		return;
+	}
+	map = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		ktap_diag("mmap: %s", strerror(errno));
+	} else {
+		huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+		/* A base page faulted (not a THP at once), then the VMA eligible again:
+		 * MADV_COLLAPSE respects VM_NOHUGEPAGE. */
+		if (madvise(map, 2 * pmd, MADV_NOHUGEPAGE))
+			ktap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
+		memset(huge, WRITTEN_BYTE, (size_t)page_size());
+		if (madvise(map, 2 * pmd, MADV_HUGEPAGE))
+			ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		if (smaps_anon_huge(map) > 0)
+			ktap_diag("a THP before the collapse: AnonHugePages %lld", smaps_anon_huge(map));
+		else if (madvise(huge, pmd, MADV_COLLAPSE))
+			ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
+		else
+			ok = collapsed_intact(huge, map, pmd);
+		munmap(map, 2 * pmd);
+	}
+	if (sys_write(MAX_PTES_NONE, saved))
+		ktap_diag("cannot restore %s: %s", MAX_PTES_NONE, strerror(errno));
+	ktap_ok(ok, "%s", row);
+}
