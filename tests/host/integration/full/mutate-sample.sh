@@ -11,15 +11,16 @@ make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 # if (0); alloc_charge_folio's charge failure forced, the folio not handed back.
 IDS=0078f37d3bec,867a293cbefa,7970ae7bb65d,6ef893045c7b
 # collapse_file and retract_page_tables (issue 33): the folio copied from
-# handed the new one instead; a misaligned mapping's page table retracted.
-IDS=$IDS,4596aee2cb5b,3afbbc935d3b
+# handed the new one instead; a misaligned mapping's page table retracted;
+# MADV_COLLAPSE held to khugepaged's max_ptes_none.
+IDS=$IDS,4596aee2cb5b,3afbbc935d3b,5db09fdca077
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
 IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318084026
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
-      --function retract_page_tables
+      --function retract_page_tables --function collapse_max_ptes_none
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
@@ -35,6 +36,9 @@ done
 expect_grep "^1\.\.$n$" "$SCRATCH/m/report.tap"
 [ "$(grep -c '^ok .* # killed$' "$SCRATCH/m/report.tap")" = "$n" ] || fail "not $n killed in report.tap"
 cp "$SCRATCH/m/report.txt" "$SCRATCH/first.txt"
+# The unmutated tree's selftests, built once, judged the base and the mutants.
+[ -x "$SCRATCH/m/base/kselftest/mm/khugepaged" ] || fail "no OUT/base/kselftest/mm/khugepaged"
+expect_grep '^khugepaged/kernel selftest mm/khugepaged/collapse_full \(madvise:shmem\)$' "$SCRATCH/m/base/4node/passed"
 
 expect_rc 0 $NUMALAB mutate "${ARGS[@]}"
 expect_grep "$n mutants \($n already judged\)" "$SCRATCH/out"
@@ -47,11 +51,14 @@ cmp -s "$SCRATCH/first.txt" "$SCRATCH/m/report.txt" || fail "the resumed report 
 # the home node, a shared policy's split, tmpfs mpol=, NUMA balancing's
 # MORON branch; migrate.c: move_pages' putback of a failed batch, a hole, an
 # error's status, the count of pages not migrated, a page no LRU holds;
-# huge_memory.c: a THP's NUMA hinting fault, a COW-shared THP made writable.
+# huge_memory.c: a THP's NUMA hinting fault, a COW-shared THP made writable,
+# a local THP's PMD restored PROT_NONE or sent to node -1, a THP's uffd-wp
+# dropped; mempolicy.c: migrate_pages of a kernel thread.
 IDS2=d60f8f705cf0,88653ab36127,ae50c1328b32,57a3ad3c994b,53cc9316e90b
 IDS2=$IDS2,05a8e4288cc8,1b05e2ed9f35,678a3b9429e5,3cd95e9b52fb
 IDS2=$IDS2,03e96532a30d,e7b1964011e5,8210b991f17d,92855aefee33
 IDS2=$IDS2,85402039e8cb,10551dda6606,51db88bff107
+IDS2=$IDS2,556c2e7e2f84,2c31711eea9d,e6fa51f345ab,af7b433ec9bb
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
