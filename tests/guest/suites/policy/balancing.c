@@ -357,8 +357,8 @@ void balancing_run(const struct nodes *n)
 		ktap_skip(rows[5], "no THP could be faulted on node %d", local);
 	else
 		ktap_ok(cow, "%s", rows[5]);
-	/* Kills mm/huge_memory.c:change_huge_pmd `entry = pmd_mkuffd_wp(entry)` ->
-	 * `pmd_mkuffd_wp(oldpmd)` (the old, writable PMD kept: the write goes through). */
+	/* Kills mm/huge_memory.c:change_huge_pmd `if (uffd_wp)` -> `if (0)` and its
+	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
 	wp = thp_uffd_wp(local, why, sizeof(why));
 	if (wp < 0)
 		ktap_skip(rows[6], "%s", why);

@@ -58,7 +58,7 @@ IDS2=d60f8f705cf0,88653ab36127,ae50c1328b32,57a3ad3c994b,53cc9316e90b
 IDS2=$IDS2,05a8e4288cc8,1b05e2ed9f35,678a3b9429e5,3cd95e9b52fb
 IDS2=$IDS2,03e96532a30d,e7b1964011e5,8210b991f17d,92855aefee33
 IDS2=$IDS2,85402039e8cb,10551dda6606,51db88bff107
-IDS2=$IDS2,556c2e7e2f84,2c31711eea9d,e6fa51f345ab,af7b433ec9bb
+IDS2=$IDS2,556c2e7e2f84,2c31711eea9d,61f74a8231d7,af7b433ec9bb
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
