@@ -52,10 +52,11 @@
 #define BALANCE_S 30.0
 #define STAY_S 6.0
 #define SLICE_S 0.2
-#define NR_BALANCING_ROWS 7
+#define NR_BALANCING_ROWS 8
 #define COW_OLD 0x11
 #define COW_NEW 0x22
 #define UFFD_WAIT_MS 10000
+#define SPIN_PAGES 16                /* what the task writes while a THP lies untouched */
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
 
 /* The first page of each BALANCE_PAGES region (or the THP's looks): all on node? */
@@ -114,6 +115,36 @@ static int pages_row(int local, int far, int mode, unsigned long mask, int want_
 	ok = ok && balance(base, len, BALANCE_PAGES, local, far, want_moved, what);
 	reset_task();
 	unmap_pages(base, BALANCE_PAGES);
+	return ok;
+}
+
+/*
+ * A THP on far that nothing touches, while the task writes SPIN_PAGES other pages for STAY_S
+ * (the scanner runs from the task's ticks, every 100-400 ms here): 1 if numa_huge_pte_updates
+ * rose by exactly 1, 0 if not, -1 without a THP.  cgroup-v2.rst: numa_pte_updates is the
+ * "Number of pages whose page table entries are modified by NUMA balancing to produce NUMA
+ * hinting faults on access"; a THP's PMD is modified once, and later passes find it PROT_NONE
+ * already (and a VMA the task does not touch is scanned only in its first two passes anyway,
+ * vma_is_accessed()).
+ */
+static int thp_scanned_once(int far)
+{
+	char *map, *huge = thp_on(far, &map);
+	char *spin = pages_on(far, SPIN_PAGES);
+	long long scanned = vmstat("numa_huge_pte_updates"), delta;
+	int ok = -1;
+
+	if (huge && spin) {
+		numab_touch_for(spin, SPIN_PAGES * (size_t)page_size(), (size_t)page_size(), STAY_S);
+		delta = vmstat("numa_huge_pte_updates") - scanned;
+		ok = delta == 1;
+		if (!ok)
+			ktap_diag("numa_huge_pte_updates %+lld over %.0f s for one untouched THP", delta, STAY_S);
+	}
+	if (spin)
+		unmap_pages(spin, SPIN_PAGES);
+	if (map)
+		munmap(map, 2 * (size_t)pmd_size());
 	return ok;
 }
 
@@ -299,12 +330,13 @@ void balancing_run(const struct nodes *n)
 		"NUMA balancing moves pages written from another node to it",
 		"NUMA balancing moves a THP written from another node to it",
 		"NUMA balancing leaves a THP written from its own node there, still a THP",
+		"NUMA balancing makes an untouched THP's PMD a hinting fault once: numa_huge_pte_updates +1",
 		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
 		"NUMA balancing under BIND over both nodes without the flag: pages stay",
 		"a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
 		"a THP write-protected with userfaultfd: a write is a WP fault, and lands once unprotected",
 	};
-	int local, far, cow, stays, wp;
+	int local, far, cow, stays, wp, once;
 	char why[160];
 	char *map, *huge;
 
@@ -339,31 +371,38 @@ void balancing_run(const struct nodes *n)
 		ktap_skip(rows[2], "no THP could be faulted on node %d", local);
 	else
 		ktap_ok(stays, "%s", rows[2]);
+	/* Kills mm/huge_memory.c:change_huge_pmd `if (pmd_protnone(*pmd)) goto unlock;` ->
+	 * `if (0)` (a PROT_NONE PMD modified and counted again on the next pass). */
+	once = thp_scanned_once(far);
+	if (once < 0)
+		ktap_skip(rows[3], "no THP and pages could be faulted on node %d", far);
+	else
+		ktap_ok(once, "%s", rows[3]);
 	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
 	 * `if (0)` (the MORON branch gives up) and sanitize_mpol_flags
 	 * `*flags |= (MPOL_F_MOF | MPOL_F_MORON);` removed (the flag accepted, and ignored). */
 	ktap_ok(pages_row(local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
-			  (1UL << local) | (1UL << far), 1, rows[3]), "%s", rows[3]);
+			  (1UL << local) | (1UL << far), 1, rows[4]), "%s", rows[4]);
 	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF
 	 * (vma_policy_mof()) and mpol_misplaced() gives up on one; both come from the flag
 	 * (sanitize_mpol_flags()).  Fails on a kernel that sets MPOL_F_MOF | MPOL_F_MORON for
 	 * every BIND policy, the flag or not. */
-	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[4]), "%s",
-		rows[4]);
+	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[5]), "%s",
+		rows[5]);
 	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
 	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */
 	cow = thp_cow(local);
 	if (cow < 0)
-		ktap_skip(rows[5], "no THP could be faulted on node %d", local);
+		ktap_skip(rows[6], "no THP could be faulted on node %d", local);
 	else
-		ktap_ok(cow, "%s", rows[5]);
+		ktap_ok(cow, "%s", rows[6]);
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (uffd_wp)` -> `if (0)` and its
 	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
 	wp = thp_uffd_wp(local, why, sizeof(why));
 	if (wp < 0)
-		ktap_skip(rows[6], "%s", why);
+		ktap_skip(rows[7], "%s", why);
 	else
-		ktap_ok(wp, "%s", rows[6]);
+		ktap_ok(wp, "%s", rows[7]);
 	unpin();
 	numab_stop();
 }
