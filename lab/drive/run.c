@@ -595,10 +595,27 @@ static int open_in(const char *dir, const char *name, int flags)
 	return open(path, flags | O_CREAT | O_CLOEXEC, 0644);
 }
 
-/* A crash before the guest said anything: worth a retry, not a verdict. */
-static int early_crash(const struct vm_result *vm)
+/*
+ * A crash before /init said anything: worth a retry, not a verdict.  The
+ * TAP channel's first bytes tell; with the TAP on the serial console (as on
+ * a board) /init's start line in console.log does.
+ */
+static int early_crash(const struct vm_result *vm, const char *cell_dir, int serial_tap)
 {
-	return vm->end == VM_CRASHED && vm->first_tap_s < 0;
+	struct buf con = BUF_INIT;
+	struct error ignored;
+	char path[4200];
+	int started;
+
+	if (vm->end != VM_CRASHED)
+		return 0;
+	if (!serial_tap)
+		return vm->first_tap_s < 0;
+	snprintf(path, sizeof(path), "%s/console.log", cell_dir);
+	started = !read_file(path, &con, &ignored) &&
+		  memmem(con.data, con.len, SERIALTAP_START, strlen(SERIALTAP_START)) != NULL;
+	buf_free(&con);
+	return !started;
 }
 
 #define BOOTS_MAX 3
@@ -1006,7 +1023,7 @@ static int run_prepared(const struct run_opts *o, struct run_inputs *p, struct v
 	start_tap(&c);
 	rc = o->lava_url ? lava_boot(&c, p, &spec, timeout_s, out, &argv, err)
 			 : boot(&c, &spec, timeout_s, out, &argv, err);
-	for (int boots = 1; !rc && !o->lava_url && !spec.serial_tap && early_crash(&out->vm) &&
+	for (int boots = 1; !rc && !o->lava_url && early_crash(&out->vm, out->cell_dir, spec.serial_tap) &&
 			    boot_again(&out->vm.scan, spec.accel, boots); boots++) {
 		keep_crashed_console(out->cell_dir, boots);
 		say_progress(&c, "guest crashed before /init; booting it again");

@@ -21,4 +21,12 @@ expect_grep 'Kernel panic - not syncing' "$cell/console.attempt1.log"
 expect_grep '^# console: .*Kernel panic - not syncing' "$cell/tap"
 [ "$(grep -c '^# console: ' "$cell/tap")" -ge 2 ] || fail "want the report's first lines in the TAP"
 expect_grep 'Kernel panic - not syncing' "$cell/console.log"
+# With the TAP on the serial console (--tap-channel serial, as on a board)
+# there is no channel to say /init started: the console's start line tells,
+# and the same crash is booted again.
+expect_rc 1 $NUMALAB run --topo 2node --tap-channel serial --append "rdinit=/nonexistent maxcpus=1" \
+	--timeout 120 --out "$SCRATCH/s"
+cell=$(cell_dir "$SCRATCH/s")
+expect_grep '^retried: yes: crashed before /init, console.attempt1.log$' "$cell/meta"
+expect_grep 'Kernel panic - not syncing' "$cell/console.attempt1.log"
 expect_no_qemu
