@@ -52,7 +52,6 @@
 #define BALANCE_S 30.0
 #define STAY_S 6.0
 #define SLICE_S 0.2
-#define NR_BALANCING_ROWS 8
 #define COW_OLD 0x11
 #define COW_NEW 0x22
 #define UFFD_WAIT_MS 10000
@@ -318,6 +317,21 @@ out:
 	return ok;
 }
 
+/* The rows, in the order they run: their names index rows[] (no count kept by hand). */
+enum balancing_row {
+	ROW_PAGES_MOVE, ROW_THP_MOVES, ROW_THP_STAYS, ROW_THP_SCANNED_ONCE, ROW_BIND_FLAG_MOVES,
+	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_UFFD_WP, NR_BALANCING_ROWS
+};
+
+/* A THP row's result: 1 or 0 as ktap_ok(); < 0 a SKIP saying why. */
+static void thp_row(int result, const char *row, const char *why)
+{
+	if (result < 0)
+		ktap_skip(row, "%s", why);
+	else
+		ktap_ok(result, "%s", row);
+}
+
 int balancing_plan(const struct nodes *n)
 {
 	(void)n;
@@ -327,17 +341,20 @@ int balancing_plan(const struct nodes *n)
 void balancing_run(const struct nodes *n)
 {
 	const char *rows[NR_BALANCING_ROWS] = {
-		"NUMA balancing moves pages written from another node to it",
-		"NUMA balancing moves a THP written from another node to it",
-		"NUMA balancing leaves a THP written from its own node there, still a THP",
-		"NUMA balancing makes an untouched THP's PMD a hinting fault once: numa_huge_pte_updates +1",
-		"NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: pages moved",
-		"NUMA balancing under BIND over both nodes without the flag: pages stay",
-		"a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
-		"a THP write-protected with userfaultfd: a write is a WP fault, and lands once unprotected",
+		[ROW_PAGES_MOVE] = "NUMA balancing moves pages written from another node to it",
+		[ROW_THP_MOVES] = "NUMA balancing moves a THP written from another node to it",
+		[ROW_THP_STAYS] = "NUMA balancing leaves a THP written from its own node there, still a THP",
+		[ROW_THP_SCANNED_ONCE] = "NUMA balancing makes an untouched THP's PMD a hinting fault once: "
+					 "numa_huge_pte_updates +1",
+		[ROW_BIND_FLAG_MOVES] = "NUMA balancing under BIND|MPOL_F_NUMA_BALANCING over both nodes: "
+					"pages moved",
+		[ROW_BIND_STAYS] = "NUMA balancing under BIND over both nodes without the flag: pages stay",
+		[ROW_THP_COW] = "a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
+		[ROW_THP_UFFD_WP] = "a THP write-protected with userfaultfd: a write is a WP fault, and lands "
+				    "once unprotected",
 	};
-	int local, far, cow, stays, wp, once;
-	char why[160];
+	int local, far, wp;
+	char no_local_thp[80], no_far_thp[80], why[160];
 	char *map, *huge;
 
 	if (numab_start("1")) {
@@ -351,58 +368,43 @@ void balancing_run(const struct nodes *n)
 	}
 	/* Kills mm/migrate.c:migrate_misplaced_folio_prepare `if (!migrate_balanced_pgdat(pgdat,
 	 * nr_pages))` -> `if (1)` (every target taken for full: nothing moves). */
-	ktap_ok(pages_row(local, far, MPOL_DEFAULT, 0, 1, rows[0]), "%s", rows[0]);
+	snprintf(no_local_thp, sizeof(no_local_thp), "no THP could be faulted on node %d", local);
+	snprintf(no_far_thp, sizeof(no_far_thp), "no THP could be faulted on node %d", far);
+	ktap_ok(pages_row(local, far, MPOL_DEFAULT, 0, 1, rows[ROW_PAGES_MOVE]), "%s", rows[ROW_PAGES_MOVE]);
 	huge = thp_on(far, &map);
-	if (!huge)
-		ktap_skip(rows[1], "no THP could be faulted on node %d", far);
-	else
-		/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `if (!folio)` -> `if (1)` (the
-		 * hinting fault only restores the PMD: the THP never migrates). */
-		ktap_ok(balance(huge, (size_t)pmd_size(), THP_LOOKS, local, far, 1, rows[1]), "%s",
-			rows[1]);
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `if (!folio)` -> `if (1)` (the hinting fault
+	 * only restores the PMD: the THP never migrates). */
+	thp_row(huge ? balance(huge, (size_t)pmd_size(), THP_LOOKS, local, far, 1, rows[ROW_THP_MOVES]) : -1,
+		rows[ROW_THP_MOVES], no_far_thp);
 	if (map)
 		munmap(map, 2 * (size_t)pmd_size());
 	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `set_pmd_at(..., pmd)` -> `set_pmd_at(...,
 	 * old_pmd)` (the PMD restored PROT_NONE: the write faults for ever), its
 	 * `spin_unlock(vmf->ptl)` removed (the next fault on the PMD waits for ever) and
 	 * `if (target_nid == NUMA_NO_NODE)` -> `if (0)` (a local THP sent to node -1). */
-	stays = thp_stays(local);
-	if (stays < 0)
-		ktap_skip(rows[2], "no THP could be faulted on node %d", local);
-	else
-		ktap_ok(stays, "%s", rows[2]);
+	thp_row(thp_stays(local), rows[ROW_THP_STAYS], no_local_thp);
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (pmd_protnone(*pmd)) goto unlock;` ->
 	 * `if (0)` (a PROT_NONE PMD modified and counted again on the next pass). */
-	once = thp_scanned_once(far);
-	if (once < 0)
-		ktap_skip(rows[3], "no THP and pages could be faulted on node %d", far);
-	else
-		ktap_ok(once, "%s", rows[3]);
+	snprintf(why, sizeof(why), "no THP and pages could be faulted on node %d", far);
+	thp_row(thp_scanned_once(far), rows[ROW_THP_SCANNED_ONCE], why);
 	/* Kills mm/mempolicy.c:mpol_misplaced `if (node_isset(thisnid, pol->nodes)) break;` ->
 	 * `if (0)` (the MORON branch gives up) and sanitize_mpol_flags
 	 * `*flags |= (MPOL_F_MOF | MPOL_F_MORON);` removed (the flag accepted, and ignored). */
 	ktap_ok(pages_row(local, far, MPOL_BIND | MPOL_F_NUMA_BALANCING,
-			  (1UL << local) | (1UL << far), 1, rows[4]), "%s", rows[4]);
+			  (1UL << local) | (1UL << far), 1, rows[ROW_BIND_FLAG_MOVES]), "%s", rows[ROW_BIND_FLAG_MOVES]);
 	/* Two gates keep it: task_numa_work() skips a VMA whose policy lacks MPOL_F_MOF
 	 * (vma_policy_mof()) and mpol_misplaced() gives up on one; both come from the flag
 	 * (sanitize_mpol_flags()).  Fails on a kernel that sets MPOL_F_MOF | MPOL_F_MORON for
 	 * every BIND policy, the flag or not. */
-	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[5]), "%s",
-		rows[5]);
+	ktap_ok(pages_row(local, far, MPOL_BIND, (1UL << local) | (1UL << far), 0, rows[ROW_BIND_STAYS]), "%s",
+		rows[ROW_BIND_STAYS]);
 	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
 	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */
-	cow = thp_cow(local);
-	if (cow < 0)
-		ktap_skip(rows[6], "no THP could be faulted on node %d", local);
-	else
-		ktap_ok(cow, "%s", rows[6]);
+	thp_row(thp_cow(local), rows[ROW_THP_COW], no_local_thp);
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (uffd_wp)` -> `if (0)` and its
 	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
 	wp = thp_uffd_wp(local, why, sizeof(why));
-	if (wp < 0)
-		ktap_skip(rows[7], "%s", why);
-	else
-		ktap_ok(wp, "%s", rows[7]);
+	thp_row(wp, rows[ROW_THP_UFFD_WP], why);
 	unpin();
 	numab_stop();
 }
