@@ -169,6 +169,34 @@ long pmd_size(void)
 	return sys_read_long(PMD_SIZE_PATH, &size) ? 0 : size;
 }
 
+long file_key_value(const char *path, const char *key)
+{
+	char line[160];
+	size_t n = strlen(key);
+	long v = -1;
+	FILE *f = fopen(path, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && (line[n] == ' ' || line[n] == ':'))
+			v = strtol(line + n + 1 + (line[n] == ':'), NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+long slab_objects(const char *dir)
+{
+	char path[160], buf[256];
+
+	snprintf(path, sizeof(path), "%s/shrink", dir);
+	if (sys_write(path, "1"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	if (sys_read(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
 long long vmstat(const char *name)
 {
 	char line[128];

@@ -48,6 +48,14 @@ long long smaps_anon_huge(const void *vma_start);
 long long smaps_bytes_at(const void *addr, const char *field);
 /* A /proc/vmstat counter, per-CPU deltas folded in first (vm/stat_refresh); -1 when absent. */
 long long vmstat(const char *name);
+/* The number after "KEY:" or "KEY " on a line of path (meminfo, memory.stat); -1 if none. */
+long file_key_value(const char *path, const char *key);
+/*
+ * Objects in use of the slab cache whose sysfs directory is dir (/sys/kernel/slab/NAME, an
+ * alias link for a merged cache: then its siblings' objects too), after its per-CPU caches
+ * were flushed (its shrink file); -1 if unreadable.
+ */
+long slab_objects(const char *dir);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -161,28 +161,13 @@ static long size_stat(long bytes, const char *name)
 	return sys_read_long(path, &v) ? -1 : v;
 }
 
-static long key_value(const char *path, const char *key)
-{
-	char line[160];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen(path, "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && (line[n] == ' ' || line[n] == ':'))
-			v = strtol(line + n + 1 + (line[n] == ':'), NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static void read_counts(struct counts *c, long size, int memcg)
 {
 	c->vm_alloc = vmstat("thp_collapse_alloc");
 	c->vm_failed = vmstat("thp_collapse_alloc_failed");
 	c->size_alloc = size_stat(size, "collapse_alloc");
 	c->size_failed = size_stat(size, "collapse_alloc_failed");
-	c->memcg_alloc = memcg ? key_value(CG_DIR "/memory.stat", "thp_collapse_alloc") : -1;
+	c->memcg_alloc = memcg ? file_key_value(CG_DIR "/memory.stat", "thp_collapse_alloc") : -1;
 }
 
 static void diag_deltas(const char *what, const struct counts *b, const struct counts *a, long size)
@@ -452,7 +437,7 @@ static void part_fail(size_t pmd, int memcg, int have_fail)
 
 static long mem_free(void)
 {
-	return key_value("/proc/meminfo", "MemFree");   /* kB */
+	return file_key_value("/proc/meminfo", "MemFree");   /* kB */
 }
 
 static void part_charge(size_t pmd, int memcg)

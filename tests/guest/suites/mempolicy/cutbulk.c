@@ -438,20 +438,6 @@ static int exact_maps(struct cut_run *c)
 	return maps == EXACT_MAPS && after < EXACT_MAPS / 2;
 }
 
-/* Objects of the cache at dir in use, after its per-CPU caches were flushed; -1 if unreadable. */
-static long cache_objects(const char *dir)
-{
-	char path[128], buf[256];
-
-	snprintf(path, sizeof(path), "%s/shrink", dir);
-	if (sys_write(path, "1"))
-		return -1;
-	snprintf(path, sizeof(path), "%s/objects", dir);
-	if (sys_read(path, buf, sizeof(buf)))
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
 /* LEAK_MAPS maps of one batch each (the trace no longer read: the last check of the case). */
 static int leak_check(void)
 {
@@ -462,7 +448,7 @@ static int leak_check(void)
 	snprintf(dir, sizeof(dir), "%.*s", (int)len, cache_path);
 	/* Let the maps' deferred frees of the shots finish first. */
 	usleep(200000);
-	before = cache_objects(dir);
+	before = slab_objects(dir);
 	for (int k = 0; k < LEAK_MAPS; k++) {
 		int fd = bulk_map_create(13);
 
@@ -473,7 +459,7 @@ static int leak_check(void)
 		close(fd);
 	}
 	usleep(200000);
-	after = cache_objects(dir);
+	after = slab_objects(dir);
 	if (before < 0 || after < 0) {
 		ktap_diag("cannot read %s/objects", dir);
 		return 0;

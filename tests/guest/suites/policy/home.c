@@ -28,13 +28,18 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "numab.h"
 #include "policy.h"
+#include "sys.h"
 
 #ifndef __NR_set_mempolicy_home_node
 #define __NR_set_mempolicy_home_node 450 /* the same number on every arch */
 #endif
 #define NR_PAGES 16
-#define NR_ROWS 3
+#define NR_ROWS 4
+#define LEAK_CALLS 2000
+#define RCU_WAIT_S 20.0
+#define POLICY_CACHE "/sys/kernel/slab/numa_policy"
 
 int home_plan(const struct nodes *n)
 {
@@ -69,9 +74,45 @@ static int home_row(int mode, unsigned long mask, int home, int want, int whole,
 	return ok;
 }
 
+/*
+ * LEAK_CALLS calls setting the home node of one bound range: each replaces the VMA's policy
+ * by a copy with the new home node, and the policy it replaced is freed.  1 if the
+ * numa_policy cache comes back to fewer than LEAK_CALLS / 2 more objects than before within
+ * RCU_WAIT_S, 0 if not, -1 (a SKIP) without the cache's sysfs files.
+ * Kills set_mempolicy_home_node's `mpol_put(new)` -> `mpol_put(old)` (b727307c35ad: the copy
+ * is never put, one policy leaked per call, and the replaced one put twice).
+ */
+static int home_no_leak(int a, int b)
+{
+	unsigned long ab = 1UL << a | 1UL << b;
+	char *base = map_pages(NR_PAGES);
+	long before = slab_objects(POLICY_CACHE), after;
+	int calls = 0;
+
+	if (before < 0 || !base) {
+		unmap_pages(base, NR_PAGES);
+		return -1;
+	}
+	if (p_mbind(base, NR_PAGES * (size_t)page_size(), MPOL_BIND, &ab, MAXNODE_LONG, 0) == 0)
+		while (calls < LEAK_CALLS && !syscall(__NR_set_mempolicy_home_node, (unsigned long)base,
+						      NR_PAGES * (unsigned long)page_size(),
+						      (unsigned long)(calls % 2 ? a : b), 0UL))
+			calls++;
+	/* __mpol_put() frees a policy after an RCU grace period (kfree_rcu(), for the
+	 * mmap_lock_speculative readers): wait for the frees, RCU_WAIT_S at most. */
+	for (double t0 = numab_now(); (after = slab_objects(POLICY_CACHE)) - before >= LEAK_CALLS / 2 &&
+				  numab_now() - t0 < RCU_WAIT_S;)
+		usleep(200000);
+	unmap_pages(base, NR_PAGES);
+	ktap_diag("metric: home.leak_objects %ld (after %d calls)", after - before, calls);
+	if (calls < LEAK_CALLS)
+		ktap_diag("call %d failed: %s", calls + 1, strerror(errno));
+	return calls == LEAK_CALLS && after - before < LEAK_CALLS / 2;
+}
+
 void home_run(const struct nodes *n)
 {
-	int a, b;
+	int a, b, ok;
 	unsigned long ab;
 
 	if (pin_local_far(n, &a, &b, NR_ROWS, "set_mempolicy_home_node"))
@@ -83,5 +124,10 @@ void home_run(const struct nodes *n)
 		"MPOL_PREFERRED_MANY over %s, home node %d: pages on node %d, not local node %d", mask_str(ab), b, b, a);
 	ktap_ok(home_row(MPOL_BIND, ab, b, b, 1, a),
 		"home node %d over a bound VMA and one with no policy: the second ignored, its pages local", b);
+	ok = home_no_leak(a, b);
+	if (ok < 0)
+		ktap_skip("set_mempolicy_home_node leaks no policy", "no " POLICY_CACHE "/objects here");
+	else
+		ktap_ok(ok, "set_mempolicy_home_node leaks no policy: %d calls", LEAK_CALLS);
 	unpin();
 }

@@ -27,7 +27,7 @@
 #include "policy.h"
 
 #define NR_PAGES 16
-#define NR_ROWS 10
+#define NR_ROWS 11
 #define MAX_MAP_COUNT "/proc/sys/vm/max_map_count"
 
 /* mbind(mode, mask, flags) on a region faulted on `from`: 1 if it returned want_errno (0: success)
@@ -156,6 +156,59 @@ static int mbind_thp(int from, int to, int split)
 	return ok;
 }
 
+/* A node's persistent huge pages of the default size (pmd_size()): the sysfs file, into path. */
+static void node_hugepages_path(int node, char *path, size_t cap)
+{
+	snprintf(path, cap, "/sys/devices/system/node/node%d/hugepages/hugepages-%ldkB/nr_hugepages", node,
+		 pmd_size() / 1024);
+}
+
+/*
+ * A hugetlb page (MAP_HUGETLB, one huge page reserved on each of from and to, the counts put
+ * back after) faulted on from, then MOVE|STRICT to to: 1 if the call succeeded and the page is
+ * on to, 0 if not, -1 (a SKIP) when no huge page could be reserved on both.  mbind(2)'s MOVE
+ * is for "all the existing pages in the memory range"; hugetlb pages are among them (the walk's
+ * queue_folios_hugetlb()).
+ */
+static int mbind_hugetlb(int from, int to)
+{
+	size_t huge = (size_t)pmd_size();
+	char paths[2][128], old[2][32] = { "", "" };
+	int nodes[2] = { from, to }, reserved = 1, ok = -1, status = -1;
+	unsigned long mfrom = 1UL << from, mto = 1UL << to;
+	long have;
+	char *map = MAP_FAILED;
+	void *page;
+
+	for (int i = 0; i < 2; i++) {
+		node_hugepages_path(nodes[i], paths[i], sizeof(paths[i]));
+		if (sys_read(paths[i], old[i], sizeof(old[i])) || sys_write(paths[i], "1") ||
+		    sys_read_long(paths[i], &have) || have < 1)
+			reserved = 0;
+	}
+	if (reserved)
+		map = mmap(NULL, huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (map != MAP_FAILED) {
+		ok = 0;
+		page = map;
+		if (p_mbind(map, huge, MPOL_BIND, &mfrom, MAXNODE_LONG, 0))
+			ktap_diag("hugetlb page: mbind BIND node %d: %s", from, strerror(errno));
+		else if (memset(map, 1, huge), p_move_pages(1, &page, NULL, &status, 0) || status != from)
+			ktap_diag("hugetlb page faulted on node %d, want %d", status, from);
+		else if (p_mbind(map, huge, MPOL_BIND, &mto, MAXNODE_LONG, MPOL_MF_MOVE | MPOL_MF_STRICT))
+			ktap_diag("hugetlb page: mbind BIND node %d with MOVE|STRICT: %s", to, errno_name(errno));
+		else if (p_move_pages(1, &page, NULL, &status, 0) || status != to)
+			ktap_diag("hugetlb page on node %d after mbind MOVE, want %d", status, to);
+		else
+			ok = 1;
+		munmap(map, huge);
+	}
+	for (int i = 0; i < 2; i++)
+		if (old[i][0])
+			sys_write(paths[i], old[i]);
+	return ok;
+}
+
 int mbind_plan(const struct nodes *n)
 {
 	(void)n;
@@ -164,7 +217,7 @@ int mbind_plan(const struct nodes *n)
 
 void mbind_run(const struct nodes *n)
 {
-	int a = n->mem[0], b = n->mem[n->nr_mem - 1];
+	int a = n->mem[0], b = n->mem[n->nr_mem - 1], rc;
 	unsigned long ma = 1UL << a, mb = 1UL << b;
 
 	if (n->nr_mem < 2) {
@@ -211,6 +264,14 @@ void mbind_run(const struct nodes *n)
 	/* Kills mm/mempolicy.c:alloc_migration_target_by_mpol `gfp = GFP_TRANSHUGE;` ->
 	 * `(GFP_TRANSHUGE) + 1` (__GFP_DMA with __GFP_MOVABLE: no THP to move into, so the THP is
 	 * split, which migrate_pages() counts as not moved: EIO). */
+	/* Kills mm/mempolicy.c:queue_folios_hugetlb `if (!folio_isolate_hugetlb(folio, qp->pagelist))`
+	 * -> `if (0)` (never queued, nothing moved, and success). */
+	rc = mbind_hugetlb(a, b);
+	if (rc < 0)
+		ktap_skip("mbind BIND elsewhere with MPOL_MF_MOVE|STRICT on a hugetlb page: moved",
+			  "no huge page could be reserved on nodes %d and %d", a, b);
+	else
+		ktap_ok(rc, "mbind BIND elsewhere with MPOL_MF_MOVE|STRICT on a hugetlb page: moved");
 	for (int split = 0; split < 2; split++) {
 		const char *what = split ? "mbind BIND elsewhere with MPOL_MF_MOVE|STRICT on a THP in two "
 					   "VMAs: success, moved" :

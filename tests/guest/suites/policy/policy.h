@@ -25,6 +25,9 @@
  *   balancing.c  automatic NUMA balancing (4K pages and a THP) moving pages
  *              to the node that writes them; BIND with and without
  *              MPOL_F_NUMA_BALANCING
+ *   faults.c   NUMA balancing's per-task account in /proc/PID/sched: a THP's
+ *              hinting faults counted private on its node, pages migrated,
+ *              the preferred node of a task whose memory has no CPUs
  *   tmpfs.c    tmpfs's mpol= mount option: bind, prefer, interleave, and
  *              a node that is not online refused
  *
@@ -34,9 +37,9 @@
  * one with gaps are both covered; a check needing more memory nodes than
  * the shape has is a SKIP saying how many.
  *
- * Not rows, because Linux 7.2 and the documents disagree (the first three
- * seen on the pinned Debian kernel, the last read in mm/mempolicy.c;
- * reported, not asserted either way):
+ * Where Linux 7.2 and the documents disagree (the first three seen on the
+ * pinned Debian kernel, the last two read in mm/mempolicy.c; reported, not
+ * asserted either way, but for the one that says so):
  *   - set_mempolicy(2) "If the value of maxnode is zero, the nodemask
  *     argument is ignored": get_nodes() decrements maxnode first, so 0 with
  *     a non-NULL mask is EINVAL ("more than a page worth of bits"); and
@@ -46,6 +49,10 @@
  *     MPOL_BIND is EINVAL: MPOL_PREFERRED_MANY is accepted since 6.x;
  *   - get_mempolicy(2) ERRORS "flags specified MPOL_F_ADDR and addr is
  *     NULL" is EINVAL: the kernel answers EFAULT (vma_lookup() fails);
+ *   - mbind(2) EFAULT "there was an unmapped hole in the specified memory
+ *     range" has an exception the page does not state: MPOL_DEFAULT over a
+ *     hole succeeds (do_mbind()'s MPOL_MF_DISCONTIG_OK; asserted, as
+ *     Linux has long answered so);
  *   - numa_memory_policy.rst MPOL_F_STATIC_NODES "If the two sets of nodes
  *     do not overlap, the Default policy is used": mpol_rebind_nodemask()
  *     uses the cpuset's new mems instead (`if (nodes_empty(tmp)) tmp =
@@ -135,6 +142,8 @@ int unmovable_plan(const struct nodes *n);
 void unmovable_run(const struct nodes *n);
 int balancing_plan(const struct nodes *n);
 void balancing_run(const struct nodes *n);
+int faults_plan(const struct nodes *n);
+void faults_run(const struct nodes *n);
 int mbind_plan(const struct nodes *n);
 void mbind_run(const struct nodes *n);
 int home_plan(const struct nodes *n);

@@ -6,13 +6,15 @@
  * sentence of get_mempolicy(2) and names a mutant of mm/mempolicy.c it kills.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ktap.h"
 #include "policy.h"
 
-#define NR_ROWS 13
+#define NR_ROWS 14
 #define ADDR_PAGES 16
 
 static unsigned long all_mem(const struct nodes *n)
@@ -60,6 +62,85 @@ static int check_addr_node(const struct nodes *n)
 		}
 	}
 	unmap_pages(base, ADDR_PAGES);
+	return ok;
+}
+
+/* The policy field of addr's line in /proc/self/numa_maps, into out; -1 if there is no line. */
+static int numa_maps_policy(const void *addr, char *out, size_t cap)
+{
+	char key[32], line[512];
+	FILE *f = fopen("/proc/self/numa_maps", "r");
+	int found = -1;
+
+	snprintf(key, sizeof(key), "%lx ", (unsigned long)(uintptr_t)addr);
+	while (f && found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			snprintf(out, cap, "%s", line + strlen(key));
+			out[strcspn(out, "\n")] = '\0';
+			found = 0;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A page mbind()ed mode|flags over ranks' memory nodes (mode MPOL_DEFAULT: no mbind): 1 if its
+ * numa_maps line's policy is want followed by the nodes (or by nothing, for an empty nodes).
+ */
+static int shows(const struct nodes *n, int mode, unsigned long mask, const char *want, const char *nodes)
+{
+	size_t ps = (size_t)page_size();
+	char *page = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char got[256], expect[128];
+	int ok;
+
+	(void)n;
+	if (page == MAP_FAILED)
+		return 0;
+	snprintf(expect, sizeof(expect), "%s%s%s", want, *nodes ? ":" : "", nodes);
+	ok = (mode == MPOL_DEFAULT || p_mbind(page, ps, mode, &mask, MAXNODE_LONG, 0) == 0) &&
+	     numa_maps_policy(page, got, sizeof(got)) == 0 && !strncmp(got, expect, strlen(expect)) &&
+	     (got[strlen(expect)] == ' ' || got[strlen(expect)] == '\0');
+	if (!ok)
+		ktap_diag("numa_maps for mode %#x over %s: \"%.60s\", want \"%s ...\" (%s)", (unsigned)mode,
+			  mask_str(mask), errno ? strerror(errno) : "", expect, got);
+	munmap(page, ps);
+	return ok;
+}
+
+/*
+ * numa(7): numa_maps' second field "shows the memory policy currently in effect for the memory
+ * range"; mpol_to_str() writes it as mode[=flags][:nodes] ("the longest flag flags,
+ * \"relative|balancing\""), the mode names of numa_memory_policy.rst.  Each mode, each flag
+ * and the combined flags; RELATIVE_NODES' mask {0,1} is the first two memory nodes
+ * ("the nodemask is ... relative to the set of allowed nodes").
+ * Kills mpol_to_str: `p += snprintf(p, ..., "|")` removed ("bind=static|balancing" written
+ * "bind=staticbalancing").
+ */
+static int check_numa_maps(const struct nodes *n)
+{
+	unsigned long a = 1UL << n->mem[0], b = 1UL << n->mem[1], ab = a | b;
+	char one[64], two[64], other[64];
+	int ok = 1;
+
+	/* mask_str()'s buffers rotate: the diags would overwrite them. */
+	snprintf(one, sizeof(one), "%s", mask_str(a));
+	snprintf(two, sizeof(two), "%s", mask_str(ab));
+	snprintf(other, sizeof(other), "%s", mask_str(b));
+
+	ok &= shows(n, MPOL_DEFAULT, 0, "default", "");
+	ok &= shows(n, MPOL_PREFERRED, b, "prefer", other);
+	ok &= shows(n, MPOL_PREFERRED | MPOL_F_STATIC_NODES, a, "prefer=static", one);
+	ok &= shows(n, MPOL_BIND, ab, "bind", two);
+	ok &= shows(n, MPOL_BIND | MPOL_F_RELATIVE_NODES, 3, "bind=relative", two);
+	ok &= shows(n, MPOL_BIND | MPOL_F_NUMA_BALANCING, ab, "bind=balancing", two);
+	ok &= shows(n, MPOL_BIND | MPOL_F_STATIC_NODES | MPOL_F_NUMA_BALANCING, ab, "bind=static|balancing", two);
+	ok &= shows(n, MPOL_BIND | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING, 3, "bind=relative|balancing", two);
+	ok &= shows(n, MPOL_INTERLEAVE, ab, "interleave", two);
+	ok &= shows(n, MPOL_WEIGHTED_INTERLEAVE | MPOL_F_STATIC_NODES, ab, "weighted interleave=static", two);
+	ok &= shows(n, MPOL_LOCAL, 0, "local", "");
+	ok &= shows(n, MPOL_PREFERRED_MANY | MPOL_F_NUMA_BALANCING, ab, "prefer (many)=balancing", two);
 	return ok;
 }
 
@@ -156,4 +237,8 @@ void query_run(const struct nodes *n)
 			  buf[1], one);
 	reset_task();
 	ktap_ok(ok, "get_mempolicy clears the nodemask beyond nr_node_ids");
+	if (n->nr_mem < 2)
+		ktap_skip("numa_maps shows each mode and its flags", "needs two memory nodes (%d here)", n->nr_mem);
+	else
+		ktap_ok(check_numa_maps(n), "numa_maps shows each mode and its flags");
 }

@@ -1,0 +1,234 @@
+/*
+ * NUMA balancing's account of a task's hinting faults, as /proc/PID/sched
+ * shows it (kernel/sched/debug.c, sched_show_numa()): numa_pages_migrated
+ * and a line per node, "numa_faults node=N
+ * task_private=P task_shared=S ...".  include/linux/sched.h: these are the
+ * "Exponential decaying average of faults on a per-node basis.  Scheduling
+ * placement decisions are made based on these counts"; a fault is private
+ * when the task that takes it is the one that took the page's last one
+ * (or the page's first), and counted for the node the page is on once the
+ * fault is handled (task_numa_fault()'s mem_node).  cgroup-v2.rst:
+ * numa_pages_migrated is the "Number of pages migrated by NUMA balancing".
+ *
+ * Each row runs in a child of its own, so the counts start from nothing (a
+ * new task has no numa_faults) and hold only what the row made: a THP of
+ * HPAGE_PMD_NR pages, which every hinting fault on it counts whole, beside
+ * the few base pages (stack, data) the child writes.  A second thread
+ * idles in the THP rows, since the scanner skips a folio on the node a
+ * single-threaded process runs on (folio_can_map_prot_numa()).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "ktap.h"
+#include "numab.h"
+#include "policy.h"
+#include "sys.h"
+
+#define FAULTS_S 30.0
+#define SLICE_S 0.2
+#define CHILD_S 60
+#define NO_THP 2                  /* a child's exit status: no THP could be had */
+
+/* What /proc/self/sched says of NUMA balancing; -1 where a field is absent. */
+struct numa_stats {
+	long migrated;
+	long priv[MAX_NODES], shared[MAX_NODES];
+};
+
+static int read_stats(struct numa_stats *s)
+{
+	char buf[8192], *line;
+	int node;
+	long p, sh;
+
+	s->migrated = -1;
+	for (int i = 0; i < MAX_NODES; i++)
+		s->priv[i] = s->shared[i] = 0;
+	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "numa_pages_migrated : %ld", &p) == 1)
+			s->migrated = p;
+		else if (sscanf(line, "numa_faults node=%d task_private=%ld task_shared=%ld", &node, &p, &sh) == 3 &&
+			 node >= 0 && node < MAX_NODES) {
+			s->priv[node] = p;
+			s->shared[node] = sh;
+		}
+	}
+	return s->migrated < 0 ? -1 : 0;
+}
+
+/* The largest of each count over the reads of a row. */
+static void stats_max(struct numa_stats *max, const struct numa_stats *s)
+{
+	for (int i = 0; i < MAX_NODES; i++) {
+		if (s->priv[i] > max->priv[i])
+			max->priv[i] = s->priv[i];
+		if (s->shared[i] > max->shared[i])
+			max->shared[i] = s->shared[i];
+	}
+}
+
+/* A THP's pages, and an eighth of them: more than the base pages a child writes besides. */
+static long thp_pages(void)
+{
+	return pmd_size() / page_size();
+}
+
+static void *idle_thread(void *arg)
+{
+	char c;
+
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+struct thp_child {
+	const struct nodes *n;
+	int cpu_node, thp_node;       /* pinned to the one, the THP faulted on the other (or the same) */
+	int spare;                    /* a node whose count must stay 0 besides: -1 for none */
+};
+
+/*
+ * The child of both THP rows: pinned to cpu_node with a THP on thp_node, it writes the THP
+ * until the THP is on cpu_node and cpu_node's private count holds it (a placement after the
+ * fault), for FAULTS_S at most; its exit status 0 when the counts are as they should be.
+ */
+static void thp_child(void *arg)
+{
+	const struct thp_child *c = arg;
+	long want = thp_pages(), noise = want / 8;
+	struct numa_stats s, max = { 0 };
+	int go[2], on = -1, ok = 1;
+	double t0 = numab_now();
+	pthread_t idler;
+	char *map, *huge;
+
+	if (pin_to_node(c->cpu_node) || pipe(go) || pthread_create(&idler, NULL, idle_thread, &go[0]))
+		_exit(1);
+	huge = thp_on(c->thp_node, &map);
+	if (!huge)
+		_exit(NO_THP);
+	do {
+		numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+		if (read_stats(&s)) {
+			ktap_diag("no NUMA balancing statistics in /proc/self/sched");
+			_exit(1);
+		}
+		stats_max(&max, &s);
+		pages_nodes(huge, 1, &on);
+	} while (!(on == c->cpu_node && s.priv[c->cpu_node] >= want / 2) && numab_now() - t0 < FAULTS_S);
+	ktap_diag("after %.1f s: THP on node %d, numa_pages_migrated %ld, node %d private %ld (%ld at most), "
+		  "shared %ld at most", numab_now() - t0, on, s.migrated, c->cpu_node, s.priv[c->cpu_node],
+		  max.priv[c->cpu_node], max.shared[c->cpu_node]);
+	if (on != c->cpu_node || s.priv[c->cpu_node] < want / 2) {
+		ktap_diag("node %d's private count never held the THP's %ld pages", c->cpu_node, want);
+		ok = 0;
+	}
+	if (max.shared[c->cpu_node] >= noise) {
+		ktap_diag("a THP only this task writes counted shared on node %d: %ld", c->cpu_node,
+			  max.shared[c->cpu_node]);
+		ok = 0;
+	}
+	/* The THP's source may count faults before it moves; no other node may count any. */
+	for (int k = 0; k < c->n->nr_mem; k++) {
+		int node = c->n->mem[k];
+
+		if (node != c->cpu_node && node != c->thp_node && max.priv[node] + max.shared[node] >= noise) {
+			ktap_diag("node %d, which holds none of the THP, counted %ld private and %ld shared", node,
+				  max.priv[node], max.shared[node]);
+			ok = 0;
+		}
+	}
+	/* A base page the child wrote before it was pinned may move: not a THP's worth. */
+	if (c->thp_node == c->cpu_node ? s.migrated >= noise : s.migrated < want) {
+		ktap_diag("numa_pages_migrated %ld, want %s", s.migrated, c->thp_node == c->cpu_node ?
+			  "a few base pages at most: the THP stays" : "the THP's pages at least");
+		ok = 0;
+	}
+	_exit(ok ? 0 : 1);
+}
+
+/* A child run: 1 if it exited 0, 0 if not, -1 if it had no THP. */
+static int in_child(void (*fn)(void *), void *arg)
+{
+	struct child_spec spec = { .in_child = fn, .ctx = arg, .timeout_s = CHILD_S };
+	int status = 0;
+	enum child_end end = child_deadline(&spec, &status);
+
+	if (end != CHILD_EXITED || !WIFEXITED(status)) {
+		ktap_diag("the row's child %s", end == CHILD_TIMED_OUT ? "timed out" : "did not exit");
+		return 0;
+	}
+	return WEXITSTATUS(status) == NO_THP ? -1 : WEXITSTATUS(status) == 0;
+}
+
+enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, NR_FAULTS_ROWS };
+
+int faults_plan(const struct nodes *n)
+{
+	(void)n;
+	return NR_FAULTS_ROWS;
+}
+
+void faults_run(const struct nodes *n)
+{
+	const char *rows[NR_FAULTS_ROWS] = {
+		[ROW_LOCAL_THP] = "NUMA balancing counts a task's faults on its local THP private on that node, "
+				  "its pages not migrated",
+		[ROW_MOVED_THP] = "NUMA balancing counts a THP it moved to a task: its pages migrated, faults "
+				  "private on the new node",
+	};
+	int cpu[MAX_NODES], nr_cpu = 0, local = -1, dest, r;
+	struct thp_child t = { .n = n };
+
+	if (numab_start("1")) {
+		for (int i = 0; i < NR_FAULTS_ROWS; i++)
+			ktap_skip(rows[i], "cannot set " NUMA_BALANCING_SYSCTL " to 1: %s", strerror(errno));
+		return;
+	}
+	node_list("has_cpu", cpu, MAX_NODES, &nr_cpu);
+	for (int k = 0; k < n->nr_mem && local < 0; k++)
+		for (int i = 0; i < nr_cpu; i++)
+			if (cpu[i] == n->mem[k])
+				local = cpu[i];
+
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page `nid = folio_nid(folio)` -> `+ 1` (counted
+	 * on the next node), its out_map task_numa_fault() removed (nothing counted), and its
+	 * arguments last_cpupid -> flags (counted shared) and flags -> last_cpupid (a page's unset
+	 * cpupid reads as TNF_MIGRATED: pages "migrated" that never moved). */
+	t.cpu_node = t.thp_node = local;
+	r = local < 0 ? -1 : in_child(thp_child, &t);
+	if (r < 0)
+		ktap_skip(rows[ROW_LOCAL_THP], "no THP could be faulted on a node with CPUs and memory");
+	else
+		ktap_ok(r, "%s", rows[ROW_LOCAL_THP]);
+
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page's `flags |= TNF_MIGRATED` removed (0
+	 * migrated), the migrated branch's task_numa_fault() removed, `nid = target_nid` -> `- 1`
+	 * (counted on the node below dest: the THP comes from neither, where there is one) and
+	 * task_numa_fault(last_cpupid -> target_nid) (counted shared). */
+	dest = last_cpu_node(n);
+	t.cpu_node = dest;
+	t.thp_node = -1;
+	for (int k = 0; k < n->nr_mem && t.thp_node < 0; k++)
+		if (n->mem[k] != dest && n->mem[k] != dest - 1)
+			t.thp_node = n->mem[k];
+	for (int k = 0; k < n->nr_mem && t.thp_node < 0; k++)
+		if (n->mem[k] != dest)
+			t.thp_node = n->mem[k];
+	if (dest < 0 || t.thp_node < 0)
+		ktap_skip(rows[ROW_MOVED_THP], "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
+	else if ((r = in_child(thp_child, &t)) < 0)
+		ktap_skip(rows[ROW_MOVED_THP], "no THP could be faulted on node %d", t.thp_node);
+	else
+		ktap_ok(r, "%s", rows[ROW_MOVED_THP]);
+
+	numab_stop();
+}
