@@ -30,6 +30,15 @@
  *              mm/khugepaged.c:retract_page_tables `if (addr &
  *              ~HPAGE_PMD_MASK ||` -> `&&` (the misaligned mapping's page
  *              table freed with the anonymous page in it).
+ *   pte-mapped a file THP already in the page cache but mapped by PTEs (the
+ *              PMD split by an mprotect() of one page, the pages read
+ *              while the VMA was split, the protection put back): madvise
+ *              "Perform a best-effort synchronous collapse of the native
+ *              pages mapped by the memory range into Transparent Huge
+ *              Pages": 0, the range PMD-mapped, the data kept.  Kills
+ *              collapse_file's `result = SCAN_PTE_MAPPED_HUGEPAGE` (the
+ *              folio is PMD-size already) -> `- 1` (e6cc7688326f:
+ *              SCAN_PTE_UFFD_WP, EINVAL).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -49,7 +58,8 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 4
+#define NR_SHMEM_ROWS 5
+#define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 
@@ -139,6 +149,60 @@ static int shmem_intact(const char *huge, size_t pmd)
 	return 1;
 }
 
+/*
+ * The pte-mapped row: 1 if MADV_COLLAPSE of a shmem THP mapped by PTEs returns 0 and leaves it
+ * PMD-mapped with its data, 0 if not, -1 (a SKIP, why says) when no shmem THP could be had.
+ */
+static int pte_mapped_collapses(size_t pmd, const char **why)
+{
+	size_t ps = (size_t)page_size();
+	struct thp_knob knob;
+	int fd = memfd_create("numalab-pte-mapped", 0), ok = -1;
+	char *map = NULL, *huge = NULL;
+	volatile char sink;
+
+	*why = "no shmem THP: shmem_enabled cannot be set to always, or none was allocated";
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)) ||
+	    thp_knob_set(&knob, SHMEM_ENABLED, "always")) {
+		*why = "no memfd mapped at a PMD-aligned address";
+		goto out;
+	}
+	memset(huge, PTE_MAPPED_BYTE, pmd);
+	thp_knob_restore(&knob);
+	if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+		goto out;
+	ok = 0;
+	if (mprotect(huge, ps, PROT_READ)) {
+		ktap_diag("mprotect of one page: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < pmd; i += ps)
+		sink = huge[i];
+	(void)sink;
+	if (mprotect(huge, ps, PROT_READ | PROT_WRITE)) {
+		ktap_diag("mprotect back: %s", strerror(errno));
+		goto out;
+	}
+	if (smaps_bytes_at(huge, "ShmemPmdMapped") != 0) {
+		ktap_diag("still PMD-mapped after the split: ShmemPmdMapped %lld", smaps_bytes_at(huge, "ShmemPmdMapped"));
+		goto out;
+	}
+	if (collapse_range(huge, pmd))
+		ktap_diag("MADV_COLLAPSE of the PTE-mapped THP: %s", strerror(errno));
+	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
+	else if (huge[0] != PTE_MAPPED_BYTE || huge[pmd - 1] != PTE_MAPPED_BYTE)
+		ktap_diag("the THP reads %#x ... %#x after", (unsigned char)huge[0], (unsigned char)huge[pmd - 1]);
+	else
+		ok = 1;
+out:
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int shmem_plan(const struct topology *t)
 {
 	(void)t;
@@ -152,7 +216,10 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem with holes: written pages kept, holes read 0",
 		"MADV_COLLAPSE of shmem on two nodes: the THP on the node with most pages",
 		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
+		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
 	};
+	const char *why;
+	int pte_mapped;
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
 	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
 	char *map = NULL, *huge = NULL, *map2 = NULL, *other = NULL, *anon = NULL;
@@ -203,8 +270,13 @@ void shmem_run(const struct topology *t)
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
-	for (int i = 0; i < NR_SHMEM_ROWS; i++)
+	for (int i = 0; i < NR_SHMEM_ROWS - 1; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
+	pte_mapped = pte_mapped_collapses(pmd, &why);
+	if (pte_mapped < 0)
+		ktap_skip(rows[NR_SHMEM_ROWS - 1], "%s", why);
+	else
+		ktap_ok(pte_mapped, "%s", rows[NR_SHMEM_ROWS - 1]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,6 +148,22 @@ static int thp_scanned_once(int far)
 	return ok;
 }
 
+/* This thread's faults (getrusage RUSAGE_THREAD), and the guest's NUMA hinting faults. */
+struct fault_counts {
+	long long minflt, hints;
+};
+
+static struct fault_counts fault_counts(void)
+{
+	struct rusage ru = { 0 };
+	struct fault_counts c;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	c.minflt = ru.ru_minflt;
+	c.hints = vmstat("numa_hint_faults");
+	return c;
+}
+
 /* A second thread that waits on a pipe: the process is no longer single-threaded. */
 static void *idle_thread(void *arg)
 {
@@ -203,6 +220,48 @@ static int thp_stays(int local)
 		ktap_diag("the idle thread did not end");
 	close(go[0]);
 	close(go[1]);
+	munmap(map, 2 * pmd);
+	return ok;
+}
+
+/*
+ * A THP on node, the process's alone, mprotect()ed PROT_NONE and back to read-write: 1 if the
+ * next write takes no fault (this thread's ru_minflt unchanged), 0 if not, -1 without a THP.
+ * mprotect() makes an exclusive anonymous PMD writable at once (change_huge_pmd()'s
+ * MM_CP_TRY_CHANGE_WRITABLE; "mm/mprotect: try avoiding write faults for exclusive anonymous
+ * pages when changing protection", v5.19): getrusage(2)'s ru_minflt, "page faults serviced
+ * without any I/O activity", stays.  A NUMA hinting fault in between (the scanner runs) spoils
+ * a try: up to three.
+ */
+static int thp_mprotect_writable(int node)
+{
+	char *map, *huge = thp_on(node, &map);
+	size_t pmd = (size_t)pmd_size();
+	struct fault_counts before, after;
+	int ok = 0;
+
+	if (!huge) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return -1;
+	}
+	memset(huge, COW_OLD, pmd);
+	for (int tries = 0; tries < 3; tries++) {
+		if (mprotect(huge, pmd, PROT_NONE) || mprotect(huge, pmd, PROT_READ | PROT_WRITE)) {
+			ktap_diag("mprotect: %s", strerror(errno));
+			break;
+		}
+		before = fault_counts();
+		huge[pmd / 2] = COW_NEW;
+		after = fault_counts();
+		if (after.hints != before.hints)
+			continue;
+		ok = after.minflt == before.minflt;
+		if (!ok)
+			ktap_diag("the write after mprotect(PROT_READ|PROT_WRITE) took %lld faults",
+				  after.minflt - before.minflt);
+		break;
+	}
 	munmap(map, 2 * pmd);
 	return ok;
 }
@@ -320,7 +379,7 @@ out:
 /* The rows, in the order they run: their names index rows[] (no count kept by hand). */
 enum balancing_row {
 	ROW_PAGES_MOVE, ROW_THP_MOVES, ROW_THP_STAYS, ROW_THP_SCANNED_ONCE, ROW_BIND_FLAG_MOVES,
-	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_UFFD_WP, NR_BALANCING_ROWS
+	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_MPROTECT_WRITABLE, ROW_THP_UFFD_WP, NR_BALANCING_ROWS
 };
 
 /* A THP row's result: 1 or 0 as ktap_ok(); < 0 a SKIP saying why. */
@@ -350,6 +409,8 @@ void balancing_run(const struct nodes *n)
 					"pages moved",
 		[ROW_BIND_STAYS] = "NUMA balancing under BIND over both nodes without the flag: pages stay",
 		[ROW_THP_COW] = "a THP shared with a child stays copy-on-write through mprotect RO and back to RW",
+		[ROW_THP_MPROTECT_WRITABLE] = "a THP of the process's own, mprotect PROT_NONE and back to RW: "
+					      "written without a fault",
 		[ROW_THP_UFFD_WP] = "a THP write-protected with userfaultfd: a write is a WP fault, and lands "
 				    "once unprotected",
 	};
@@ -401,6 +462,11 @@ void balancing_run(const struct nodes *n)
 	/* Kills mm/huge_memory.c:can_change_pmd_writable `page && PageAnon(page) &&
 	 * PageAnonExclusive(page)` -> `||` (the shared THP made writable: no copy). */
 	thp_row(thp_cow(local), rows[ROW_THP_COW], no_local_thp);
+	/* Kills mm/huge_memory.c:change_huge_pmd can_change_pmd_writable(vma, addr, entry) ->
+	 * (..., oldpmd) (a234019c7e78: the PROT_NONE PMD is never writable) and
+	 * can_change_pmd_writable's `if (userfaultfd_huge_pmd_wp(vma, pmd))` -> `if (1)`
+	 * (e2d5bd583a44: no PMD ever made writable there). */
+	thp_row(thp_mprotect_writable(local), rows[ROW_THP_MPROTECT_WRITABLE], no_local_thp);
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (uffd_wp)` -> `if (0)` and its
 	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
 	wp = thp_uffd_wp(local, why, sizeof(why));

@@ -16,12 +16,20 @@
  * the few base pages (stack, data) the child writes.  A second thread
  * idles in the THP rows, since the scanner skips a folio on the node a
  * single-threaded process runs on (folio_can_map_prot_numa()).
+ *
+ * The hinting fault also restores the PMD writable when the THP is the
+ * process's alone (can_change_pmd_writable(), "mm/mprotect: try avoiding
+ * write faults for exclusive anonymous pages when changing protection",
+ * v5.19): the write that took it goes on without a second, write fault,
+ * counted in getrusage(2)'s ru_minflt ("page faults serviced without any I/O
+ * activity").
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +43,7 @@
 #define SLICE_S 0.2
 #define CHILD_S 60
 #define NO_THP 2                  /* a child's exit status: no THP could be had */
+#define WRITABLE_PASSES 4
 
 /* What /proc/self/sched says of NUMA balancing; -1 where a field is absent. */
 struct numa_stats {
@@ -169,7 +178,46 @@ static int in_child(void (*fn)(void *), void *arg)
 	return WEXITSTATUS(status) == NO_THP ? -1 : WEXITSTATUS(status) == 0;
 }
 
-enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, NR_FAULTS_ROWS };
+/*
+ * The child of the writable row: single-threaded and pinned to cpu_node (so its own pages there
+ * are not scanned), a THP on thp_node bound there with MPOL_F_NUMA_BALANCING (scanned, never
+ * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask), written
+ * until the scanner has made its PMD a hinting fault WRITABLE_PASSES times; exit 0 if the
+ * process took fewer than 1.5 faults per pass.
+ */
+static void writable_child(void *arg)
+{
+	const struct thp_child *c = arg;
+	unsigned long mask = 1UL << c->thp_node;
+	long long passes = 0, faults = 0, updates0;
+	struct rusage r0, r1;
+	double t0 = numab_now();
+	char *map, *huge;
+
+	if (pin_to_node(c->cpu_node))
+		_exit(1);
+	huge = thp_on(c->thp_node, &map);
+	if (!huge)
+		_exit(NO_THP);
+	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0)) {
+		ktap_diag("mbind BIND|MPOL_F_NUMA_BALANCING: %s", strerror(errno));
+		_exit(1);
+	}
+	numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+	updates0 = vmstat("numa_huge_pte_updates");
+	getrusage(RUSAGE_SELF, &r0);
+	while (passes < WRITABLE_PASSES && numab_now() - t0 < FAULTS_S) {
+		numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+		passes = vmstat("numa_huge_pte_updates") - updates0;
+	}
+	getrusage(RUSAGE_SELF, &r1);
+	faults = r1.ru_minflt - r0.ru_minflt;
+	ktap_diag("%lld hinting passes over the THP on node %d, %lld faults taken, in %.1f s", passes,
+		  c->thp_node, faults, numab_now() - t0);
+	_exit(passes >= WRITABLE_PASSES && 2 * faults < 3 * passes ? 0 : 1);
+}
+
+enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, ROW_WRITABLE, NR_FAULTS_ROWS };
 
 int faults_plan(const struct nodes *n)
 {
@@ -184,6 +232,7 @@ void faults_run(const struct nodes *n)
 				  "its pages not migrated",
 		[ROW_MOVED_THP] = "NUMA balancing counts a THP it moved to a task: its pages migrated, faults "
 				  "private on the new node",
+		[ROW_WRITABLE] = "a THP's hinting fault leaves it writable: one fault per hinting pass, not two",
 	};
 	int cpu[MAX_NODES], nr_cpu = 0, local = -1, dest, r;
 	struct thp_child t = { .n = n };
@@ -230,5 +279,20 @@ void faults_run(const struct nodes *n)
 	else
 		ktap_ok(r, "%s", rows[ROW_MOVED_THP]);
 
+	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page can_change_pmd_writable(..., pmd) ->
+	 * (..., old_pmd) (2904b50c1afe: old_pmd is PROT_NONE, never writable) and
+	 * can_change_pmd_writable's `if (userfaultfd_huge_pmd_wp(vma, pmd))` -> `if (1)`
+	 * (e2d5bd583a44): the write after each hinting fault faults again. */
+	t.cpu_node = local;
+	t.thp_node = -1;
+	for (int k = n->nr_mem - 1; k >= 0 && t.thp_node < 0; k--)
+		if (n->mem[k] != local)
+			t.thp_node = n->mem[k];
+	if (local < 0 || t.thp_node < 0)
+		ktap_skip(rows[ROW_WRITABLE], "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
+	else if ((r = in_child(writable_child, &t)) < 0)
+		ktap_skip(rows[ROW_WRITABLE], "no THP could be faulted on node %d", t.thp_node);
+	else
+		ktap_ok(r, "%s", rows[ROW_WRITABLE]);
 	numab_stop();
 }

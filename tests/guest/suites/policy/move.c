@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "numab.h"
 #include "policy.h"
 
 #define REGION_PAGES 8
@@ -59,7 +61,9 @@ static const struct mscenario mscenarios[] = {
 	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
 };
 #define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
-#define NR_MOVE_ROWS 11
+#define NR_MOVE_ROWS 12
+#define RACE_S 8.0
+#define RACE_BYTE 0x5a
 
 static void run_mscenario(const struct nodes *n, const struct mscenario *s)
 {
@@ -351,6 +355,74 @@ static void check_kthread(const struct nodes *n)
 	expect_errno(syscall(SYS_migrate_pages, 2, MAXNODE_LONG, &mask, &mask), EINVAL, what);
 }
 
+struct mprotect_loop {
+	char *huge;
+	volatile int stop;
+	long rounds;
+};
+
+/* Read-only and back to read-write, over and over, until stop. */
+static void *mprotect_loop(void *arg)
+{
+	struct mprotect_loop *m = arg;
+	size_t pmd = (size_t)pmd_size();
+
+	while (!m->stop && !mprotect(m->huge, pmd, PROT_READ) && !mprotect(m->huge, pmd, PROT_READ | PROT_WRITE))
+		m->rounds++;
+	return NULL;
+}
+
+/*
+ * A THP moved between two nodes with move_pages(2) for RACE_S while a second thread
+ * mprotect()s it read-only and back: 1 if every move succeeded, the THP's bytes are all
+ * RACE_BYTE after, and the thread went round, 0 if not, -1 without a THP.  mprotect(2)
+ * changes "the access protections for the calling process's memory pages" whatever they are
+ * doing meanwhile: a THP being migrated is mapped by a migration entry for the copy, and the
+ * protection must reach the new PMD (change_non_present_huge_pmd()).
+ */
+static int thp_move_under_mprotect(int a, int b)
+{
+	char *map, *huge = thp_on(a, &map);
+	size_t pmd = (size_t)pmd_size();
+	struct mprotect_loop m = { .huge = huge };
+	long moves = 0, bad = -1;
+	int to = b, status = -1, ok = 0;
+	void *page = huge;
+	pthread_t thread;
+	double t0;
+
+	if (!huge) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return -1;
+	}
+	memset(huge, RACE_BYTE, pmd);
+	errno = pthread_create(&thread, NULL, mprotect_loop, &m);
+	if (errno) {
+		ktap_diag("no mprotect thread: %s", strerror(errno));
+		munmap(map, 2 * pmd);
+		return 0;
+	}
+	for (t0 = numab_now(); numab_now() - t0 < RACE_S; to = to == a ? b : a, moves++)
+		if (p_move_pages(1, &page, &to, &status, MPOL_MF_MOVE) || (status != to && status != -EAGAIN &&
+									   status != -EBUSY)) {
+			ktap_diag("move_pages of the THP to node %d: %s, status %d", to, strerror(errno), status);
+			break;
+		}
+	m.stop = 1;
+	pthread_join(thread, NULL);
+	for (size_t i = 0; i < pmd && bad < 0; i++)
+		if (huge[i] != RACE_BYTE)
+			bad = (long)i;
+	ok = numab_now() - t0 >= RACE_S && bad < 0 && m.rounds > 0;
+	ktap_diag("%ld moves, %ld mprotect rounds in %.0f s%s", moves, m.rounds, RACE_S,
+		  bad >= 0 ? ", and a byte changed" : "");
+	if (bad >= 0)
+		ktap_diag("byte %ld reads %#x, want %#x", bad, (unsigned char)huge[bad], RACE_BYTE);
+	munmap(map, 2 * pmd);
+	return ok;
+}
+
 int move_plan(const struct nodes *n)
 {
 	(void)n;
@@ -387,4 +459,19 @@ void move_run(const struct nodes *n)
 	expect_errno(syscall(SYS_move_pages, INT_MAX, 0, NULL, NULL, NULL, 0), ESRCH,
 		     "move_pages of a pid that does not exist");
 	check_kthread(n);
+	/* Kills mm/huge_memory.c:change_huge_pmd `if (thp_migration_supported() &&
+	 * pmd_is_valid_softleaf(*pmd))` -> `if (0)` (109bc2d0bf8e: a migration entry taken for a
+	 * present PMD and rewritten as one). */
+	if (n->nr_mem < 2) {
+		ktap_skip("move_pages of a THP back and forth under mprotect: moved, contents kept",
+			  "one memory node");
+	} else {
+		int r = thp_move_under_mprotect(n->mem[0], n->mem[n->nr_mem - 1]);
+
+		if (r < 0)
+			ktap_skip("move_pages of a THP back and forth under mprotect: moved, contents kept",
+				  "no THP could be faulted on node %d", n->mem[0]);
+		else
+			ktap_ok(r, "move_pages of a THP back and forth under mprotect: moved, contents kept");
+	}
 }
