@@ -12,12 +12,12 @@ expect_grep '^end: poweroff$' "$cell/meta"
 expect_no_qemu
 
 expect_rc 1 $NUMALAB run --topo 2node --append "numalab.fault=hang numalab.test_timeout=3600" \
-	--timeout 60 --out "$SCRATCH/r2"
+	--timeout 30 --out "$SCRATCH/r2"
 cell=$(cell_dir "$SCRATCH/r2")
 expect_grep '^# guest\.kernel: ' "$cell/tap"
 expect_grep '^    # Subtest: topology$' "$cell/tap"
-expect_grep '^not ok 1 topology # TIMEOUT vm timeout after 60 s$' "$cell/tap"
-expect_grep '^not ok 2 mempolicy # ERROR not run: vm timeout after 60 s$' "$cell/tap"
+expect_grep '^not ok 1 topology # TIMEOUT vm timeout after 30 s$' "$cell/tap"
+expect_grep '^not ok 2 mempolicy # ERROR not run: vm timeout after 30 s$' "$cell/tap"
 expect_grep '^end: timeout$' "$cell/meta"
 expect_no_tmp_files "$SCRATCH"
 expect_no_qemu

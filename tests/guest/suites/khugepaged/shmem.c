@@ -39,6 +39,14 @@
  *              collapse_file's `result = SCAN_PTE_MAPPED_HUGEPAGE` (the
  *              folio is PMD-size already) -> `- 1` (e6cc7688326f:
  *              SCAN_PTE_UFFD_WP, EINVAL).
+ *   untouched  the same THP mapped again where no page table exists yet (the
+ *              first 2 MB of a 1 GB-aligned stretch nothing else maps, so
+ *              not even its PUD entry): MADV_COLLAPSE maps it by a PMD at
+ *              once, as a fault there would (try_collapse_pte_mapped_thp():
+ *              "we'd get the hugepage and map it by a PMD"): 0, PMD-mapped.
+ *              Kills set_huge_pmd's `pudp = pud_alloc(mm, p4dp, addr)` ->
+ *              `+ 1` (5da01ebecb04: the PMD table hung one PUD entry on, 1 GB
+ *              away).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -58,7 +66,8 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 5
+#define NR_SHMEM_ROWS 6
+#define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
@@ -150,10 +159,41 @@ static int shmem_intact(const char *huge, size_t pmd)
 }
 
 /*
+ * The untouched row: fd's first PMD (a THP in the page cache) mapped shared at the start of a
+ * 1 GB-aligned stretch of a fresh PROT_NONE reservation, untouched, then MADV_COLLAPSE: 1 if it
+ * returns 0 and the mapping is PMD-mapped with the THP's data, else 0.
+ */
+static int untouched_collapses(int fd, size_t pmd)
+{
+	char *res = mmap(NULL, 2 * GIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), *at;
+	int ok = 0;
+
+	if (res == MAP_FAILED) {
+		ktap_diag("no 2 GB reservation: %s", strerror(errno));
+		return 0;
+	}
+	at = (char *)(((uintptr_t)res + GIB - 1) & ~(uintptr_t)(GIB - 1));
+	if (mmap(at, pmd, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		ktap_diag("mmap at %p: %s", (void *)at, strerror(errno));
+	else if (collapse_range(at, pmd))
+		ktap_diag("MADV_COLLAPSE of the untouched mapping: %s", strerror(errno));
+	else if (smaps_bytes_at(at, "ShmemPmdMapped") != (long long)pmd)
+		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE of the untouched mapping",
+			  smaps_bytes_at(at, "ShmemPmdMapped"));
+	else if (at[0] != PTE_MAPPED_BYTE || at[pmd - 1] != PTE_MAPPED_BYTE)
+		ktap_diag("the untouched mapping reads %#x ... %#x", (unsigned char)at[0], (unsigned char)at[pmd - 1]);
+	else
+		ok = 1;
+	munmap(res, 2 * GIB);
+	return ok;
+}
+
+/*
  * The pte-mapped row: 1 if MADV_COLLAPSE of a shmem THP mapped by PTEs returns 0 and leaves it
  * PMD-mapped with its data, 0 if not, -1 (a SKIP, why says) when no shmem THP could be had.
+ * Then the untouched row on the same file, its result in *untouched (0 when not run).
  */
-static int pte_mapped_collapses(size_t pmd, const char **why)
+static int pte_mapped_collapses(size_t pmd, const char **why, int *untouched)
 {
 	size_t ps = (size_t)page_size();
 	struct thp_knob knob;
@@ -195,6 +235,7 @@ static int pte_mapped_collapses(size_t pmd, const char **why)
 		ktap_diag("the THP reads %#x ... %#x after", (unsigned char)huge[0], (unsigned char)huge[pmd - 1]);
 	else
 		ok = 1;
+	*untouched = untouched_collapses(fd, pmd);
 out:
 	if (map)
 		munmap(map, 2 * pmd);
@@ -217,9 +258,10 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem on two nodes: the THP on the node with most pages",
 		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
 		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
+		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
 	};
 	const char *why;
-	int pte_mapped;
+	int pte_mapped, untouched = 0;
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
 	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
 	char *map = NULL, *huge = NULL, *map2 = NULL, *other = NULL, *anon = NULL;
@@ -270,13 +312,14 @@ void shmem_run(const struct topology *t)
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
-	for (int i = 0; i < NR_SHMEM_ROWS - 1; i++)
+	for (int i = 0; i < NR_SHMEM_ROWS - 2; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
-	pte_mapped = pte_mapped_collapses(pmd, &why);
-	if (pte_mapped < 0)
-		ktap_skip(rows[NR_SHMEM_ROWS - 1], "%s", why);
-	else
-		ktap_ok(pte_mapped, "%s", rows[NR_SHMEM_ROWS - 1]);
+	pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
+	for (int i = NR_SHMEM_ROWS - 2; i < NR_SHMEM_ROWS; i++)
+		if (pte_mapped < 0)
+			ktap_skip(rows[i], "%s", why);
+		else
+			ktap_ok(i == NR_SHMEM_ROWS - 2 ? pte_mapped : untouched, "%s", rows[i]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)

@@ -14,13 +14,16 @@ IDS=0078f37d3bec,867a293cbefa,7970ae7bb65d,6ef893045c7b
 # handed the new one instead; a misaligned mapping's page table retracted;
 # MADV_COLLAPSE held to khugepaged's max_ptes_none.
 IDS=$IDS,4596aee2cb5b,3afbbc935d3b,5db09fdca077
+# MADV_COLLAPSE's collapse_control leaked per call; a shmem THP mapped by PTEs
+# answered SCAN_PTE_UFFD_WP (EINVAL) instead of being PMD-mapped.
+IDS=$IDS,0583a16a278a,e6cc7688326f
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
 IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318084026
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
-      --function retract_page_tables --function collapse_max_ptes_none
+      --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
@@ -59,6 +62,13 @@ IDS2=$IDS2,05a8e4288cc8,1b05e2ed9f35,678a3b9429e5,3cd95e9b52fb
 IDS2=$IDS2,03e96532a30d,e7b1964011e5,8210b991f17d,92855aefee33
 IDS2=$IDS2,85402039e8cb,10551dda6606,51db88bff107
 IDS2=$IDS2,556c2e7e2f84,2c31711eea9d,61f74a8231d7,af7b433ec9bb
+# The second round of issue 33: a THP's hinting fault not counted as
+# migrated, counted on the wrong node, restored read-only; mprotect() of a THP
+# under migration; mprotect() PROT_NONE -> RW leaving a THP read-only;
+# numa_maps' "static|balancing"; mbind(MPOL_DEFAULT) over a hole; a hugetlb
+# page never queued by MOVE; set_mempolicy_home_node() leaking a policy.
+IDS2=$IDS2,3baf38954667,cd1962dd59ab,2904b50c1afe,109bc2d0bf8e,a234019c7e78
+IDS2=$IDS2,207820e87cf8,c1bfc3694535,e58a4686b7a9,b727307c35ad
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
