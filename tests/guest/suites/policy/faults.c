@@ -41,9 +41,10 @@
 
 #define FAULTS_S 30.0
 #define SLICE_S 0.2
-#define CHILD_S 60
+#define CHILD_S 70
 #define NO_THP 2                  /* a child's exit status: no THP could be had */
-#define WRITABLE_PASSES 4
+#define WRITABLE_ROUNDS 3
+#define WRITABLE_S 50.0
 
 /* What /proc/self/sched says of NUMA balancing; -1 where a field is absent. */
 struct numa_stats {
@@ -181,18 +182,22 @@ static int in_child(void (*fn)(void *), void *arg)
 /*
  * The child of the writable row: single-threaded and pinned to cpu_node (so its own pages there
  * are not scanned), a THP on thp_node bound there with MPOL_F_NUMA_BALANCING (scanned, never
- * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask), written
- * until the scanner has made its PMD a hinting fault WRITABLE_PASSES times; exit 0 if the
- * process took fewer than 1.5 faults per pass.
+ * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask).  A round:
+ * spin on a local buffer until the scanner has made the THP's PMD a hinting fault, read the
+ * THP (the hinting fault: a round whose read took none does not count), then write it,
+ * counting the faults of the write alone (nor does a round the scanner marks again in between).  Exit 0 after WRITABLE_ROUNDS rounds
+ * whose writes took no fault.
  */
 static void writable_child(void *arg)
 {
 	const struct thp_child *c = arg;
 	unsigned long mask = 1UL << c->thp_node;
-	long long passes = 0, faults = 0, updates0;
-	struct rusage r0, r1;
+	size_t ps = (size_t)page_size();
+	int rounds = 0, tries = 0;
+	long long write_faults = 0;
 	double t0 = numab_now();
-	char *map, *huge;
+	char *map, *huge, spin[4 * 4096];
+	volatile char sink;
 
 	if (pin_to_node(c->cpu_node))
 		_exit(1);
@@ -203,18 +208,32 @@ static void writable_child(void *arg)
 		ktap_diag("mbind BIND|MPOL_F_NUMA_BALANCING: %s", strerror(errno));
 		_exit(1);
 	}
-	numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
-	updates0 = vmstat("numa_huge_pte_updates");
-	getrusage(RUSAGE_SELF, &r0);
-	while (passes < WRITABLE_PASSES && numab_now() - t0 < FAULTS_S) {
-		numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
-		passes = vmstat("numa_huge_pte_updates") - updates0;
+	memset(spin, 0, sizeof(spin));
+	while (rounds < WRITABLE_ROUNDS && tries++ < 3 * WRITABLE_ROUNDS && numab_now() - t0 < WRITABLE_S) {
+		long long marked = vmstat("numa_huge_pte_updates");
+		struct rusage r0, r1;
+
+		/* The THP left alone, the task on the CPU: the scanner runs from its ticks. */
+		while (vmstat("numa_huge_pte_updates") == marked && numab_now() - t0 < WRITABLE_S)
+			numab_touch_for(spin, sizeof(spin), 64, SLICE_S);
+		getrusage(RUSAGE_SELF, &r0);
+		sink = huge[(size_t)tries * ps];
+		(void)sink;
+		getrusage(RUSAGE_SELF, &r1);
+		if (r1.ru_minflt == r0.ru_minflt)
+			continue;               /* the PMD was not PROT_NONE: no hinting fault */
+		marked = vmstat("numa_huge_pte_updates");
+		getrusage(RUSAGE_SELF, &r0);
+		huge[(size_t)tries * ps] = 1;
+		getrusage(RUSAGE_SELF, &r1);
+		if (vmstat("numa_huge_pte_updates") != marked)
+			continue;
+		write_faults += r1.ru_minflt - r0.ru_minflt;
+		rounds++;
 	}
-	getrusage(RUSAGE_SELF, &r1);
-	faults = r1.ru_minflt - r0.ru_minflt;
-	ktap_diag("%lld hinting passes over the THP on node %d, %lld faults taken, in %.1f s", passes,
-		  c->thp_node, faults, numab_now() - t0);
-	_exit(passes >= WRITABLE_PASSES && 2 * faults < 3 * passes ? 0 : 1);
+	ktap_diag("%d rounds of a hinting fault on the THP on node %d then a write: %lld write faults "
+		  "(%.1f s)", rounds, c->thp_node, write_faults, numab_now() - t0);
+	_exit(rounds >= WRITABLE_ROUNDS && write_faults == 0 ? 0 : 1);
 }
 
 enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, ROW_WRITABLE, NR_FAULTS_ROWS };
@@ -232,7 +251,7 @@ void faults_run(const struct nodes *n)
 				  "its pages not migrated",
 		[ROW_MOVED_THP] = "NUMA balancing counts a THP it moved to a task: its pages migrated, faults "
 				  "private on the new node",
-		[ROW_WRITABLE] = "a THP's hinting fault leaves it writable: one fault per hinting pass, not two",
+		[ROW_WRITABLE] = "a THP's hinting fault leaves it writable: the write after it takes no fault",
 	};
 	int cpu[MAX_NODES], nr_cpu = 0, local = -1, dest, r;
 	struct thp_child t = { .n = n };
