@@ -36,9 +36,9 @@
  *              "Perform a best-effort synchronous collapse of the native
  *              pages mapped by the memory range into Transparent Huge
  *              Pages": 0, the range PMD-mapped, the data kept.  Kills
- *              collapse_file's `result = SCAN_PTE_MAPPED_HUGEPAGE` (the
- *              folio is PMD-size already) -> `- 1` (e6cc7688326f:
- *              SCAN_PTE_UFFD_WP, EINVAL).
+ *              collapse_scan_file's `result = SCAN_PTE_MAPPED_HUGEPAGE`
+ *              (the folio is PMD-size already) -> `- 1` (6ff64ef76286:
+ *              SCAN_PTE_UFFD_WP, so no PMD is installed: EINVAL).
  *   untouched  the same THP mapped again where no page table exists yet (the
  *              first 2 MB of a 1 GB-aligned stretch nothing else maps, so
  *              not even its PUD entry): MADV_COLLAPSE maps it by a PMD at

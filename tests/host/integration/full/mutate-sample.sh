@@ -15,8 +15,9 @@ IDS=0078f37d3bec,867a293cbefa,7970ae7bb65d,6ef893045c7b
 # MADV_COLLAPSE held to khugepaged's max_ptes_none.
 IDS=$IDS,4596aee2cb5b,3afbbc935d3b,5db09fdca077
 # MADV_COLLAPSE's collapse_control leaked per call; a shmem THP mapped by PTEs
-# answered SCAN_PTE_UFFD_WP (EINVAL) instead of being PMD-mapped.
-IDS=$IDS,0583a16a278a,e6cc7688326f
+# answered SCAN_PTE_UFFD_WP (EINVAL) instead of being PMD-mapped; its PMD
+# table hung one PUD entry on, 1 GB away.
+IDS=$IDS,0583a16a278a,6ff64ef76286,5da01ebecb04
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -24,6 +25,7 @@ IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
+      --function collapse_scan_file --function set_huge_pmd
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
