@@ -169,6 +169,36 @@ long pmd_size(void)
 	return sys_read_long(PMD_SIZE_PATH, &size) ? 0 : size;
 }
 
+#define FILL_PASSES 5
+
+long node_hugepages_set(struct node_hugepages *h, int node, long want)
+{
+	char path[128], val[32];
+	long got = -1;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-%ldkB/nr_hugepages", node,
+		 pmd_size() / 1024);
+	if (strcmp(h->path, path)) {
+		if (sys_read(path, h->was, sizeof(h->was)))
+			return -1;
+		snprintf(h->path, sizeof(h->path), "%s", path);
+	}
+	snprintf(val, sizeof(val), "%ld", want);
+	for (int pass = 0; pass < FILL_PASSES; pass++) {
+		long before = got;
+
+		if (sys_write(path, val) || sys_read_long(path, &got) || got == before || got >= want)
+			break;
+	}
+	return got;
+}
+
+void node_hugepages_restore(const struct node_hugepages *h)
+{
+	if (h->path[0])
+		sys_write(h->path, h->was);
+}
+
 long file_key_value(const char *path, const char *key)
 {
 	char line[160];

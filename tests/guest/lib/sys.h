@@ -48,6 +48,21 @@ long long smaps_anon_huge(const void *vma_start);
 long long smaps_bytes_at(const void *addr, const char *field);
 /* A /proc/vmstat counter, per-CPU deltas folded in first (vm/stat_refresh); -1 when absent. */
 long long vmstat(const char *name);
+/*
+ * A node's persistent huge pages of the PMD size (hugetlb: the node's
+ * hugepages-<pmd_size()>kB/nr_hugepages).  node_hugepages_set() asks for
+ * want of them, again while the count still grows (hugetlb takes what the
+ * node gives per write; FILL_PASSES writes at most), the count before kept
+ * in h the first time: the count held after, or -1 when the node has no
+ * such file (nothing changed).  node_hugepages_restore() puts the first
+ * count back (nothing if set never succeeded).
+ */
+struct node_hugepages {
+	char path[128];
+	char was[32];
+};
+long node_hugepages_set(struct node_hugepages *h, int node, long want);
+void node_hugepages_restore(const struct node_hugepages *h);
 /* The number after "KEY:" or "KEY " on a line of path (meminfo, memory.stat); -1 if none. */
 long file_key_value(const char *path, const char *key);
 /*

@@ -45,7 +45,6 @@
 #define MPOL_BIND 2
 #define NR_RULES 4
 #define BOOST "/proc/sys/vm/watermark_boost_factor"
-#define FILL_PASSES 5
 
 static long set_policy(int mode, int node)
 {
@@ -129,20 +128,20 @@ static int pick_pair(const struct topology *t, int *a, int *b)
 
 static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 {
-	char path[160], was[32], want[32], boost[32] = "";
-	long wanted, got = -1;
+	struct node_hugepages h = { "", "" };
+	char boost[32] = "";
+	long wanted, got;
 	size_t nr = pmd / (size_t)page_size();
 	char *map3 = NULL, *map4 = NULL, *r3, *r4;
 	int ok3 = 0, ok4 = 0, node = -1;
 	const char *why = NULL;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/nr_hugepages", a,
-		 pmd / 1024);
 	if (a == 0)
 		why = "the first node of the tie is node 0 (filling it would starve the guest)";
-	else if (sys_read(path, was, sizeof(was)))
+	else if (node_hugepages_set(&h, a, 0) < 0)
 		why = "no hugetlb pages of the PMD size on the node";
 	if (why) {
+		node_hugepages_restore(&h);
 		ktap_skip("MADV_COLLAPSE onto a full node", "%s", why);
 		ktap_skip("MADV_COLLAPSE of a tie whose first node is full", "%s", why);
 		return;
@@ -160,18 +159,12 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 	 * holds back (khugepaged raises min_free_kbytes) stay free, for neither.
 	 * Watermark boosting (after a fragmenting fallback) raises every
 	 * watermark for a while: off, so a THP cannot get a block once kswapd
-	 * resets it.  Passes until the count stops growing.
+	 * resets it.
 	 */
 	if (sys_read(BOOST, boost, sizeof(boost)) || sys_write(BOOST, "0"))
 		boost[0] = '\0';
 	wanted = (long)(t->nodes[a].mem_bytes / pmd) + 8;
-	snprintf(want, sizeof(want), "%ld", wanted);
-	for (int pass = 0; pass < FILL_PASSES; pass++) {
-		long before = got;
-
-		if (sys_write(path, want) || sys_read_long(path, &got) || got == before)
-			break;
-	}
+	got = node_hugepages_set(&h, a, wanted);
 	ktap_diag("node %d: %ld hugetlb pages (of %ld asked)", a, got, wanted);
 	if (got <= 0 || got >= wanted) {
 		why = "cannot fill the node with hugetlb pages";
@@ -191,7 +184,7 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 	else
 		ok4 = 1;
 report:
-	sys_write(path, was);
+	node_hugepages_restore(&h);
 	if (boost[0])
 		sys_write(BOOST, boost);
 	if (why) {

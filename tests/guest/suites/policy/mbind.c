@@ -156,13 +156,6 @@ static int mbind_thp(int from, int to, int split)
 	return ok;
 }
 
-/* A node's persistent huge pages of the default size (pmd_size()): the sysfs file, into path. */
-static void node_hugepages_path(int node, char *path, size_t cap)
-{
-	snprintf(path, cap, "/sys/devices/system/node/node%d/hugepages/hugepages-%ldkB/nr_hugepages", node,
-		 pmd_size() / 1024);
-}
-
 /*
  * A hugetlb page (MAP_HUGETLB, one huge page reserved on each of from and to, the counts put
  * back after) faulted on from, then MOVE|STRICT to to: 1 if the call succeeded and the page is
@@ -173,19 +166,15 @@ static void node_hugepages_path(int node, char *path, size_t cap)
 static int mbind_hugetlb(int from, int to)
 {
 	size_t huge = (size_t)pmd_size();
-	char paths[2][128], old[2][32] = { "", "" };
+	struct node_hugepages h[2] = { { "", "" }, { "", "" } };
 	int nodes[2] = { from, to }, reserved = 1, ok = -1, status = -1;
 	unsigned long mfrom = 1UL << from, mto = 1UL << to;
-	long have;
 	char *map = MAP_FAILED;
 	void *page;
 
-	for (int i = 0; i < 2; i++) {
-		node_hugepages_path(nodes[i], paths[i], sizeof(paths[i]));
-		if (sys_read(paths[i], old[i], sizeof(old[i])) || sys_write(paths[i], "1") ||
-		    sys_read_long(paths[i], &have) || have < 1)
+	for (int i = 0; i < 2; i++)
+		if (node_hugepages_set(&h[i], nodes[i], 1) < 1)
 			reserved = 0;
-	}
 	if (reserved)
 		map = mmap(NULL, huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	if (map != MAP_FAILED) {
@@ -204,8 +193,7 @@ static int mbind_hugetlb(int from, int to)
 		munmap(map, huge);
 	}
 	for (int i = 0; i < 2; i++)
-		if (old[i][0])
-			sys_write(paths[i], old[i]);
+		node_hugepages_restore(&h[i]);
 	return ok;
 }
 
