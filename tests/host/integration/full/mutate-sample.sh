@@ -5,6 +5,8 @@
 # The ids are from the mutation runs of issues 18 and 33 (docs/mutate.md); a
 # change of the mutated files in the stock recipe changes them, and --ids
 # then says which one is gone.
+# Some 45 mutants at 40-90 s each, beside their base runs: past the default hour.
+# check-timeout: 5400
 . "$(dirname "$0")/../lib.bash"
 make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
 # khugepaged.c: collapse_find_target_node's tie mask == to !=, its max-load test
