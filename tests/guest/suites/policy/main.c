@@ -272,7 +272,7 @@ GUEST_CASE(mbind, mbind_plan(&n)) { mbind_run(&n); }
 GUEST_CASE(home, home_plan(&n)) { home_run(&n); }
 GUEST_CASE(shared, shared_plan(&n)) { shared_run(&n); }
 GUEST_CASE(tmpfs, tmpfs_plan(&n)) { tmpfs_run(&n); }
-GUEST_CASE(thp, thp_plan(&n)) { thp_run(&n); }
+GUEST_CASE(full, full_plan(&n)) { full_run(&n); }
 GUEST_CASE(balancing, balancing_plan(&n)) { balancing_run(&n); }
 GUEST_CASE(faults, faults_plan(&n)) { faults_run(&n); }
 

@@ -28,8 +28,9 @@
  *   faults.c   NUMA balancing's per-task account in /proc/PID/sched: a THP's
  *              hinting faults counted private on its node, pages migrated,
  *              the preferred node of a task whose memory has no CPUs
- *   thp.c      a MADV_HUGEPAGE fault whose local node is full of hugetlb
- *              pages: a THP from another node (the default policy's retry)
+ *   full.c     a local node full of hugetlb pages: a MADV_HUGEPAGE fault
+ *              gets a THP from another node (the default policy's retry);
+ *              NUMA balancing moves nothing into it while it is nearly full
  *   tmpfs.c    tmpfs's mpol= mount option: bind, prefer, interleave, and
  *              a node that is not online refused
  *
@@ -152,8 +153,8 @@ int home_plan(const struct nodes *n);
 void home_run(const struct nodes *n);
 int shared_plan(const struct nodes *n);
 void shared_run(const struct nodes *n);
-int thp_plan(const struct nodes *n);
-void thp_run(const struct nodes *n);
+int full_plan(const struct nodes *n);
+void full_run(const struct nodes *n);
 int tmpfs_plan(const struct nodes *n);
 void tmpfs_run(const struct nodes *n);
 

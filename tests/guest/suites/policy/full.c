@@ -1,0 +1,212 @@
+/*
+ * A full local node: where a THP fault goes, and what NUMA balancing may
+ * move into it.  Pinned to a CPU of node L (the last memory node with CPUs,
+ * not node 0, whose filling would starve the guest), L is filled with
+ * hugetlb pages until it gives no more (watermark boosting off, as
+ * khugepaged/nodes.c explains).  SKIPs where L would be node 0, or the node
+ * has no hugetlb pages of the PMD size to fill it with.
+ *
+ *   thp     transhuge.rst, defrag: with "madvise" (the default) a region
+ *           that "used madvise(MADV_HUGEPAGE)" will "enter direct reclaim
+ *           like always", and "always" means an application "will stall on
+ *           allocation failure and directly reclaim pages and compact
+ *           memory in an effort to allocate a THP immediately".
+ *           alloc_pages_mpol() reads that for the default policy: a THP is
+ *           first tried on the local node alone, without reclaim; "If
+ *           hugepage allocations are configured to always synchronous
+ *           compact or the vma has been madvised to prefer hugepage
+ *           backing, retry allowing remote memory with both reclaim and
+ *           compact as well".  So a MADV_HUGEPAGE region faulted with L
+ *           full is still a THP, on another node.  Kills mm/mempolicy.c:
+ *           alloc_pages_mpol `if (page || !(gfp & __GFP_DIRECT_RECLAIM))`
+ *           -> `if (1)` (46d560984fbf: base pages instead).
+ *   nearly  NUMA balancing moves a page to the node that uses it, but "Avoid
+ *           migrating to a node that is nearly full"
+ *           (migrate_misplaced_folio_prepare()): below its high watermark,
+ *           where an allocation would still succeed (down to min, with
+ *           reclaim).  With L's free pages brought to its low watermark
+ *           (base pages bound to L), pages on another node written from L stay
+ *           there for STAY_S; once the hugetlb pages are given back, they
+ *           move to L.  Kills mm/migrate.c:migrate_misplaced_folio_prepare
+ *           `if (!migrate_balanced_pgdat(pgdat, nr_pages))` -> `if (0)`
+ *           (22e344da31d6: moved into the nearly full node).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ktap.h"
+#include "numab.h"
+#include "policy.h"
+#include "sys.h"
+
+#define NR_FULL_ROWS 2
+#define NEARLY_PAGES 16
+#define STAY_S 6.0
+#define MOVE_S 30.0
+#define SLICE_S 0.2
+#define BOOST "/proc/sys/vm/watermark_boost_factor"
+
+int full_plan(const struct nodes *n)
+{
+	(void)n;
+	return NR_FULL_ROWS;
+}
+
+/* A MADV_HUGEPAGE PMD faulted now: 1 if it is a THP off node local; diags say what it is. */
+static int remote_thp(int local)
+{
+	size_t pmd = (size_t)pmd_size();
+	char *map = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *huge;
+	int node = -1, ok;
+
+	if (map == MAP_FAILED) {
+		ktap_diag("mmap: %s", strerror(errno));
+		return 0;
+	}
+	huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (madvise(huge, pmd, MADV_HUGEPAGE))
+		ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+	huge[0] = 1;
+	pages_nodes(huge, 1, &node);
+	ok = smaps_anon_huge(huge) == (long long)pmd && node >= 0 && node != local;
+	if (!ok)
+		ktap_diag("the fault with node %d full: AnonHugePages %lld, on node %d", local, smaps_anon_huge(huge),
+			  node);
+	munmap(map, 2 * pmd);
+	return ok;
+}
+
+/* Node node's last zone with managed pages: its free pages and watermarks (zoneinfo). */
+static int zone_marks(int node, long *free, long *min, long *low, long *high)
+{
+	char line[256], key[64];
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	int in_node = 0, found = 0;
+	long v, zfree = -1, zmin = -1, zlow = -1, zhigh = -1;
+
+	snprintf(key, sizeof(key), "Node %d, zone", node);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Node ", 5))
+			in_node = !strncmp(line, key, strlen(key));
+		else if (!in_node)
+			continue;
+		else if (sscanf(line, " pages free %ld", &v) == 1)
+			zfree = v;
+		else if (sscanf(line, " min %ld", &v) == 1)
+			zmin = v;
+		else if (sscanf(line, " low %ld", &v) == 1)
+			zlow = v;
+		else if (sscanf(line, " high %ld", &v) == 1)
+			zhigh = v;
+		else if (sscanf(line, " managed %ld", &v) == 1 && v > 0) {
+			*free = zfree;
+			*min = zmin;
+			*low = zlow;
+			*high = zhigh;
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * The nearly row, with L full of hugetlb pages: its free pages brought to the low watermark
+ * (between min and high: the migration's allocation would succeed, migrate_balanced_pgdat()
+ * says no), pages on far written from local (pinned there) for STAY_S: 1 if they stayed, then
+ * moved to L within MOVE_S once h is given back; 0 if not.
+ */
+static int nearly_full(int local, int far, struct node_hugepages *h)
+{
+	size_t ps = (size_t)page_size(), filler_max = 16384, filled = 0;
+	long free, min, low, high, count;
+	char *pages = pages_on(far, NEARLY_PAGES), *filler = NULL;
+	unsigned long mask = 1UL << local;
+	int status[NEARLY_PAGES], ok = 0, stayed;
+	double t0;
+
+	if (!pages || zone_marks(local, &free, &min, &low, &high)) {
+		ktap_diag("no pages on node %d, or no watermarks of node %d in /proc/zoneinfo", far, local);
+		goto out;
+	}
+	/* Room above the low watermark first: hugetlb pages back while the node is at or below it. */
+	if (sys_read_long(h->path, &count))
+		count = 0;
+	while (free <= low && count > 0)
+		if ((count = node_hugepages_set(h, local, count - 1)) < 0 || zone_marks(local, &free, &min, &low, &high))
+			break;
+	filler = mmap(NULL, filler_max * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (filler == MAP_FAILED || p_mbind(filler, filler_max * ps, MPOL_BIND, &mask, MAXNODE_LONG, 0)) {
+		ktap_diag("the filler mapping: %s", strerror(errno));
+		filler = NULL;
+		goto out;
+	}
+	while (filled < filler_max && !zone_marks(local, &free, &min, &low, &high) && free > low)
+		for (size_t k = 0; k < 16 && filled < filler_max; k++)
+			filler[filled++ * ps] = 1;
+	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages)", local, free, min,
+		  low, high, filled);
+	if (free >= high || free <= min) {
+		ktap_diag("cannot bring node %d between its min and high watermarks", local);
+		goto out;
+	}
+	numab_touch_for(pages, NEARLY_PAGES * ps, ps, STAY_S);
+	stayed = !pages_nodes(pages, NEARLY_PAGES, status) && all_on(status, NEARLY_PAGES, far, "node nearly full");
+	munmap(filler, filler_max * ps);
+	filler = NULL;
+	node_hugepages_restore(h);
+	for (t0 = numab_now(); stayed && !ok && numab_now() - t0 < MOVE_S;) {
+		numab_touch_for(pages, NEARLY_PAGES * ps, ps, SLICE_S);
+		ok = !pages_nodes(pages, NEARLY_PAGES, status) && status[0] == local &&
+		     status[NEARLY_PAGES - 1] == local;
+	}
+	if (stayed && !ok)
+		ktap_diag("the pages did not move to node %d within %.0f s of its room coming back", local, MOVE_S);
+out:
+	if (filler)
+		munmap(filler, filler_max * ps);
+	unmap_pages(pages, NEARLY_PAGES);
+	return ok;
+}
+
+void full_run(const struct nodes *n)
+{
+	const char *rows[NR_FULL_ROWS] = {
+		"a MADV_HUGEPAGE fault whose local node has no huge page left: a THP from another node",
+		"NUMA balancing moves no page into a nearly full node, and moves them once it has room",
+	};
+	struct node_hugepages h = { "", "" };
+	int local = last_cpu_node(n), far = n->mem[0];
+	char boost[32] = "";
+	long got;
+
+	if (local <= 0 || n->nr_mem < 2 || pin_to_node(local)) {
+		for (int i = 0; i < NR_FULL_ROWS; i++)
+			ktap_skip(rows[i], "needs a memory node with CPUs other than node 0, and a second memory node");
+		return;
+	}
+	if (sys_read(BOOST, boost, sizeof(boost)) || sys_write(BOOST, "0"))
+		boost[0] = '\0';
+	got = node_hugepages_set(&h, local, 1L << 20);
+	if (got <= 0) {
+		for (int i = 0; i < NR_FULL_ROWS; i++)
+			ktap_skip(rows[i], "no hugetlb pages of the PMD size on node %d", local);
+	} else if (numab_start("1")) {
+		ktap_diag("node %d filled with %ld hugetlb pages", local, got);
+		ktap_ok(remote_thp(local), "%s", rows[0]);
+		ktap_skip(rows[1], "cannot set " NUMA_BALANCING_SYSCTL " to 1: %s", strerror(errno));
+	} else {
+		ktap_diag("node %d filled with %ld hugetlb pages", local, got);
+		ktap_ok(remote_thp(local), "%s", rows[0]);
+		ktap_ok(nearly_full(local, far, &h), "%s", rows[1]);
+		numab_stop();
+	}
+	node_hugepages_restore(&h);
+	if (boost[0])
+		sys_write(BOOST, boost);
+	unpin();
+}
