@@ -238,6 +238,19 @@ static void writable_child(void *arg)
 
 enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, ROW_WRITABLE, NR_FAULTS_ROWS };
 
+/* A row run by fn in a child on t: a SKIP when t has no nodes for it or the child had no THP. */
+static void child_row(const char *row, void (*fn)(void *), struct thp_child *t)
+{
+	int r;
+
+	if (t->cpu_node < 0 || t->thp_node < 0)
+		ktap_skip(row, "needs two memory nodes, one with CPUs (%d memory nodes)", t->n->nr_mem);
+	else if ((r = in_child(fn, t)) < 0)
+		ktap_skip(row, "no THP could be faulted on node %d", t->thp_node);
+	else
+		ktap_ok(r, "%s", row);
+}
+
 int faults_plan(const struct nodes *n)
 {
 	(void)n;
@@ -253,7 +266,7 @@ void faults_run(const struct nodes *n)
 				  "private on the new node",
 		[ROW_WRITABLE] = "a THP's hinting fault leaves it writable: the write after it takes no fault",
 	};
-	int cpu[MAX_NODES], nr_cpu = 0, local = -1, dest, r;
+	int cpu[MAX_NODES], nr_cpu = 0, local = -1;
 	struct thp_child t = { .n = n };
 
 	if (numab_start("1")) {
@@ -272,31 +285,21 @@ void faults_run(const struct nodes *n)
 	 * arguments last_cpupid -> flags (counted shared) and flags -> last_cpupid (a page's unset
 	 * cpupid reads as TNF_MIGRATED: pages "migrated" that never moved). */
 	t.cpu_node = t.thp_node = local;
-	r = local < 0 ? -1 : in_child(thp_child, &t);
-	if (r < 0)
-		ktap_skip(rows[ROW_LOCAL_THP], "no THP could be faulted on a node with CPUs and memory");
-	else
-		ktap_ok(r, "%s", rows[ROW_LOCAL_THP]);
+	child_row(rows[ROW_LOCAL_THP], thp_child, &t);
 
 	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page's `flags |= TNF_MIGRATED` removed (0
 	 * migrated), the migrated branch's task_numa_fault() removed, `nid = target_nid` -> `- 1`
-	 * (counted on the node below dest: the THP comes from neither, where there is one) and
+	 * (counted on the node below the task's: the THP comes from neither, where there is one) and
 	 * task_numa_fault(last_cpupid -> target_nid) (counted shared). */
-	dest = last_cpu_node(n);
-	t.cpu_node = dest;
+	t.cpu_node = last_cpu_node(n);
 	t.thp_node = -1;
 	for (int k = 0; k < n->nr_mem && t.thp_node < 0; k++)
-		if (n->mem[k] != dest && n->mem[k] != dest - 1)
+		if (n->mem[k] != t.cpu_node && n->mem[k] != t.cpu_node - 1)
 			t.thp_node = n->mem[k];
 	for (int k = 0; k < n->nr_mem && t.thp_node < 0; k++)
-		if (n->mem[k] != dest)
+		if (n->mem[k] != t.cpu_node)
 			t.thp_node = n->mem[k];
-	if (dest < 0 || t.thp_node < 0)
-		ktap_skip(rows[ROW_MOVED_THP], "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
-	else if ((r = in_child(thp_child, &t)) < 0)
-		ktap_skip(rows[ROW_MOVED_THP], "no THP could be faulted on node %d", t.thp_node);
-	else
-		ktap_ok(r, "%s", rows[ROW_MOVED_THP]);
+	child_row(rows[ROW_MOVED_THP], thp_child, &t);
 
 	/* Kills mm/huge_memory.c:do_huge_pmd_numa_page can_change_pmd_writable(..., pmd) ->
 	 * (..., old_pmd) (2904b50c1afe: old_pmd is PROT_NONE, never writable) and
@@ -307,11 +310,6 @@ void faults_run(const struct nodes *n)
 	for (int k = n->nr_mem - 1; k >= 0 && t.thp_node < 0; k--)
 		if (n->mem[k] != local)
 			t.thp_node = n->mem[k];
-	if (local < 0 || t.thp_node < 0)
-		ktap_skip(rows[ROW_WRITABLE], "needs two memory nodes, one with CPUs (%d memory nodes)", n->nr_mem);
-	else if ((r = in_child(writable_child, &t)) < 0)
-		ktap_skip(rows[ROW_WRITABLE], "no THP could be faulted on node %d", t.thp_node);
-	else
-		ktap_ok(r, "%s", rows[ROW_WRITABLE]);
+	child_row(rows[ROW_WRITABLE], writable_child, &t);
 	numab_stop();
 }
