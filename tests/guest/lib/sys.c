@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,6 +226,23 @@ long slab_objects(const char *dir)
 	if (sys_read(path, buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
+}
+
+int slab_shrink_all(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[320];
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {   /* aliases are links: each cache once */
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
+			n += !sys_write(path, "1");
+		}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 long long vmstat(const char *name)

@@ -71,6 +71,12 @@ long file_key_value(const char *path, const char *key);
  * were flushed (its shrink file); -1 if unreadable.
  */
 long slab_objects(const char *dir);
+/*
+ * Every slab cache shrunk (its per-CPU slabs flushed, and what KASAN's
+ * quarantine holds of it freed: kasan_cache_shrink()), so meminfo's Slab
+ * figures count only objects in use.  The number of caches shrunk.
+ */
+int slab_shrink_all(void);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 
