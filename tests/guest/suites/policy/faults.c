@@ -179,14 +179,24 @@ static int in_child(void (*fn)(void *), void *arg)
 	return WEXITSTATUS(status) == NO_THP ? -1 : WEXITSTATUS(status) == 0;
 }
 
+/* This process's minor faults (getrusage(2) ru_minflt, "page faults serviced without any I/O"). */
+static long minflt(void)
+{
+	struct rusage ru = { 0 };
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
 /*
  * The child of the writable row: single-threaded and pinned to cpu_node (so its own pages there
  * are not scanned), a THP on thp_node bound there with MPOL_F_NUMA_BALANCING (scanned, never
  * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask).  A round:
- * spin on a local buffer until the scanner has made the THP's PMD a hinting fault, read the
- * THP (the hinting fault: a round whose read took none does not count), then write it,
- * counting the faults of the write alone (nor does a round the scanner marks again in between).  Exit 0 after WRITABLE_ROUNDS rounds
- * whose writes took no fault.
+ * read the THP over and over until a read faults (the scanner has made the PMD a hinting fault:
+ * numa_huge_pte_updates moved, else the round does not count), then write it, counting the
+ * faults of the write alone.  The reads keep the VMA among those the scanner visits (it skips
+ * one the task has not faulted on lately, vma_is_accessed()).  Exit 0 after WRITABLE_ROUNDS
+ * rounds whose writes took no fault.
  */
 static void writable_child(void *arg)
 {
@@ -196,8 +206,8 @@ static void writable_child(void *arg)
 	int rounds = 0, tries = 0;
 	long long write_faults = 0;
 	double t0 = numab_now();
-	char *map, *huge, spin[4 * 4096];
-	volatile char sink;
+	char *map, *huge;
+	volatile char *at;
 
 	if (pin_to_node(c->cpu_node))
 		_exit(1);
@@ -208,27 +218,18 @@ static void writable_child(void *arg)
 		ktap_diag("mbind BIND|MPOL_F_NUMA_BALANCING: %s", strerror(errno));
 		_exit(1);
 	}
-	memset(spin, 0, sizeof(spin));
 	while (rounds < WRITABLE_ROUNDS && tries++ < 3 * WRITABLE_ROUNDS && numab_now() - t0 < WRITABLE_S) {
 		long long marked = vmstat("numa_huge_pte_updates");
-		struct rusage r0, r1;
+		long before = minflt(), after;
 
-		/* The THP left alone, the task on the CPU: the scanner runs from its ticks. */
-		while (vmstat("numa_huge_pte_updates") == marked && numab_now() - t0 < WRITABLE_S)
-			numab_touch_for(spin, sizeof(spin), 64, SLICE_S);
-		getrusage(RUSAGE_SELF, &r0);
-		sink = huge[(size_t)tries * ps];
-		(void)sink;
-		getrusage(RUSAGE_SELF, &r1);
-		if (r1.ru_minflt == r0.ru_minflt)
-			continue;               /* the PMD was not PROT_NONE: no hinting fault */
-		marked = vmstat("numa_huge_pte_updates");
-		getrusage(RUSAGE_SELF, &r0);
-		huge[(size_t)tries * ps] = 1;
-		getrusage(RUSAGE_SELF, &r1);
-		if (vmstat("numa_huge_pte_updates") != marked)
-			continue;
-		write_faults += r1.ru_minflt - r0.ru_minflt;
+		at = huge + (size_t)tries * ps;
+		while ((after = minflt()) == before && numab_now() - t0 < WRITABLE_S)
+			(void)*at;
+		if (after == before || vmstat("numa_huge_pte_updates") == marked)
+			continue;               /* no hinting fault on the THP this round */
+		before = minflt();
+		*at = 1;
+		write_faults += minflt() - before;
 		rounds++;
 	}
 	ktap_diag("%d rounds of a hinting fault on the THP on node %d then a write: %lld write faults "
