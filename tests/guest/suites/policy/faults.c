@@ -46,7 +46,7 @@
 #define WRITABLE_ROUNDS 3
 #define WRITABLE_S 50.0
 
-/* What /proc/self/sched says of NUMA balancing; -1 where a field is absent. */
+/* What /proc/self/sched says of NUMA balancing (migrated -1: no such line). */
 struct numa_stats {
 	long migrated;
 	long priv[MAX_NODES], shared[MAX_NODES];
@@ -86,7 +86,7 @@ static void stats_max(struct numa_stats *max, const struct numa_stats *s)
 	}
 }
 
-/* A THP's pages, and an eighth of them: more than the base pages a child writes besides. */
+/* A THP's pages: what one hinting fault on it counts (an eighth is more than a child's base pages). */
 static long thp_pages(void)
 {
 	return pmd_size() / page_size();
@@ -102,7 +102,6 @@ static void *idle_thread(void *arg)
 struct thp_child {
 	const struct nodes *n;
 	int cpu_node, thp_node;       /* pinned to the one, the THP faulted on the other (or the same) */
-	int spare;                    /* a node whose count must stay 0 besides: -1 for none */
 };
 
 /*
