@@ -404,8 +404,10 @@ static int thp_move_under_mprotect(int a, int b)
 		return 0;
 	}
 	for (t0 = numab_now(); numab_now() - t0 < RACE_S; to = to == a ? b : a, moves++)
-		if (p_move_pages(1, &page, &to, &status, MPOL_MF_MOVE) || (status != to && status != -EAGAIN &&
-									   status != -EBUSY)) {
+		/* A move the mprotect() thread got in the way of may report the page not moved
+		 * (a positive count, status -EAGAIN or -EBUSY): the next one tries again. */
+		if (p_move_pages(1, &page, &to, &status, MPOL_MF_MOVE) < 0 ||
+		    (status != to && status != -EAGAIN && status != -EBUSY)) {
 			ktap_diag("move_pages of the THP to node %d: %s, status %d", to, strerror(errno), status);
 			break;
 		}
