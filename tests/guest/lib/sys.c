@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,6 +227,28 @@ long slab_objects(const char *dir)
 	if (sys_read(path, buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
+}
+
+long minor_faults(void)
+{
+	struct rusage ru = { 0 };
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt;
+}
+
+#define BOOST "/proc/sys/vm/watermark_boost_factor"
+
+void watermark_boost_off(char *saved, size_t cap)
+{
+	if (sys_read(BOOST, saved, cap) || sys_write(BOOST, "0"))
+		saved[0] = '\0';
+}
+
+void watermark_boost_restore(const char *saved)
+{
+	if (saved[0])
+		sys_write(BOOST, saved);
 }
 
 int slab_shrink_all(void)

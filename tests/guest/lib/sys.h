@@ -77,6 +77,15 @@ long slab_objects(const char *dir);
  * figures count only objects in use.  The number of caches shrunk.
  */
 int slab_shrink_all(void);
+/* This thread's minor faults (getrusage(2) RUSAGE_THREAD ru_minflt: "page faults serviced without any I/O"). */
+long minor_faults(void);
+/*
+ * Watermark boosting (vm.watermark_boost_factor) off, its value kept in saved (saved[0] 0 when it
+ * could not be read or set), and back: after a fragmenting fallback it raises every watermark for
+ * a while, so a node filled to its watermarks on purpose would move under a test.
+ */
+void watermark_boost_off(char *saved, size_t cap);
+void watermark_boost_restore(const char *saved);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

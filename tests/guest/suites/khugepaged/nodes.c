@@ -44,7 +44,6 @@
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
 #define NR_RULES 4
-#define BOOST "/proc/sys/vm/watermark_boost_factor"
 
 static long set_policy(int mode, int node)
 {
@@ -161,8 +160,7 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 	 * watermark for a while: off, so a THP cannot get a block once kswapd
 	 * resets it.
 	 */
-	if (sys_read(BOOST, boost, sizeof(boost)) || sys_write(BOOST, "0"))
-		boost[0] = '\0';
+	watermark_boost_off(boost, sizeof(boost));
 	wanted = (long)(t->nodes[a].mem_bytes / pmd) + 8;
 	got = node_hugepages_set(&h, a, wanted);
 	ktap_diag("node %d: %ld hugetlb pages (of %ld asked)", a, got, wanted);
@@ -185,8 +183,7 @@ static void full_node_rules(const struct topology *t, size_t pmd, int a, int b)
 		ok4 = 1;
 report:
 	node_hugepages_restore(&h);
-	if (boost[0])
-		sys_write(BOOST, boost);
+	watermark_boost_restore(boost);
 	if (why) {
 		ktap_skip("MADV_COLLAPSE onto a full node", "%s", why);
 		ktap_skip("MADV_COLLAPSE of a tie whose first node is full", "%s", why);

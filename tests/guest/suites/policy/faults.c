@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -178,15 +177,6 @@ static int in_child(void (*fn)(void *), void *arg)
 	return WEXITSTATUS(status) == NO_THP ? -1 : WEXITSTATUS(status) == 0;
 }
 
-/* This process's minor faults (getrusage(2) ru_minflt, "page faults serviced without any I/O"). */
-static long minflt(void)
-{
-	struct rusage ru = { 0 };
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_minflt;
-}
-
 /*
  * The child of the writable row: single-threaded and pinned to cpu_node (so its own pages there
  * are not scanned), a THP on thp_node bound there with MPOL_F_NUMA_BALANCING (scanned, never
@@ -219,16 +209,16 @@ static void writable_child(void *arg)
 	}
 	while (rounds < WRITABLE_ROUNDS && tries++ < 3 * WRITABLE_ROUNDS && numab_now() - t0 < WRITABLE_S) {
 		long long marked = vmstat("numa_huge_pte_updates");
-		long before = minflt(), after;
+		long before = minor_faults(), after;
 
 		at = huge + (size_t)tries * ps;
-		while ((after = minflt()) == before && numab_now() - t0 < WRITABLE_S)
+		while ((after = minor_faults()) == before && numab_now() - t0 < WRITABLE_S)
 			(void)*at;
 		if (after == before || vmstat("numa_huge_pte_updates") == marked)
 			continue;               /* no hinting fault on the THP this round */
-		before = minflt();
+		before = minor_faults();
 		*at = 1;
-		write_faults += minflt() - before;
+		write_faults += minor_faults() - before;
 		rounds++;
 	}
 	ktap_diag("%d rounds of a hinting fault on the THP on node %d then a write: %lld write faults "

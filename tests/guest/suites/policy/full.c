@@ -47,7 +47,6 @@
 #define STAY_S 6.0
 #define MOVE_S 30.0
 #define SLICE_S 0.2
-#define BOOST "/proc/sys/vm/watermark_boost_factor"
 
 int full_plan(const struct nodes *n)
 {
@@ -189,8 +188,7 @@ void full_run(const struct nodes *n)
 			ktap_skip(rows[i], "needs a memory node with CPUs other than node 0, and a second memory node");
 		return;
 	}
-	if (sys_read(BOOST, boost, sizeof(boost)) || sys_write(BOOST, "0"))
-		boost[0] = '\0';
+	watermark_boost_off(boost, sizeof(boost));
 	got = node_hugepages_set(&h, local, 1L << 20);
 	if (got <= 0) {
 		for (int i = 0; i < NR_FULL_ROWS; i++)
@@ -206,7 +204,6 @@ void full_run(const struct nodes *n)
 		numab_stop();
 	}
 	node_hugepages_restore(&h);
-	if (boost[0])
-		sys_write(BOOST, boost);
+	watermark_boost_restore(boost);
 	unpin();
 }
