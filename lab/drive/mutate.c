@@ -34,6 +34,8 @@ struct mrun {
 	const char *tree;                  /* --kernel DIR; NULL: a recipe */
 	struct strvec topos;               /* --topo's list, in order: as given, and */
 	struct strvec topo_names;          /* their names (OUT's base/NAME, run/NAME) */
+	struct strvec guest_tests;         /* the guest suites the runs pack (--tests or the topologies') */
+	char guest[65];                    /* their binaries' key: verdicts hold for these (guest_key()) */
 	struct strvec files;               /* the mutated sources */
 	struct buf *texts;                 /* [files.nr] as built */
 	char (*objects)[65];               /* [files.nr] base objects' sha256 */
@@ -95,6 +97,50 @@ static int has(const struct strvec *v, const char *s);
 
 /* ---- the request ---- */
 
+/* Push the names of "a,b,c" not yet in v. */
+static void split_list(const char *list, struct strvec *v)
+{
+	for (const char *p = list; *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")]) {
+		char *name = xprintf("%.*s", (int)strcspn(p, ","), p);
+
+		if (*name && !has(v, name))
+			strvec_push(v, name);
+		free(name);
+	}
+}
+
+/*
+ * r->guest: the sha256 of the guest's /init and the test binaries the runs
+ * pack (`make guest`'s build/guest/ARCH).  A verdict is only as good as the
+ * tests that gave it: a row added since a mutant survived might kill it, one
+ * removed might not, so results judged on other binaries are judged again.
+ * A suite not built is left to the run to name.
+ */
+static int guest_key(struct mrun *r, struct error *err)
+{
+	struct sha256 s;
+	unsigned char digest[32];
+	int rc = 0;
+
+	sha256_init(&s);
+	for (size_t i = 0; !rc && i <= r->guest_tests.nr; i++) {
+		char *path = i ? xprintf("%s/build/guest/%s/tests/%s", lab_root(), r->arch, r->guest_tests.items[i - 1])
+			       : xprintf("%s/build/guest/%s/init", lab_root(), r->arch);
+		char hex[65];
+
+		if (file_exists(path))
+			rc = sha256_file(path, hex, err);
+		else
+			snprintf(hex, sizeof(hex), "none");
+		if (!rc)
+			sha256_update(&s, hex, strlen(hex) + 1);
+		free(path);
+	}
+	sha256_final(&s, digest);
+	sha256_hex(digest, r->guest);
+	return rc;
+}
+
 static int check_request(struct mrun *r, struct error *err)
 {
 	const struct mutate_opts *o = r->o;
@@ -122,6 +168,7 @@ static int check_request(struct mrun *r, struct error *err)
 			return error_input(err, "--topo %s: %s twice", o->topo, topo.name);
 		snprintf(r->arch, sizeof(r->arch), "%s", topo_arch_name(topo.arch));
 		strvec_push(&r->topo_names, topo.name);
+		split_list(o->tests ? o->tests : topo.tests, &r->guest_tests);
 	}
 	if (!stat(o->kernel, &st) && S_ISDIR(st.st_mode)) {
 		if (!srctree_is_kernel(o->kernel))
@@ -441,6 +488,9 @@ static int run_topologies(struct mrun *r, const struct kernel *k, const char *di
 
 		if (mutant_result_read(base_result, &base, err))
 			rc = error_set(err, "%s: no base run; run without --mutant first", base_result);
+		else if (strcmp(base.guest, r->guest))
+			rc = error_set(err, "%s: the base ran on other guest binaries; run without --mutant "
+				       "first", base_result);
 		res->why[0] = '\0';    /* a survivor's note is the last topology's */
 		if (!rc) {
 			read_lines(o, passed, &base_ok);
@@ -496,6 +546,7 @@ static int mutate_one(struct mrun *r, struct error *err)
 			rc = run_topologies(r, &k, dir, &res, err);
 		}
 	}
+	snprintf(res.guest, sizeof(res.guest), "%s", r->guest);
 	if (!rc)
 		rc = mutant_result_write(result, &res, err);
 	free(dir);
@@ -693,6 +744,10 @@ static int base_run(struct mrun *r, const struct kernel *k, size_t t, struct mut
 	char *passed = out_path(r->o, "base/%s/passed", name);
 	int rc = mutant_result_read(path, base, err);
 
+	if (!rc && strcmp(base->guest, r->guest)) {
+		progress("the guest binaries changed since the unmutated kernel's run on %s", name);
+		rc = 1;
+	}
 	if (rc == 1) {
 		struct leaves l = { STRVEC_INIT, STRVEC_INIT };
 		struct buf text = BUF_INIT;
@@ -716,6 +771,7 @@ static int base_run(struct mrun *r, const struct kernel *k, size_t t, struct mut
 		}
 		for (size_t i = 0; i < l.ok.nr; i++)
 			buf_addf(&text, "%s\n", l.ok.items[i]);
+		snprintf(base->guest, sizeof(base->guest), "%s", r->guest);
 		if (!rc)
 			rc = write_text(passed, buf_str(&text), err);
 		if (!rc)
@@ -867,7 +923,7 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 	int *nr_lines = xcalloc((size_t)o->nr_files + MAX_PATCH_FILES, sizeof(*nr_lines));
 	struct mutant_result base;
 	struct kernel k;
-	int rc = 0, make_failed, kept = 0;
+	int rc = 0, make_failed, kept = 0, stale = 0;
 	double base_run_s = 0;
 	int timeout_s = 0, fresh_selftests;
 	char *kst = base_selftests(r);
@@ -920,9 +976,17 @@ static int mutate_all(struct mrun *r, enum mutate_verdict *v, struct error *err)
 
 		if (mutant_result_read(path, &r->results[i], &ignored))
 			r->results[i].status = MUTANT_NOT_RUN;
+		if ((r->results[i].status == MUTANT_KILLED || r->results[i].status == MUTANT_SURVIVED) &&
+		    strcmp(r->results[i].guest, r->guest)) {
+			r->results[i].status = MUTANT_NOT_RUN;
+			stale++;
+		}
 		kept += r->results[i].status != MUTANT_NOT_RUN;
 		free(path);
 	}
+	if (stale)
+		progress("%d mutants judged by other guest binaries (`make guest` since): judging them "
+			 "again", stale);
 	if (kept == r->list.nr) {   /* all judged: nothing to build or boot */
 		progress("%d mutants (%d already judged)", r->list.nr, kept);
 		rc = report(r, v, err);
@@ -995,6 +1059,8 @@ int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error
 	if (!rc)
 		rc = load_equivalents(r, err);
 	if (!rc)
+		rc = guest_key(r, err);
+	if (!rc)
 		rc = o->mutant ? mutate_one(r, err) : mutate_all(r, v, err);
 	if (r->texts)
 		for (size_t i = 0; i < r->files.nr; i++)
@@ -1004,6 +1070,7 @@ int mutate_run(const struct mutate_opts *o, enum mutate_verdict *v, struct error
 	strvec_clear(&r->files);
 	strvec_clear(&r->topos);
 	strvec_clear(&r->topo_names);
+	strvec_clear(&r->guest_tests);
 	mutant_list_free(&r->list);
 	mutant_sample_free(&r->sample);
 	mutant_equivalents_free(&r->eq);

@@ -34,6 +34,8 @@ int mutant_result_write(const char *path, const struct mutant_result *r, struct 
 	add_line(&b, "why", r->why);
 	buf_addf(&b, "build_s %.1f\nrun_s %.1f\n", r->build_s, r->run_s);
 	add_line(&b, "run_dir", r->run_dir);
+	if (r->guest[0])
+		add_line(&b, "guest", r->guest);
 	rc = write_file_atomic(path, b.data, b.len, err);
 	buf_free(&b);
 	return rc;
@@ -67,6 +69,8 @@ int mutant_result_read(const char *path, struct mutant_result *r, struct error *
 			r->run_s = strtod(v, NULL);
 		} else if (k == 7 && !strncmp(p, "run_dir", 7)) {
 			snprintf(r->run_dir, sizeof(r->run_dir), "%.*s", vn, v);
+		} else if (k == 5 && !strncmp(p, "guest", 5)) {
+			snprintf(r->guest, sizeof(r->guest), "%.*s", vn, v);
 		}
 	}
 	buf_free(&text);

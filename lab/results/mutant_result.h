@@ -2,9 +2,9 @@
  * mutant_result: what became of one mutant of `numalab mutate`
  * (docs/mutate.md), as OUT/mutants/ID/result holds it, both directions.
  *
- * The file is "KEY VALUE" lines (status, why, build_s, run_s, run_dir),
- * written atomically once the mutant has a verdict: a mutant without the
- * file is run again when resuming.
+ * The file is "KEY VALUE" lines (status, why, build_s, run_s, run_dir,
+ * guest), written atomically once the mutant has a verdict: a mutant without
+ * the file is run again when resuming.
  */
 #ifndef LAB_MUTANT_RESULT_H
 #define LAB_MUTANT_RESULT_H
@@ -24,6 +24,8 @@ struct mutant_result {
 	char why[sizeof(((struct error *)0)->msg)];   /* killed: the failed tests or the guest's end; else "" or a note */
 	double build_s, run_s;  /* < 0: not measured */
 	char run_dir[4096];     /* the run's results directory; "" none */
+	char guest[65];         /* the key of the guest binaries that judged it; "" not booted, or
+				   a result from before keys were kept */
 };
 
 /* "killed", "survived", "uncompilable", "same-object", "not-run". */

@@ -215,12 +215,15 @@ UNIT_TEST(equivalents_file)
 	CHECK_INT(mutant_equivalents_parse("eq", "0123456789AB upper\n", 19, &eq, &err), -1);
 }
 
-/* A result file read back is what was written; a file without a status is refused. */
+/*
+ * A result file read back is what was written; one from before guest keys
+ * reads with none; a file without a status is refused.
+ */
 UNIT_TEST(result_file)
 {
 	char *dir = unit_scratch("mutant"), path[4200];
 	struct mutant_result w = { .status = MUTANT_KILLED, .build_s = 21.5, .run_s = 8.25,
-				   .why = "\"mempolicy/a case\"\nand more", .run_dir = "/r/x" }, r;
+				   .why = "\"mempolicy/a case\"\nand more", .run_dir = "/r/x", .guest = "ab12" }, r;
 	struct error err;
 
 	snprintf(path, sizeof(path), "%s/result", dir);
@@ -231,7 +234,12 @@ UNIT_TEST(result_file)
 	CHECK_INT(r.status, MUTANT_KILLED);
 	CHECK_STR(r.why, "\"mempolicy/a case\" and more");
 	CHECK_STR(r.run_dir, "/r/x");
+	CHECK_STR(r.guest, "ab12");
 	CHECK(r.build_s > 21.4 && r.build_s < 21.6 && r.run_s > 8.1 && r.run_s < 8.4);
+	CHECK_INT(write_file_atomic(path, "status survived\nrun_s 2.0\n", 25, &err), 0);
+	CHECK_INT(mutant_result_read(path, &r, &err), 0);
+	CHECK_INT(r.status, MUTANT_SURVIVED);
+	CHECK_STR(r.guest, "");
 	CHECK_INT(write_file_atomic(path, "why x\n", 6, &err), 0);
 	CHECK_INT(mutant_result_read(path, &r, &err), -1);
 	CHECK(strstr(err.msg, "no status line") != NULL);
