@@ -17,6 +17,8 @@
  *               node (collapse_find_target_node()'s node and node mask)
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
+ *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, and no leak per call
+ *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -96,6 +98,9 @@ void shmem_run(const struct topology *t);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */
 int limits_plan(void);
 void limits_run(void);
+/* RssAnon across a collapse, min_free_kbytes with THP on and off (accounting.c). */
+int accounting_plan(void);
+void accounting_run(void);
 
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);

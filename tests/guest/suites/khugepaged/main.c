@@ -86,6 +86,9 @@ GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
 /* MADV_COLLAPSE past khugepaged's max_ptes_none (limits.c). */
 GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 
+/* What a collapse and THP leave in RssAnon and min_free_kbytes (accounting.c). */
+GUEST_CASE(collapse_accounting, accounting_plan()) { accounting_run(); }
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 

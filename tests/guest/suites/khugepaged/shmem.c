@@ -47,6 +47,13 @@
  *              Kills set_huge_pmd's `pudp = pud_alloc(mm, p4dp, addr)` ->
  *              `+ 1` (5da01ebecb04: the PMD table hung one PUD entry on, 1 GB
  *              away).
+ *   swapped    every page of a PMD written, its first half paged out to a
+ *              zram swap area (MADV_PAGEOUT), then MADV_COLLAPSE, which is
+ *              "independent of any sysfs setting" (max_ptes_swap too): 0,
+ *              PMD-mapped, every page's data back from swap.  Kills
+ *              collapse_scan_file's `if (xa_is_value(folio))` -> `if (0)`
+ *              (f2035ed39883: a swap entry taken for a folio; the guest
+ *              crashes).  SKIP where the kernel has no zram.
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -63,10 +70,11 @@
 
 #include "khugepaged.h"
 #include "ktap.h"
+#include "swap.h"
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 6
+#define NR_SHMEM_ROWS 7
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
@@ -244,6 +252,57 @@ out:
 	return ok;
 }
 
+/*
+ * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with its first half on swap returns 0 and
+ * leaves it PMD-mapped with every page's data, 0 if not, -1 (a SKIP, why says) when no page
+ * could be put on swap.
+ */
+static int swapped_collapses(size_t pmd, char *why, size_t why_size)
+{
+	size_t nr = pmd / (size_t)page_size();
+	uint64_t swap_bytes = pmd * 4 > (64UL << 20) ? pmd * 4 : (64UL << 20);
+	struct thp_knob knob;
+	int fd = -1, knob_set = 0, ok = -1;
+	char *map = NULL, *huge;
+
+	if (swap_zram_on(swap_bytes, why, why_size))
+		return -1;
+	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
+	fd = memfd_create("numalab-swapped", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+		goto out;
+	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	for (size_t i = 0; i < nr; i++)
+		pmd_range_fill_page(huge, i);
+	if (madvise(huge, pmd / 2, MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= 0) {
+		snprintf(why, why_size, "MADV_PAGEOUT put no page on swap (%s, Swap %lld)", strerror(errno),
+			 smaps_bytes_at(huge, "Swap"));
+		goto out;
+	}
+	ktap_diag("swapped row: Swap %lld bytes of the mapping before the collapse", smaps_bytes_at(huge, "Swap"));
+	if (knob_set)
+		thp_knob_restore(&knob);
+	knob_set = 0;
+	ok = 0;
+	if (collapse_range(huge, pmd))
+		ktap_diag("MADV_COLLAPSE of the half-swapped range: %s", strerror(errno));
+	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
+	else if (!pmd_range_intact(huge, pmd, nr))
+		ktap_diag("a page of the half-swapped range lost its data");
+	else
+		ok = 1;
+out:
+	if (knob_set)
+		thp_knob_restore(&knob);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	swap_zram_off();
+	return ok;
+}
+
 int shmem_plan(const struct topology *t)
 {
 	(void)t;
@@ -259,9 +318,11 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
 		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
+		"MADV_COLLAPSE of shmem with half its pages on swap: success, PMD-mapped, data kept",
 	};
 	const char *why;
-	int pte_mapped, untouched = 0;
+	char swap_why[256];
+	int pte_mapped, untouched = 0, swapped;
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
 	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
 	char *map = NULL, *huge = NULL, *map2 = NULL, *other = NULL, *anon = NULL;
@@ -312,14 +373,19 @@ void shmem_run(const struct topology *t)
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
-	for (int i = 0; i < NR_SHMEM_ROWS - 2; i++)
+	for (int i = 0; i < NR_SHMEM_ROWS - 3; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
 	pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
-	for (int i = NR_SHMEM_ROWS - 2; i < NR_SHMEM_ROWS; i++)
+	for (int i = NR_SHMEM_ROWS - 3; i < NR_SHMEM_ROWS - 1; i++)
 		if (pte_mapped < 0)
 			ktap_skip(rows[i], "%s", why);
 		else
-			ktap_ok(i == NR_SHMEM_ROWS - 2 ? pte_mapped : untouched, "%s", rows[i]);
+			ktap_ok(i == NR_SHMEM_ROWS - 3 ? pte_mapped : untouched, "%s", rows[i]);
+	swapped = swapped_collapses(pmd, swap_why, sizeof(swap_why));
+	if (swapped < 0)
+		ktap_skip(rows[NR_SHMEM_ROWS - 1], "%s", swap_why);
+	else
+		ktap_ok(swapped, "%s", rows[NR_SHMEM_ROWS - 1]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
