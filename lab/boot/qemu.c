@@ -40,6 +40,12 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 	 * panic=-1 with -no-reboot turns a panic into a QEMU exit; oops and
 	 * lockups are made panics so a sick guest ends instead of hanging.
 	 * numa_balancing is off so placement tests see where pages were put.
+	 * check_pages=1 has every kernel check a page's state (mapping,
+	 * mapcount, refcount, flags) when it is freed and allocated, as
+	 * CONFIG_DEBUG_VM kernels do: a page freed still pointing at its
+	 * file or still counted becomes "BUG: Bad page state" on the console, a
+	 * crash, instead of passing unseen (a kernel without the parameter
+	 * hands it to init, harmlessly).
 	 * loglevel=6 (not quiet) keeps the "Linux version" banner and the EFI
 	 * stub's lines on the console: they tell a kernel that started (and a
 	 * second boot) from firmware that never handed over.
@@ -71,7 +77,7 @@ void qemu_cmdline(const struct vm_spec *spec, struct buf *out)
 	else
 		buf_addstr(out, "console=ttyS0,115200");
 	buf_addstr(out, " panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
-		   " numa_balancing=disable loglevel=6");
+		   " numa_balancing=disable check_pages=1 loglevel=6");
 	if (spec->serial_tap)   /* images/init/serial.c */
 		buf_addstr(out, " numalab.tap=serial");
 	if (spec->disk)   /* images/init/ mounts it and runs the disk's /lab/init */
