@@ -25,7 +25,10 @@
  * Each mutant runs as a child `numalab mutate ... --mutant ID --slot K`
  * (parallel.h, up to jobs at once), so a mutant that upsets the runner
  * costs only its own result; the result file is written last, so an
- * interrupted run resumes with the same OUT where it stopped.  Nothing is
+ * interrupted run resumes with the same OUT where it stopped.  The base runs
+ * and results keep the key of the guest binaries that judged them: after a
+ * `make guest` the base runs again and the verdicts of the old binaries are
+ * judged again (a child refuses a base of other binaries).  Nothing is
  * printed: per-mutant lines and the summary go to show, steps to progress().
  */
 #ifndef LAB_MUTATE_H

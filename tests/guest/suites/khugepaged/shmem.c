@@ -54,6 +54,15 @@
  *              collapse_scan_file's `if (xa_is_value(folio))` -> `if (0)`
  *              (f2035ed39883: a swap entry taken for a folio; the guest
  *              crashes).  SKIP where the kernel has no zram.
+ *   xarray     the first half of a PMD written, the second half a hole with
+ *              no xarray node under it, and the next xarray node allocation
+ *              that may not sleep failing once (failslab on the
+ *              radix_tree_node cache, this task only): MADV_COLLAPSE still
+ *              succeeds, the kernel allocating again with GFP_KERNEL (the
+ *              failure is its own, not "not enough memory").  Kills
+ *              collapse_file's `xas_unlock_irq(&xas)` before `xas_nomem()`
+ *              removed (322a0fd88ba8: the lock taken again while held, the
+ *              guest hangs).  SKIP without failslab (CONFIG_FAILSLAB).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -74,11 +83,13 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 7
+#define NR_SHMEM_ROWS 8
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
+#define FAILSLAB "/sys/kernel/debug/failslab"
+#define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
 
 static long bind_task(int node)
 {
@@ -303,6 +314,92 @@ out:
 	return ok;
 }
 
+/* failslab armed for xarray nodes: the next one this task allocates without sleeping fails, once. */
+static int xa_node_fail_arm(void)
+{
+	static const char *const knobs[][2] = {
+		{ "task-filter", "Y" }, { "cache-filter", "Y" }, { "ignore-gfp-wait", "Y" },
+		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" }, { "times", "1" },
+		{ "probability", "100" },
+	};
+	char path[128];
+
+	if (sys_write(XA_NODE_FAILSLAB, "1"))
+		return -1;
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), FAILSLAB "/%s", knobs[i][0]);
+		if (sys_write(path, knobs[i][1]))
+			return -1;
+	}
+	return sys_write("/proc/self/make-it-fail", "1");
+}
+
+static void xa_node_fail_disarm(void)
+{
+	sys_write("/proc/self/make-it-fail", "0");
+	sys_write(FAILSLAB "/probability", "0");
+	sys_write(FAILSLAB "/cache-filter", "N");
+	sys_write(XA_NODE_FAILSLAB, "0");
+}
+
+/*
+ * The xarray row: 1 if MADV_COLLAPSE of a half-written shmem PMD succeeds (PMD-mapped, data
+ * kept, the hole reading 0) while an xarray node allocation fails, 0 if not, -1 (a SKIP, why
+ * says) without failslab or when no allocation was made to fail.
+ */
+static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
+{
+	size_t nr = pmd / (size_t)page_size();
+	struct thp_knob knob;
+	int fd, knob_set = 0, ok = -1, rc;
+	long left = -1;
+	char *map = NULL, *huge;
+
+	if (!sys_exists(FAILSLAB "/probability") || !sys_exists(XA_NODE_FAILSLAB)) {
+		snprintf(why, why_size, "no " FAILSLAB " or " XA_NODE_FAILSLAB " (CONFIG_FAILSLAB, "
+			 "CONFIG_FAULT_INJECTION_DEBUG_FS)");
+		return -1;
+	}
+	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
+	fd = memfd_create("numalab-xarray", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+		goto out;
+	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	for (size_t i = 0; i < nr / 2; i++)
+		pmd_range_fill_page(huge, i);
+	if (knob_set)
+		thp_knob_restore(&knob);
+	knob_set = 0;
+	if (xa_node_fail_arm()) {
+		snprintf(why, why_size, "cannot arm failslab: %s", strerror(errno));
+		xa_node_fail_disarm();
+		goto out;
+	}
+	rc = collapse_range(huge, pmd);
+	xa_node_fail_disarm();
+	if (sys_read_long(FAILSLAB "/times", &left) || left != 0) {
+		snprintf(why, why_size, "no xarray node allocation failed (madvise %s)", rc ? strerror(errno) : "0");
+		goto out;
+	}
+	ok = 0;
+	if (rc)
+		ktap_diag("MADV_COLLAPSE with an xarray node allocation failed: %s", strerror(errno));
+	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
+	else if (!pmd_range_intact(huge, pmd, nr / 2))
+		ktap_diag("the half-written range lost data, or its hole does not read 0");
+	else
+		ok = 1;
+out:
+	if (knob_set)
+		thp_knob_restore(&knob);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int shmem_plan(const struct topology *t)
 {
 	(void)t;
@@ -319,10 +416,11 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
 		"MADV_COLLAPSE of shmem with half its pages on swap: success, PMD-mapped, data kept",
+		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
 	};
 	const char *why;
-	char swap_why[256];
-	int pte_mapped, untouched = 0, swapped;
+	char swap_why[256];   /* why the swapped or xarray row skips */
+	int pte_mapped, untouched = 0, swapped, xarray;
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
 	int mem[TOPO_MAX_NODES], nr_mem = 0, a, b, fd, ok[NR_SHMEM_ROWS] = { 0 };
 	char *map = NULL, *huge = NULL, *map2 = NULL, *other = NULL, *anon = NULL;
@@ -373,19 +471,24 @@ void shmem_run(const struct topology *t)
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
-	for (int i = 0; i < NR_SHMEM_ROWS - 3; i++)
+	for (int i = 0; i < NR_SHMEM_ROWS - 4; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
 	pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
-	for (int i = NR_SHMEM_ROWS - 3; i < NR_SHMEM_ROWS - 1; i++)
+	for (int i = NR_SHMEM_ROWS - 4; i < NR_SHMEM_ROWS - 2; i++)
 		if (pte_mapped < 0)
 			ktap_skip(rows[i], "%s", why);
 		else
-			ktap_ok(i == NR_SHMEM_ROWS - 3 ? pte_mapped : untouched, "%s", rows[i]);
+			ktap_ok(i == NR_SHMEM_ROWS - 4 ? pte_mapped : untouched, "%s", rows[i]);
 	swapped = swapped_collapses(pmd, swap_why, sizeof(swap_why));
 	if (swapped < 0)
+		ktap_skip(rows[NR_SHMEM_ROWS - 2], "%s", swap_why);
+	else
+		ktap_ok(swapped, "%s", rows[NR_SHMEM_ROWS - 2]);
+	xarray = xarray_nomem_collapses(pmd, swap_why, sizeof(swap_why));
+	if (xarray < 0)
 		ktap_skip(rows[NR_SHMEM_ROWS - 1], "%s", swap_why);
 	else
-		ktap_ok(swapped, "%s", rows[NR_SHMEM_ROWS - 1]);
+		ktap_ok(xarray, "%s", rows[NR_SHMEM_ROWS - 1]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
