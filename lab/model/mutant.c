@@ -746,6 +746,11 @@ int mutant_equivalents_parse(const char *path, const char *text, size_t len,
 			return error_input(err, "%s:%d: mutant %.*s has no reason; say after the id why no "
 					   "test can tell it from the original", path, lineno, MUTANT_ID_LEN, q);
 		}
+		if (rn >= sizeof(eq->items[0].reason)) {
+			mutant_equivalents_free(eq);
+			return error_input(err, "%s:%d: mutant %.*s's reason is %zu bytes; say it in fewer than %zu",
+					   path, lineno, MUTANT_ID_LEN, q, rn, sizeof(eq->items[0].reason));
+		}
 		for (int i = 0; i < eq->nr; i++)
 			if (!strncmp(eq->items[i].id, q, MUTANT_ID_LEN)) {
 				int first = eq->items[i].line;

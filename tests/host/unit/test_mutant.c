@@ -213,6 +213,30 @@ UNIT_TEST(equivalents_file)
 	CHECK_INT(mutant_equivalents_parse("eq", "0123456789ab a\n0123456789ab b\n", 30, &eq, &err), -1);
 	CHECK(strstr(err.msg, "eq:2:") && strstr(err.msg, "already listed on line 1"));
 	CHECK_INT(mutant_equivalents_parse("eq", "0123456789AB upper\n", 19, &eq, &err), -1);
+	/* A reason the reports would cut short is refused, not cut. */
+	{
+		char line[700];
+		int n = snprintf(line, sizeof(line), "0123456789ab %0600d\n", 0);
+
+		CHECK_INT(mutant_equivalents_parse("eq", line, (size_t)n, &eq, &err), -1);
+		CHECK(strstr(err.msg, "eq:1: mutant 0123456789ab's reason is 600 bytes") != NULL);
+	}
+}
+
+/* The lab's own list parses: every entry has a reason the reports print whole. */
+UNIT_TEST(lab_equivalents)
+{
+	struct buf text = BUF_INIT;
+	struct mutant_equivalents eq;
+	struct error err;
+
+	CHECK_INT(read_file("tests/guest/mutants.equivalent", &text, &err), 0);
+	CHECK_INT(mutant_equivalents_parse("tests/guest/mutants.equivalent", text.data, text.len, &eq, &err), 0);
+	if (eq.nr == 0)
+		printf("#   %s\n", err.msg);
+	CHECK(eq.nr > 0);
+	mutant_equivalents_free(&eq);
+	buf_free(&text);
 }
 
 /*
@@ -449,6 +473,7 @@ UNIT_MAIN(UNIT_CASE(mutants_golden),
 	  UNIT_CASE(diff_of_a_mutant),
 	  UNIT_CASE(added_lines),
 	  UNIT_CASE(equivalents_file),
+	  UNIT_CASE(lab_equivalents),
 	  UNIT_CASE(result_file),
 	  UNIT_CASE(reports_golden),
 	  UNIT_CASE(stratified_sample),
