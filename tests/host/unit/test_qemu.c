@@ -382,7 +382,7 @@ UNIT_TEST(cmdline)
 	spec.accel = VM_ACCEL_KVM;
 	qemu_cmdline(&spec, &b);
 	CHECK_STR(buf_str(&b), "console=ttyS0 lpj=4000000 panic=-1 oops=panic softlockup_panic=1 nmi_watchdog=panic"
-			       " numa_balancing=disable loglevel=6");
+			       " numa_balancing=disable check_pages=1 loglevel=6");
 	buf_free(&b);
 	spec.accel = VM_ACCEL_TCG;
 	qemu_cmdline(&spec, &b);
