@@ -264,6 +264,24 @@ out:
 }
 
 /*
+ * After MADV_COLLAPSE of the shmem PMD at huge (err: its errno, 0 if it returned 0): 1 if it
+ * succeeded, the PMD is mapped whole, pages 0..nr_filled-1 hold their values and the rest read
+ * 0; else 0, why in a diagnostic naming what.
+ */
+static int collapsed_whole(int err, const char *huge, size_t pmd, size_t nr_filled, const char *what)
+{
+	if (err)
+		ktap_diag("MADV_COLLAPSE of %s: %s", what, strerror(err));
+	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
+		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE of %s", smaps_bytes_at(huge, "ShmemPmdMapped"), what);
+	else if (!pmd_range_intact(huge, pmd, nr_filled))
+		ktap_diag("%s lost data, or a hole does not read 0", what);
+	else
+		return 1;
+	return 0;
+}
+
+/*
  * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with its first half on swap returns 0 and
  * leaves it PMD-mapped with every page's data, 0 if not, -1 (a SKIP, why says) when no page
  * could be put on swap.
@@ -294,15 +312,7 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 	if (knob_set)
 		thp_knob_restore(&knob);
 	knob_set = 0;
-	ok = 0;
-	if (collapse_range(huge, pmd))
-		ktap_diag("MADV_COLLAPSE of the half-swapped range: %s", strerror(errno));
-	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
-		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
-	else if (!pmd_range_intact(huge, pmd, nr))
-		ktap_diag("a page of the half-swapped range lost its data");
-	else
-		ok = 1;
+	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the half-swapped range");
 out:
 	if (knob_set)
 		thp_knob_restore(&knob);
@@ -351,7 +361,7 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 {
 	size_t nr = pmd / (size_t)page_size();
 	struct thp_knob knob;
-	int fd, knob_set = 0, ok = -1, rc;
+	int fd, knob_set = 0, ok = -1, err;
 	long left = -1;
 	char *map = NULL, *huge;
 
@@ -375,21 +385,13 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 		xa_node_fail_disarm();
 		goto out;
 	}
-	rc = collapse_range(huge, pmd);
+	err = collapse_range(huge, pmd) ? errno : 0;
 	xa_node_fail_disarm();
 	if (sys_read_long(FAILSLAB "/times", &left) || left != 0) {
-		snprintf(why, why_size, "no xarray node allocation failed (madvise %s)", rc ? strerror(errno) : "0");
+		snprintf(why, why_size, "no xarray node allocation failed (madvise %s)", err ? strerror(err) : "0");
 		goto out;
 	}
-	ok = 0;
-	if (rc)
-		ktap_diag("MADV_COLLAPSE with an xarray node allocation failed: %s", strerror(errno));
-	else if (smaps_bytes_at(huge, "ShmemPmdMapped") != (long long)pmd)
-		ktap_diag("ShmemPmdMapped %lld after MADV_COLLAPSE", smaps_bytes_at(huge, "ShmemPmdMapped"));
-	else if (!pmd_range_intact(huge, pmd, nr / 2))
-		ktap_diag("the half-written range lost data, or its hole does not read 0");
-	else
-		ok = 1;
+	ok = collapsed_whole(err, huge, pmd, nr / 2, "the half-written range, an xarray node allocation failed");
 out:
 	if (knob_set)
 		thp_knob_restore(&knob);
