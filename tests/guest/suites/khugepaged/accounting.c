@@ -21,7 +21,6 @@
  *              `if (!hugepage_enabled())` -> `if (1)` (d5a02ba14144: the
  *              default kept with THP on).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +33,6 @@
 
 #define NR_ACCOUNTING_ROWS 2
 #define MIN_FREE_KBYTES "/proc/sys/vm/min_free_kbytes"
-/* THP knobs switched off for the reserve row: the global two and every size's two. */
-#define MAX_THP_KNOBS 64
 
 int accounting_plan(void)
 {
@@ -86,39 +83,6 @@ static void rss_row(void)
 	if (map)
 		munmap(map, 2 * pmd);
 	ktap_ok(ok, "%s", row);
-}
-
-/* Every THP setting at never, the words before in k (*nr of them); 1 if khugepaged then stops. */
-static int thp_all_off(struct thp_knob *k, int *nr)
-{
-	DIR *d = opendir(THP_DIR);
-	struct dirent *e;
-	char path[200];
-
-	*nr = 0;
-	if (!thp_knob_set(&k[*nr], THP_DIR "/enabled", "never"))
-		(*nr)++;
-	if (!thp_knob_set(&k[*nr], THP_DIR "/shmem_enabled", "never"))
-		(*nr)++;
-	while (d && (e = readdir(d)) && *nr + 2 <= MAX_THP_KNOBS) {
-		if (strncmp(e->d_name, "hugepages-", 10))
-			continue;
-		snprintf(path, sizeof(path), THP_DIR "/%.100s/enabled", e->d_name);
-		if (sys_exists(path) && !thp_knob_set(&k[*nr], path, "never"))
-			(*nr)++;
-		snprintf(path, sizeof(path), THP_DIR "/%.100s/shmem_enabled", e->d_name);
-		if (sys_exists(path) && !thp_knob_set(&k[*nr], path, "never"))
-			(*nr)++;
-	}
-	if (d)
-		closedir(d);
-	/* kthread_stop() has returned; the task may take a moment to leave /proc. */
-	for (int i = 0; i < 50; i++) {
-		if (khugepaged_thread_pid() < 0)
-			return 1;
-		usleep(20 * 1000);
-	}
-	return 0;
 }
 
 static void reserve_row(void)

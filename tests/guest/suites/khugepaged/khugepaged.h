@@ -19,6 +19,9 @@
  *               collapsed, contents kept, on the node with the most pages
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, and no leak per call
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes
+ *   controls.c  khugepaged's sysfs files read and written as sysfs.rst says;
+ *               its thread started and stopped with the THP settings; asleep
+ *               with nothing to scan
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -88,6 +91,14 @@ struct thp_knob {
 };
 int thp_knob_set(struct thp_knob *k, const char *path, const char *val);
 void thp_knob_restore(const struct thp_knob *k);
+/* The global two and every size's two. */
+#define MAX_THP_KNOBS 64
+/*
+ * Every THP setting (global and per size, anon and shmem) at never, the
+ * settings before in k[0..*nr-1], to restore in reverse with
+ * thp_knob_restore(); 1 if khugepaged's thread then stops within a second.
+ */
+int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr);
 
 int alloc_plan(const struct topology *t);
 void alloc_run(const struct topology *t);
@@ -98,6 +109,9 @@ void shmem_run(const struct topology *t);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */
 int limits_plan(void);
 void limits_run(void);
+/* khugepaged's sysfs files, its start and stop, its sleep with nothing to scan (controls.c). */
+int controls_plan(void);
+void controls_run(void);
 /* RssAnon across a collapse, min_free_kbytes with THP on and off (accounting.c). */
 int accounting_plan(void);
 void accounting_run(void);

@@ -89,6 +89,9 @@ GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 /* What a collapse and THP leave in RssAnon and min_free_kbytes (accounting.c). */
 GUEST_CASE(collapse_accounting, accounting_plan()) { accounting_run(); }
 
+/* khugepaged's own sysfs files, thread and sleep (controls.c); each row puts back what it set. */
+GUEST_CASE(khugepaged_controls, controls_plan()) { controls_run(); }
+
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 

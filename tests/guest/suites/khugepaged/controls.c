@@ -1,0 +1,342 @@
+/*
+ * khugepaged's controls as transhuge.rst ("Khugepaged controls") and
+ * sysfs.rst describe them.
+ *
+ *   files      every file of khugepaged/ reads as one decimal and a newline
+ *              (sysfs.rst: "show() methods should return the number of bytes
+ *              printed into the buffer"; defrag 0 or 1); each writable one
+ *              takes back the whole buffer it read ("userspace processes
+ *              should first read the entire file, modify the values it
+ *              wishes to change, then write the entire buffer back"), takes
+ *              new values with the write's full count ("store() should
+ *              return the number of bytes used from the buffer"), reads
+ *              them back, and refuses a word that is no number with EINVAL
+ *              ("If a bad value comes through, be sure to return an
+ *              error"; write(2): EINVAL).  max_ptes_none takes 0 and
+ *              HPAGE_PMD_NR - 1 ("For mTHP collapse, only 0 or
+ *              (HPAGE_PMD_NR - 1) are supported"), scan_sleep_millisecs 0
+ *              ("you can set this to 0").  Kills, in mm/khugepaged.c, the
+ *              `sysfs_emit(...)` -> `+ 1` / `- 1` of every show (e.g.
+ *              63153b7f15bb max_ptes_none_show: a NUL read after the
+ *              newline; 5243f6321778 scan_sleep_millisecs_show: the newline
+ *              lost), the stores' `return count` -> `- 1` / `+ 1`
+ *              (7897719e35b4, 1c2b682ad41a: a short or long write),
+ *              __sleep_millisecs_store's assignment removed (b4cbbd5dd81f),
+ *              max_ptes_shared_store's `- 1` (e665d1853e47),
+ *              max_ptes_swap_store's kstrtoul `- 1` (f249a48fdf5d: every
+ *              value refused), max_ptes_none_store's `>` -> `>=`
+ *              (bed3e22b7922: HPAGE_PMD_NR - 1 refused) and
+ *              pages_to_scan_store's `-EINVAL` -> `- 1` (7a5ffe1e029d:
+ *              ENFILE).
+ *   start/stop "khugepaged will be automatically started when any THP size
+ *              is enabled (either of the per-size anon control or the
+ *              top-level control are set to "always" or "madvise"), and
+ *              it'll be automatically shutdown when all THP sizes are
+ *              disabled": no khugepaged thread with every THP setting at
+ *              never (kills hugepage_enabled `if (hugepage_global_enabled())`
+ *              -> `if (1)`, 030dc6ae9811), one again when only the PMD
+ *              size's own anon control is "always" (kills anon_hpage_enabled
+ *              `if (READ_ONCE(huge_anon_orders_always))` -> `if (0)`,
+ *              788f9ff71fd5).
+ *   idle       with nothing to scan khugepaged sleeps: its CPU time grows by
+ *              less than half the wall time (scan_sleep_millisecs 0 is
+ *              the documented way "to run khugepaged at 100% utilization
+ *              of one core", so any other value is not that).  Kills
+ *              khugepaged_wait_work `if (hugepage_enabled())` -> `if (0)`
+ *              (617d5910b039: khugepaged spins once its list is empty).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "khugepaged.h"
+#include "ktap.h"
+
+#define NR_START_STOP_ROWS 2
+#define NR_IDLE_ROWS 1
+#define VALUE_MAX 32
+#define BAD_VALUE "lab\n"
+#define IDLE_SCAN_SLEEP_MS "100"
+#define IDLE_SETTLE_S 2           /* passes enough to drop every finished mm from the list */
+#define IDLE_MEASURE_S 2
+
+/* A file of khugepaged/: read-only (the counters) or a setting. */
+struct control {
+	const char *name;
+	int writable;
+	int binary;                   /* 0 or 1 only (defrag) */
+};
+
+static const struct control controls[] = {
+	{ "pages_to_scan", 1, 0 },   { "scan_sleep_millisecs", 1, 0 }, { "alloc_sleep_millisecs", 1, 0 },
+	{ "max_ptes_none", 1, 0 },   { "max_ptes_swap", 1, 0 },        { "max_ptes_shared", 1, 0 },
+	{ "defrag", 1, 1 },          { "pages_collapsed", 0, 0 },      { "full_scans", 0, 0 },
+};
+#define NR_CONTROLS (sizeof(controls) / sizeof(controls[0]))
+
+int controls_plan(void)
+{
+	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS;
+}
+
+/* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
+static ssize_t write_once(const char *path, const char *val, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	close(fd);
+	return n;
+}
+
+/* 1 if the len bytes of buf are one decimal and a newline (0 or 1 only if binary). */
+static int one_decimal_line(const char *buf, ssize_t len, int binary)
+{
+	ssize_t digits = 0;
+
+	while (digits < len && isdigit((unsigned char)buf[digits]))
+		digits++;
+	if (binary && !(digits == 1 && (buf[0] == '0' || buf[0] == '1')))
+		return 0;
+	return digits > 0 && digits <= 20 && len == digits + 1 && buf[digits] == '\n';
+}
+
+/* Write "val\n"; 1 if the write took all of it and the file reads back exactly that. */
+static int takes(const char *path, const char *val)
+{
+	char want[VALUE_MAX + 2], got[VALUE_MAX + 2];
+	size_t len = (size_t)snprintf(want, sizeof(want), "%s\n", val);
+	ssize_t n = write_once(path, want, len), r;
+
+	if (n != (ssize_t)len) {
+		ktap_diag("%s: write of \"%s\\n\" returned %zd of %zu%s%s", path, val, n, len, n < 0 ? ": " : "",
+			  n < 0 ? strerror(errno) : "");
+		return 0;
+	}
+	r = sys_read_bytes(path, got, sizeof(got));
+	if (r != (ssize_t)len || memcmp(got, want, len)) {
+		ktap_diag("%s reads %zd bytes \"%.*s\" after \"%s\" was written", path, r, r > 0 ? (int)r - 1 : 0,
+			  got, val);
+		return 0;
+	}
+	return 1;
+}
+
+/* The values a control must take besides its own: a NULL-terminated list in vals. */
+static void values_of(const struct control *c, long was, char vals[3][VALUE_MAX], const char *list[4])
+{
+	int n = 0;
+
+	if (c->binary) {
+		snprintf(vals[n], VALUE_MAX, "%d", !was);
+		list[n] = vals[n];
+		n++;
+	} else if (!strcmp(c->name, "max_ptes_none")) {
+		snprintf(vals[n], VALUE_MAX, "0");
+		list[n] = vals[n];
+		n++;
+		snprintf(vals[n], VALUE_MAX, "%ld", pmd_size() / page_size() - 1);
+		list[n] = vals[n];
+		n++;
+	} else if (!strncmp(c->name, "max_ptes_", 9)) {
+		/* 0 and 1: under every default, and a store of value - 1 would read 4294967295 for 0. */
+		snprintf(vals[n], VALUE_MAX, "0");
+		list[n] = vals[n];
+		n++;
+		snprintf(vals[n], VALUE_MAX, "1");
+		list[n] = vals[n];
+		n++;
+	} else {
+		if (!strcmp(c->name, "scan_sleep_millisecs")) {
+			snprintf(vals[n], VALUE_MAX, "0");
+			list[n] = vals[n];
+			n++;
+		}
+		snprintf(vals[n], VALUE_MAX, "%ld", was + 1);
+		list[n] = vals[n];
+		n++;
+	}
+	list[n] = NULL;
+}
+
+static void control_row(const struct control *c)
+{
+	char path[200], row[200], buf[VALUE_MAX + 2], vals[3][VALUE_MAX];
+	const char *list[4];
+	ssize_t len;
+	int ok;
+
+	snprintf(path, sizeof(path), KHP_DIR "/%s", c->name);
+	snprintf(row, sizeof(row), "khugepaged/%s reads as %s and a newline%s", c->name,
+		 c->binary ? "0 or 1" : "one decimal", c->writable ? ", takes its own and new values back" : "");
+	len = sys_read_bytes(path, buf, sizeof(buf));
+	if (len < 0) {
+		ktap_skip(row, "%s: %s", path, strerror(errno));
+		return;
+	}
+	ok = one_decimal_line(buf, len, c->binary);
+	if (!ok)
+		ktap_diag("%s reads %zd bytes, not one %s and a newline: \"%.*s\"", path, len,
+			  c->binary ? "0 or 1" : "decimal", (int)len, buf);
+	if (ok && c->writable) {
+		long was = strtol(buf, NULL, 10);
+		ssize_t n = write_once(path, buf, (size_t)len);
+
+		if (n != len) {
+			ktap_diag("%s: writing back the %zd bytes read returned %zd", path, len, n);
+			ok = 0;
+		}
+		values_of(c, was, vals, list);
+		for (int i = 0; list[i]; i++)
+			ok &= takes(path, list[i]);
+		if (write_once(path, buf, (size_t)len) != len)
+			ktap_diag("cannot put %s back to %.*s", path, (int)len - 1, buf);
+	}
+	ktap_ok(ok, "%s", row);
+}
+
+/* Every writable control refuses a word that is no number, with EINVAL, and keeps its value. */
+static void refusal_row(void)
+{
+	int ok = 1;
+
+	for (size_t i = 0; i < NR_CONTROLS; i++) {
+		char path[200], before[VALUE_MAX + 2], after[VALUE_MAX + 2];
+		ssize_t n, b, a;
+
+		if (!controls[i].writable)
+			continue;
+		snprintf(path, sizeof(path), KHP_DIR "/%s", controls[i].name);
+		b = sys_read_bytes(path, before, sizeof(before));
+		errno = 0;
+		n = write_once(path, BAD_VALUE, strlen(BAD_VALUE));
+		if (n >= 0 || errno != EINVAL) {
+			ktap_diag("%s: writing \"lab\" returned %zd (%s), not -1 EINVAL", path, n, strerror(errno));
+			ok = 0;
+		}
+		a = sys_read_bytes(path, after, sizeof(after));
+		if (b < 0 || a != b || memcmp(before, after, (size_t)a)) {
+			ktap_diag("%s changed on a refused write", path);
+			ok = 0;
+		}
+	}
+	ktap_ok(ok, "every writable khugepaged control refuses a word that is no number with EINVAL");
+}
+
+/* khugepaged's thread within a second of a setting (kthread_stop() returned; /proc may lag). */
+static int thread_becomes(int running)
+{
+	for (int i = 0; i < 50; i++) {
+		if ((khugepaged_thread_pid() >= 0) == running)
+			return 1;
+		usleep(20 * 1000);
+	}
+	return 0;
+}
+
+int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr)
+{
+	DIR *d = opendir(THP_DIR);
+	struct dirent *e;
+	char path[200];
+
+	*nr = 0;
+	if (!thp_knob_set(&k[*nr], THP_DIR "/enabled", "never"))
+		(*nr)++;
+	if (!thp_knob_set(&k[*nr], THP_DIR "/shmem_enabled", "never"))
+		(*nr)++;
+	while (d && (e = readdir(d)) && *nr + 2 <= MAX_THP_KNOBS) {
+		if (strncmp(e->d_name, "hugepages-", 10))
+			continue;
+		snprintf(path, sizeof(path), THP_DIR "/%.100s/enabled", e->d_name);
+		if (sys_exists(path) && !thp_knob_set(&k[*nr], path, "never"))
+			(*nr)++;
+		snprintf(path, sizeof(path), THP_DIR "/%.100s/shmem_enabled", e->d_name);
+		if (sys_exists(path) && !thp_knob_set(&k[*nr], path, "never"))
+			(*nr)++;
+	}
+	if (d)
+		closedir(d);
+	return thread_becomes(0);
+}
+
+static void start_stop_rows(void)
+{
+	struct thp_knob knobs[MAX_THP_KNOBS], pmd_anon;
+	char path[200];
+	int nr, stopped, started = 0;
+
+	stopped = thp_all_off(knobs, &nr);
+	ktap_ok(stopped, "no khugepaged thread with every THP size at never");
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ldkB/enabled", pmd_size() / 1024);
+	if (thp_knob_set(&pmd_anon, path, "always")) {
+		ktap_diag("cannot set %s: %s", path, strerror(errno));
+	} else {
+		started = thread_becomes(1);
+		thp_knob_restore(&pmd_anon);
+	}
+	for (int i = nr - 1; i >= 0; i--)
+		thp_knob_restore(&knobs[i]);
+	if (!thread_becomes(1))
+		ktap_diag("khugepaged did not come back with the THP settings restored");
+	ktap_ok(started, "khugepaged runs with only the PMD size's anon control at always");
+}
+
+/* utime + stime of pid in clock ticks, -1 if unreadable. */
+static long cpu_ticks(int pid)
+{
+	char path[64], stat[1024], *p;
+	unsigned long utime, stime;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (sys_read(path, stat, sizeof(stat)) || !(p = strrchr(stat, ')')))
+		return -1;
+	/* After "(comm)": state, ppid, pgrp, session, tty, tpgid, flags, 4 fault counts, utime, stime. */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+		return -1;
+	return (long)(utime + stime);
+}
+
+static void idle_row(void)
+{
+	const char *row = "khugepaged with nothing to scan sleeps: under half a core";
+	const char *sleep_path = KHP_DIR "/scan_sleep_millisecs";
+	char was[VALUE_MAX];
+	long hz = sysconf(_SC_CLK_TCK), before, after;
+	int pid = khugepaged_thread_pid();
+
+	if (pid < 0) {
+		ktap_skip(row, "no khugepaged thread");
+		return;
+	}
+	if (sys_read(sleep_path, was, sizeof(was)) || sys_write(sleep_path, IDLE_SCAN_SLEEP_MS)) {
+		ktap_skip(row, "cannot set %s: %s", sleep_path, strerror(errno));
+		return;
+	}
+	sleep(IDLE_SETTLE_S);
+	before = cpu_ticks(pid);
+	sleep(IDLE_MEASURE_S);
+	after = cpu_ticks(pid);
+	if (sys_write(sleep_path, was))
+		ktap_diag("cannot restore %s: %s", sleep_path, strerror(errno));
+	ktap_diag("khugepaged used %ld of %ld clock ticks in %d s", after - before, hz * IDLE_MEASURE_S,
+		  IDLE_MEASURE_S);
+	ktap_ok(before >= 0 && after >= before && 2 * (after - before) < hz * IDLE_MEASURE_S, "%s", row);
+}
+
+void controls_run(void)
+{
+	for (size_t i = 0; i < NR_CONTROLS; i++)
+		control_row(&controls[i]);
+	refusal_row();
+	start_stop_rows();
+	idle_row();
+}
