@@ -44,14 +44,26 @@
  *              of one core", so any other value is not that).  Kills
  *              khugepaged_wait_work `if (hugepage_enabled())` -> `if (0)`
  *              (617d5910b039: khugepaged spins once its list is empty).
+ *   shmem never shmem_enabled (global and the PMD size's) at never: "Do not
+ *              allocate huge pages.  Note that madvise(..., MADV_COLLAPSE)
+ *              can still cause transparent huge pages to be obtained", so
+ *              khugepaged, walking the process for an anonymous
+ *              MADV_HUGEPAGE range beside it, makes no huge page of a
+ *              written memfd mapping: ShmemHugePages stays as it was and the
+ *              mapping is not PMD-mapped.  Kills collapse_possible's
+ *              `return collapse_possible_orders(...)` -> `- 1`
+ *              (1949c3364587: no order allowed reads as true, and
+ *              khugepaged collapses the memfd's page cache).
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
@@ -59,6 +71,13 @@
 
 #define NR_START_STOP_ROWS 2
 #define NR_IDLE_ROWS 1
+#define NR_SHMEM_NEVER_ROWS 1
+/*
+ * A full scan ends with the last process on khugepaged's list, which this one joins last,
+ * and a process leaves the list once all its VMAs were walked: one full scan is enough,
+ * and the only one sure to come (with the list empty khugepaged waits).
+ */
+#define SHMEM_NEVER_SCANS 1
 #define VALUE_MAX 32
 #define BAD_VALUE "lab\n"
 #define IDLE_SCAN_SLEEP_MS "100"
@@ -81,7 +100,7 @@ static const struct control controls[] = {
 
 int controls_plan(void)
 {
-	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS;
+	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_SHMEM_NEVER_ROWS;
 }
 
 /* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
@@ -332,6 +351,76 @@ static void idle_row(void)
 	ktap_ok(before >= 0 && after >= before && 2 * (after - before) < hz * IDLE_MEASURE_S, "%s", row);
 }
 
+/* Full scans from now until khugepaged has made nr more (COLLAPSE_WAIT_S at most); 1 if it did. */
+static int full_scans_pass(int nr)
+{
+	long first, scans = -1;
+	double start = now();
+
+	if (sys_read_long(KHP_DIR "/full_scans", &first))
+		return 0;
+	while (now() - start < COLLAPSE_WAIT_S) {
+		if (!sys_read_long(KHP_DIR "/full_scans", &scans) && scans >= first + nr)
+			return 1;
+		usleep(50 * 1000);
+	}
+	ktap_diag("khugepaged made %ld full scans in %d s", scans - first, COLLAPSE_WAIT_S);
+	return 0;
+}
+
+static void shmem_never_row(void)
+{
+	const char *row = "khugepaged makes no shmem huge page with shmem_enabled never";
+	size_t pmd = (size_t)pmd_size(), page = (size_t)page_size();
+	struct thp_knob top, size;
+	char path[200], sleep_was[VALUE_MAX], *anon_map = NULL, *anon, *map = MAP_FAILED, *huge;
+	long before = file_key_value("/proc/meminfo", "ShmemHugePages"), after = -1;
+	long long pmd_mapped = -1;
+	int fd = memfd_create("numalab-shmem-never", 0), ok = 0, scanned = 0, top_set, size_set;
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ldkB/shmem_enabled", pmd_size() / 1024);
+	top_set = !thp_knob_set(&top, THP_DIR "/shmem_enabled", "never");
+	size_set = sys_exists(path) && !thp_knob_set(&size, path, "never");
+	if (sys_read(KHP_DIR "/scan_sleep_millisecs", sleep_was, sizeof(sleep_was)) ||
+	    sys_write(KHP_DIR "/scan_sleep_millisecs", "10"))
+		sleep_was[0] = '\0';
+	if (fd < 0 || ftruncate(fd, (off_t)(2 * pmd)) ||
+	    (map = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		ktap_diag("memfd: %s", strerror(errno));
+	} else if (!top_set || !(anon = pmd_range_map(pmd, &anon_map))) {
+		ktap_diag("cannot set shmem_enabled or map the anonymous range: %s", strerror(errno));
+	} else {
+		huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+		for (size_t i = 0; i < 2 * pmd; i += page)
+			map[i] = 1;
+		/* Then the anonymous range puts the process on khugepaged's list (anon_vma first). */
+		anon[0] = 1;
+		if (madvise(anon_map, 2 * pmd, MADV_HUGEPAGE))
+			ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		scanned = full_scans_pass(SHMEM_NEVER_SCANS);
+		for (size_t i = 0; i < pmd; i += page)
+			huge[i]++;
+		after = file_key_value("/proc/meminfo", "ShmemHugePages");
+		pmd_mapped = smaps_bytes_at(huge, "ShmemPmdMapped");
+		ktap_diag("ShmemHugePages %ld kB before, %ld kB after %d full scan; ShmemPmdMapped %lld", before,
+			  after, SHMEM_NEVER_SCANS, pmd_mapped);
+		ok = scanned && before >= 0 && after == before && pmd_mapped == 0;
+	}
+	if (map != MAP_FAILED)
+		munmap(map, 2 * pmd);
+	if (anon_map)
+		munmap(anon_map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	if (sleep_was[0] && sys_write(KHP_DIR "/scan_sleep_millisecs", sleep_was))
+		ktap_diag("cannot restore scan_sleep_millisecs: %s", strerror(errno));
+	if (size_set)
+		thp_knob_restore(&size);
+	if (top_set)
+		thp_knob_restore(&top);
+	ktap_ok(ok, "%s", row);
+}
+
 void controls_run(void)
 {
 	for (size_t i = 0; i < NR_CONTROLS; i++)
@@ -339,4 +428,5 @@ void controls_run(void)
 	refusal_row();
 	start_stop_rows();
 	idle_row();
+	shmem_never_row();
 }
