@@ -5,7 +5,7 @@
  * The case runs in a memory cgroup of its own (cgroup v2, mounted here if
  * /init has not), with THP faults only for madvised ranges, so a range
  * faulted without MADV_HUGEPAGE stays in base pages until the test collapses
- * it.  Four parts, each printing two results:
+ * it.  Five parts, each printing two results:
  *
  *   pmd     MADV_COLLAPSE of one PMD range: 0, one THP, contents intact;
  *           /proc/vmstat thp_collapse_alloc, hugepages-<PMD>kB/stats/
@@ -41,6 +41,19 @@
  *           Kills: 79a5ed2fa264 (folio_put removed: a PMD leaked per attempt),
  *           5be0060fac06 / b951968b56b5 (SCAN_CGROUP_CHARGE_FAIL -1 / +1:
  *           ENOMEM / EINVAL).
+ *   sleep   khugepaged/alloc_sleep_millisecs is "how many milliseconds to
+ *           wait in khugepaged if there's an hugepage allocation failure to
+ *           throttle the next allocation attempt" (transhuge.rst).  With it
+ *           at ALLOC_SLEEP_MS, two PMD ranges side by side wait for
+ *           khugepaged, and fail_page_alloc fails its first huge page
+ *           allocation (the lower range's): thp_collapse_alloc_failed +1
+ *           (first result), and the next collapse, the upper range's,
+ *           comes no sooner than ALLOC_SLEEP_MIN_MS after that failure,
+ *           but does come (second).
+ *           Kills: 5128b65cb50b (khugepaged_alloc_sleep()'s remove_wait_queue()
+ *           removed: the wait entry on khugepaged's stack stays queued, and
+ *           the wake-up of the setting written back goes through it: an
+ *           oops).  The timing is there for the sleep itself.
  *   Neither failure part can see `*foliop = NULL` removed (568e9cab8000,
  *   557a4985a99b): the callers' folio is NULL already on the lab kernel
  *   (CONFIG_INIT_STACK_ALL_ZERO), tests/guest/mutants.equivalent.
@@ -70,7 +83,9 @@
 #define LEAK_ROUNDS 16
 #define LEAK_SLACK_PMDS 4
 #define COLLAPSE_RETRIES 4         /* collapse_range(): EAGAIN asked again, 20 ms apart */
-#define NR_PARTS 4
+#define NR_PARTS 5
+#define ALLOC_SLEEP_MS "2000"
+#define ALLOC_SLEEP_MIN_MS 1500    /* the sleep, less what polling every 20 ms may misplace */
 
 struct counts {
 	long vm_alloc, vm_failed;        /* /proc/vmstat thp_collapse_alloc{,_failed} */
@@ -226,19 +241,21 @@ static void memcg_leave(void)
 	rmdir(CG_DIR);
 }
 
-/* fail_page_alloc armed: the next allocation of order >= min_order by the task(s) with make-it-fail fails, once. */
-static int fail_arm(int min_order)
+/*
+ * fail_page_alloc armed: the next allocations of order >= min_order by the task(s) with
+ * make-it-fail fail, times of them (fault-injection.rst: -1 for no limit).
+ */
+static int fail_arm(int min_order, const char *times)
 {
 	char order[16];
 	static const char *const knobs[][2] = {
 		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" }, { "ignore-gfp-highmem", "N" },
-		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" }, { "times", "1" },
-		{ "probability", "100" },
+		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" }, { "probability", "100" },
 	};
 	char path[128];
 
 	snprintf(order, sizeof(order), "%d", min_order);
-	if (sys_write(FAIL_DIR "/min-order", order))
+	if (sys_write(FAIL_DIR "/min-order", order) || sys_write(FAIL_DIR "/times", times))
 		return -1;
 	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
 		snprintf(path, sizeof(path), FAIL_DIR "/%s", knobs[i][0]);
@@ -349,7 +366,7 @@ static void part_mthp(size_t pmd, int memcg, int have_fail)
 		pmd_range_fill_page(huge, i);
 	read_counts(&b, msize, memcg);
 	if (have_fail) {
-		armed = !fail_arm(MTHP_ORDER) && !make_it_fail(pid, 1);
+		armed = !fail_arm(MTHP_ORDER, "1") && !make_it_fail(pid, 1);
 		if (!armed)
 			ktap_diag("cannot arm fail_page_alloc for khugepaged: %s", strerror(errno));
 	}
@@ -411,7 +428,7 @@ static void part_fail(size_t pmd, int memcg, int have_fail)
 	}
 	huge = faulted_range(pmd, &map);
 	read_counts(&b, (long)pmd, memcg);
-	armed = huge && !fail_arm(log2_of((long)pmd / page_size())) && !make_it_fail(getpid(), 1);
+	armed = huge && !fail_arm(log2_of((long)pmd / page_size()), "1") && !make_it_fail(getpid(), 1);
 	if (armed) {
 		rc = collapse_range(huge, pmd);
 		err = errno;
@@ -433,6 +450,80 @@ static void part_fail(size_t pmd, int memcg, int have_fail)
 		"hugepages-%zukB collapse_alloc_failed +1, no collapse_alloc", pmd / 1024);
 	if (huge)
 		munmap(map, 2 * pmd);
+}
+
+/* The first moment (polled every 20 ms, COLLAPSE_WAIT_S at most) the VMA at addr holds a THP; -1 if never. */
+static double thp_at(const char *addr, size_t pmd, double since)
+{
+	while (now() - since < COLLAPSE_WAIT_S) {
+		if (smaps_anon_huge(addr) >= (long long)pmd)
+			return now();
+		usleep(20000);
+	}
+	return -1;
+}
+
+static void part_alloc_sleep(size_t pmd, int memcg, int have_fail)
+{
+	const char *sleep_path = KHP_DIR "/alloc_sleep_millisecs";
+	const char *row = "khugepaged waits alloc_sleep_millisecs after a failed allocation, then goes on";
+	struct counts b = { 0 }, a = { 0 };
+	char *map = MAP_FAILED, *lower = NULL, was[32] = "";
+	int pid = khugepaged_thread_pid(), armed = 0;
+	double start, failed_at = -1, next_at = -1;
+
+	if (!have_fail || pid < 0) {
+		const char *why = pid < 0 ? "no khugepaged thread" : "no " FAIL_DIR;
+
+		ktap_skip("khugepaged's failed huge page allocation counted", "%s", why);
+		ktap_skip(row, "%s", why);
+		return;
+	}
+	/* Two aligned PMD ranges in one VMA: khugepaged walks the lower one first. */
+	map = mmap(NULL, 3 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map != MAP_FAILED && !madvise(map, 3 * pmd, MADV_NOHUGEPAGE)) {
+		lower = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+		for (size_t i = 0; i < 2 * pmd / (size_t)page_size(); i++)
+			pmd_range_fill_page(lower, i);
+	}
+	if (!lower) {
+		ktap_diag("mmap: %s", strerror(errno));
+	} else if (sys_read(sleep_path, was, sizeof(was)) || sys_write(sleep_path, ALLOC_SLEEP_MS)) {
+		ktap_diag("cannot set %s: %s", sleep_path, strerror(errno));
+		was[0] = '\0';
+	} else if (fail_arm(log2_of((long)pmd / page_size()), "1") || make_it_fail(pid, 1)) {
+		ktap_diag("cannot arm fail_page_alloc for khugepaged: %s", strerror(errno));
+	} else {
+		armed = 1;
+		read_counts(&b, (long)pmd, memcg);
+		if (madvise(map, 3 * pmd, MADV_HUGEPAGE))
+			ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		start = now();
+		do {
+			read_counts(&a, (long)pmd, memcg);
+			if (a.vm_failed > b.vm_failed)
+				failed_at = now();
+			else
+				usleep(20000);
+		} while (failed_at < 0 && now() - start < COLLAPSE_WAIT_S);
+		if (failed_at > 0)
+			next_at = thp_at(lower, pmd, failed_at);
+		read_counts(&a, (long)pmd, memcg);
+	}
+	if (armed) {
+		make_it_fail(pid, 0);
+		fail_disarm();
+	}
+	if (was[0] && sys_write(sleep_path, was))
+		ktap_diag("cannot restore %s: %s", sleep_path, strerror(errno));
+	ktap_diag("thp_collapse_alloc_failed %+ld, thp_collapse_alloc %+ld; the first THP %.2f s after the failure "
+		  "(-1: none)", a.vm_failed - b.vm_failed, a.vm_alloc - b.vm_alloc, next_at < 0 ? -1 : next_at - failed_at);
+	ktap_ok(armed && failed_at > 0 && a.vm_failed - b.vm_failed == 1,
+		"khugepaged's failed huge page allocation counted: thp_collapse_alloc_failed +1");
+	ktap_ok(armed && failed_at > 0 && next_at > 0 && (next_at - failed_at) * 1000 >= ALLOC_SLEEP_MIN_MS,
+		"%s", row);
+	if (map != MAP_FAILED)
+		munmap(map, 3 * pmd);
 }
 
 static long mem_free(void)
@@ -508,6 +599,7 @@ void alloc_run(const struct topology *t)
 	part_fail(pmd, memcg, have_fail);
 	part_charge(pmd, memcg);
 	part_mthp(pmd, memcg, have_fail);
+	part_alloc_sleep(pmd, memcg, have_fail);
 	if (memcg)
 		memcg_leave();
 	thp_knob_restore(&top);

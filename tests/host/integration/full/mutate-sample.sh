@@ -5,7 +5,7 @@
 # The ids are from the mutation runs of issues 18 and 33 (docs/mutate.md); a
 # change of the mutated files in the stock recipe changes them, and --ids
 # then says which one is gone.
-# Some 52 mutants at 40-90 s each, beside their base runs: past the default hour.
+# Some 58 mutants at 40-90 s each, beside their base runs: past the default hour.
 # check-timeout: 7200
 . "$(dirname "$0")/../lib.bash"
 make -s guest GUEST_ARCH=x86_64 || fail "guest build failed"
@@ -26,6 +26,12 @@ IDS=$IDS,0583a16a278a,6ff64ef76286,5da01ebecb04
 # page after the copy (RssAnon counted twice); min_free_kbytes left at the
 # default with THP on.
 IDS=$IDS,1271525f48ee,322a0fd88ba8,f2035ed39883,fbbf16b0b922,d5a02ba14144
+# Its fourth round, khugepaged's controls: a NUL read after pages_to_scan's
+# newline; scan_sleep_millisecs' write one byte long; khugepaged never
+# stopped; MADV_COLLAPSE's EINVAL turned into EISDIR; "no order allowed"
+# read as true (a memfd's page cache collapsed under shmem_enabled never);
+# khugepaged spinning with nothing to scan.
+IDS=$IDS,0183190a6b5e,1c2b682ad41a,030dc6ae9811,0537acb4dc20,1949c3364587,617d5910b039
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -35,6 +41,8 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
       --function collapse_scan_file --function set_huge_pmd
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
+      --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
+      --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
