@@ -149,49 +149,38 @@ static int takes(const char *path, const char *val)
 	return 1;
 }
 
-/* The values a control must take besides its own: a NULL-terminated list in vals. */
-static void values_of(const struct control *c, long was, char vals[3][VALUE_MAX], const char *list[4])
+#define MAX_VALUES 2
+
+/* The values a control must take besides its own, as text: *nr of them. */
+static void values_of(const struct control *c, long was, char vals[MAX_VALUES][VALUE_MAX], int *nr)
 {
+	long v[MAX_VALUES];
 	int n = 0;
 
 	if (c->binary) {
-		snprintf(vals[n], VALUE_MAX, "%d", !was);
-		list[n] = vals[n];
-		n++;
+		v[n++] = !was;
 	} else if (!strcmp(c->name, "max_ptes_none")) {
-		snprintf(vals[n], VALUE_MAX, "0");
-		list[n] = vals[n];
-		n++;
-		snprintf(vals[n], VALUE_MAX, "%ld", pmd_size() / page_size() - 1);
-		list[n] = vals[n];
-		n++;
+		v[n++] = 0;
+		v[n++] = pmd_size() / page_size() - 1;
 	} else if (!strncmp(c->name, "max_ptes_", 9)) {
-		/* 0 and 1: under every default, and a store of value - 1 would read 4294967295 for 0. */
-		snprintf(vals[n], VALUE_MAX, "0");
-		list[n] = vals[n];
-		n++;
-		snprintf(vals[n], VALUE_MAX, "1");
-		list[n] = vals[n];
-		n++;
+		/* Under every default; a store of value - 1 would read back 4294967295 for 0. */
+		v[n++] = 0;
+		v[n++] = 1;
 	} else {
-		if (!strcmp(c->name, "scan_sleep_millisecs")) {
-			snprintf(vals[n], VALUE_MAX, "0");
-			list[n] = vals[n];
-			n++;
-		}
-		snprintf(vals[n], VALUE_MAX, "%ld", was + 1);
-		list[n] = vals[n];
-		n++;
+		if (!strcmp(c->name, "scan_sleep_millisecs"))
+			v[n++] = 0;
+		v[n++] = was + 1;
 	}
-	list[n] = NULL;
+	for (int i = 0; i < n; i++)
+		snprintf(vals[i], VALUE_MAX, "%ld", v[i]);
+	*nr = n;
 }
 
 static void control_row(const struct control *c)
 {
-	char path[200], row[200], buf[VALUE_MAX + 2], vals[3][VALUE_MAX];
-	const char *list[4];
+	char path[200], row[200], buf[VALUE_MAX + 2], vals[MAX_VALUES][VALUE_MAX];
 	ssize_t len;
-	int ok;
+	int ok, nr;
 
 	snprintf(path, sizeof(path), KHP_DIR "/%s", c->name);
 	snprintf(row, sizeof(row), "khugepaged/%s reads as %s and a newline%s", c->name,
@@ -213,9 +202,9 @@ static void control_row(const struct control *c)
 			ktap_diag("%s: writing back the %zd bytes read returned %zd", path, len, n);
 			ok = 0;
 		}
-		values_of(c, was, vals, list);
-		for (int i = 0; list[i]; i++)
-			ok &= takes(path, list[i]);
+		values_of(c, was, vals, &nr);
+		for (int i = 0; i < nr; i++)
+			ok &= takes(path, vals[i]);
 		if (write_once(path, buf, (size_t)len) != len)
 			ktap_diag("cannot put %s back to %.*s", path, (int)len - 1, buf);
 	}
