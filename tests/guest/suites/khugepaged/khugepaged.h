@@ -12,7 +12,8 @@
  *               collapse node or always do (seed 001)
  *   alloc.c     the huge page of a collapse allocated, charged and counted
  *               (alloc_charge_folio()): the PMD and mTHP counters, a failed
- *               allocation (fail_page_alloc) and a failed memcg charge
+ *               allocation (fail_page_alloc) and a failed memcg charge;
+ *               khugepaged's wait (alloc_sleep_millisecs) after a failure
  *   nodes.c     MADV_COLLAPSE's node rule exactly: ties, and a full target
  *               node (collapse_find_target_node()'s node and node mask)
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
@@ -21,7 +22,8 @@
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes
  *   controls.c  khugepaged's sysfs files read and written as sysfs.rst says;
  *               its thread started and stopped with the THP settings; asleep
- *               with nothing to scan
+ *               with nothing to scan; no shmem THP of its own under
+ *               shmem_enabled never
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -109,7 +111,7 @@ void shmem_run(const struct topology *t);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */
 int limits_plan(void);
 void limits_run(void);
-/* khugepaged's sysfs files, its start and stop, its sleep with nothing to scan (controls.c). */
+/* khugepaged's sysfs files, start and stop, idle sleep, shmem_enabled never (controls.c). */
 int controls_plan(void);
 void controls_run(void);
 /* RssAnon across a collapse, min_free_kbytes with THP on and off (accounting.c). */
