@@ -5,7 +5,7 @@
  * The case runs in a memory cgroup of its own (cgroup v2, mounted here if
  * /init has not), with THP faults only for madvised ranges, so a range
  * faulted without MADV_HUGEPAGE stays in base pages until the test collapses
- * it.  Five parts, each printing two results:
+ * it.  Five parts printing two results each, and one printing one:
  *
  *   pmd     MADV_COLLAPSE of one PMD range: 0, one THP, contents intact;
  *           /proc/vmstat thp_collapse_alloc, hugepages-<PMD>kB/stats/
@@ -54,6 +54,14 @@
  *           removed: the wait entry on khugepaged's stack stays queued, and
  *           the wake-up of the setting written back goes through it: an
  *           oops).  The timing is there for the sleep itself.
+ *   reclaim the case's memory cgroup squeezed below its own anonymous memory
+ *           (zram swap on, memory.swap.max lifted for the part): this task
+ *           reclaims, and cgroup-v2.rst's memory.stat counts it where it says,
+ *           "pgscan_direct: Amount of scanned pages directly", not in
+ *           "pgscan_khugepaged: Amount of scanned pages by khugepaged"
+ *           (one result, a SKIP without a memcg or swap).
+ *           Kills: e2a937c6b854 (current_is_khugepaged `==` -> `!=`: every
+ *           task but khugepaged counted as khugepaged).
  *   Neither failure part can see `*foliop = NULL` removed (568e9cab8000,
  *   557a4985a99b): the callers' folio is NULL already on the lab kernel
  *   (CONFIG_INIT_STACK_ALL_ZERO), tests/guest/mutants.equivalent.
@@ -75,6 +83,7 @@
 
 #include "khugepaged.h"
 #include "ktap.h"
+#include "swap.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_DIR CG_ROOT "/numalab-khugepaged"
@@ -84,6 +93,10 @@
 #define LEAK_SLACK_PMDS 4
 #define COLLAPSE_RETRIES 4         /* collapse_range(): EAGAIN asked again, 20 ms apart */
 #define NR_PARTS 5
+#define NR_RECLAIM_ROWS 1
+#define RECLAIM_SWAP_BYTES (64 << 20)
+#define RECLAIM_WRITE_BYTES (32 << 20)
+#define RECLAIM_HEADROOM_BYTES (8 << 20)
 #define ALLOC_SLEEP_MS "2000"
 #define ALLOC_SLEEP_MIN_MS 1500    /* the sleep, less what polling every 20 ms may misplace */
 
@@ -526,6 +539,57 @@ static void part_alloc_sleep(size_t pmd, int memcg, int have_fail)
 		munmap(map, 3 * pmd);
 }
 
+/* memory.stat's value of key in the case's cgroup, -1 if absent. */
+static long memcg_stat(const char *key)
+{
+	return file_key_value(CG_DIR "/memory.stat", key);
+}
+
+static void part_reclaim(int memcg)
+{
+	const char *row = "reclaim by the task itself counted in memory.stat pgscan_direct, not pgscan_khugepaged";
+	long current, direct = -1, khugepaged = -1, direct_after = -1, khugepaged_after = -1;
+	char why[128], max[32], *map = MAP_FAILED;
+
+	if (!memcg) {
+		ktap_skip(row, "no memory cgroup here");
+		return;
+	}
+	if (swap_zram_on(RECLAIM_SWAP_BYTES, why, sizeof(why))) {
+		ktap_skip(row, "no swap: %s", why);
+		return;
+	}
+	if (!sys_read_long(CG_DIR "/memory.current", &current))
+		snprintf(max, sizeof(max), "%ld", current + RECLAIM_HEADROOM_BYTES);
+	else
+		max[0] = '\0';
+	if (!max[0] || (sys_exists(CG_DIR "/memory.swap.max") && sys_write(CG_DIR "/memory.swap.max", "max")) ||
+	    sys_write(CG_DIR "/memory.max", max)) {
+		ktap_diag("cannot set the cgroup's limits: %s", strerror(errno));
+	} else {
+		direct = memcg_stat("pgscan_direct");
+		khugepaged = memcg_stat("pgscan_khugepaged");
+		map = mmap(NULL, RECLAIM_WRITE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			ktap_diag("mmap: %s", strerror(errno));
+		else
+			memset(map, 0x5a, RECLAIM_WRITE_BYTES);
+		direct_after = memcg_stat("pgscan_direct");
+		khugepaged_after = memcg_stat("pgscan_khugepaged");
+	}
+	sys_write(CG_DIR "/memory.max", "max");
+	if (sys_exists(CG_DIR "/memory.swap.max"))
+		sys_write(CG_DIR "/memory.swap.max", "0");
+	if (map != MAP_FAILED)
+		munmap(map, RECLAIM_WRITE_BYTES);
+	swap_zram_off();
+	ktap_diag("memory.stat pgscan_direct %+ld, pgscan_khugepaged %+ld over %d MB written under %d MB of headroom",
+		  direct_after - direct, khugepaged_after - khugepaged, RECLAIM_WRITE_BYTES >> 20,
+		  RECLAIM_HEADROOM_BYTES >> 20);
+	ktap_ok(map != MAP_FAILED && direct >= 0 && khugepaged >= 0 && direct_after > direct &&
+		khugepaged_after == khugepaged, "%s", row);
+}
+
 static long mem_free(void)
 {
 	return file_key_value("/proc/meminfo", "MemFree");   /* kB */
@@ -582,7 +646,7 @@ static void part_charge(size_t pmd, int memcg)
 int alloc_plan(const struct topology *t)
 {
 	(void)t;
-	return 2 * NR_PARTS;
+	return 2 * NR_PARTS + NR_RECLAIM_ROWS;
 }
 
 void alloc_run(const struct topology *t)
@@ -600,6 +664,7 @@ void alloc_run(const struct topology *t)
 	part_charge(pmd, memcg);
 	part_mthp(pmd, memcg, have_fail);
 	part_alloc_sleep(pmd, memcg, have_fail);
+	part_reclaim(memcg);
 	if (memcg)
 		memcg_leave();
 	thp_knob_restore(&top);
