@@ -92,6 +92,22 @@ int sys_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+long proc_stat_field(int pid, int n)
+{
+	char path[64], stat[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	/* The command name (field 2) may hold spaces: count from its closing parenthesis. */
+	if (sys_read(path, stat, sizeof(stat)) || !(p = strrchr(stat, ')')))
+		return -1;
+	for (int field = 3; p && field <= n; field++) {
+		p = strchr(p + 1, ' ');
+		if (p && field == n)
+			return strtol(p + 1, NULL, 10);
+	}
+	return -1;
+}
+
 /* One "A" or "A-B" element of an id list; advances *s past it. */
 static int parse_range(const char **s, uint64_t *mask)
 {

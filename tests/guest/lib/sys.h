@@ -22,6 +22,8 @@ int sys_read_long(const char *path, long *val);
 int sys_write(const char *path, const char *val);
 /* 1 if path exists (file, directory or link), else 0. */
 int sys_exists(const char *path);
+/* Field n (numbered as proc(5) numbers them, n >= 3) of /proc/PID/stat as a number; -1 if unreadable. */
+long proc_stat_field(int pid, int n);
 
 /*
  * An id list as sysfs prints CPU and node sets ("0-1,4", "" for none) as a

@@ -168,6 +168,16 @@ int thp_knob_set(struct thp_knob *k, const char *path, const char *val)
 	return sys_write(path, val);
 }
 
+int value_knob_set(struct thp_knob *k, const char *path, const char *val)
+{
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	if (sys_read(path, k->was, sizeof(k->was))) {
+		k->was[0] = '\0';
+		return -1;
+	}
+	return sys_write(path, val);
+}
+
 void thp_knob_restore(const struct thp_knob *k)
 {
 	if (k->was[0] && sys_write(k->path, k->was))
@@ -478,10 +488,10 @@ static double thp_at(const char *addr, size_t pmd, double since)
 
 static void part_alloc_sleep(size_t pmd, int memcg, int have_fail)
 {
-	const char *sleep_path = KHP_DIR "/alloc_sleep_millisecs";
 	const char *row = "khugepaged waits alloc_sleep_millisecs after a failed allocation, then goes on";
 	struct counts b = { 0 }, a = { 0 };
-	char *map = MAP_FAILED, *lower = NULL, was[32] = "";
+	struct thp_knob sleep_ms = { "", "" };
+	char *map = MAP_FAILED, *lower = NULL;
 	int pid = khugepaged_thread_pid(), armed = 0;
 	double start, failed_at = -1, next_at = -1;
 
@@ -501,9 +511,8 @@ static void part_alloc_sleep(size_t pmd, int memcg, int have_fail)
 	}
 	if (!lower) {
 		ktap_diag("mmap: %s", strerror(errno));
-	} else if (sys_read(sleep_path, was, sizeof(was)) || sys_write(sleep_path, ALLOC_SLEEP_MS)) {
-		ktap_diag("cannot set %s: %s", sleep_path, strerror(errno));
-		was[0] = '\0';
+	} else if (value_knob_set(&sleep_ms, KHP_DIR "/alloc_sleep_millisecs", ALLOC_SLEEP_MS)) {
+		ktap_diag("cannot set %s: %s", sleep_ms.path, strerror(errno));
 	} else if (fail_arm(log2_of((long)pmd / page_size()), "1") || make_it_fail(pid, 1)) {
 		ktap_diag("cannot arm fail_page_alloc for khugepaged: %s", strerror(errno));
 	} else {
@@ -527,8 +536,8 @@ static void part_alloc_sleep(size_t pmd, int memcg, int have_fail)
 		make_it_fail(pid, 0);
 		fail_disarm();
 	}
-	if (was[0] && sys_write(sleep_path, was))
-		ktap_diag("cannot restore %s: %s", sleep_path, strerror(errno));
+	/* Written back, the setting also wakes khugepaged's wait queue (the mutant's stale entry). */
+	thp_knob_restore(&sleep_ms);
 	ktap_diag("thp_collapse_alloc_failed %+ld, thp_collapse_alloc %+ld; the first THP %.2f s after the failure "
 		  "(-1: none)", a.vm_failed - b.vm_failed, a.vm_alloc - b.vm_alloc, next_at < 0 ? -1 : next_at - failed_at);
 	ktap_ok(armed && failed_at > 0 && a.vm_failed - b.vm_failed == 1,

@@ -87,19 +87,8 @@ int khugepaged_cpus(int pid, char *buf, size_t size)
 
 static void read_view(int pid, struct khugepaged_view *v)
 {
-	char path[64], stat[1024], *p;
-
-	v->last_cpu = -1;
 	khugepaged_cpus(pid, v->allowed, sizeof(v->allowed));
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (sys_read(path, stat, sizeof(stat)) || !(p = strrchr(stat, ')')))
-		return;
-	/* Field 39 (processor), counting from field 3 right after "(comm)". */
-	for (int field = 3; p && field <= 39; field++) {
-		p = strchr(p + 1, ' ');
-		if (p && field == 39)
-			v->last_cpu = atoi(p + 1);
-	}
+	v->last_cpu = (int)proc_stat_field(pid, 39);   /* processor */
 }
 
 double now(void)

@@ -298,26 +298,18 @@ static void start_stop_rows(void)
 	ktap_ok(started, "khugepaged runs with only the PMD size's anon control at always");
 }
 
-/* utime + stime of pid in clock ticks, -1 if unreadable. */
+/* utime + stime (proc(5) fields 14 and 15) of pid in clock ticks, -1 if unreadable. */
 static long cpu_ticks(int pid)
 {
-	char path[64], stat[1024], *p;
-	unsigned long utime, stime;
+	long utime = proc_stat_field(pid, 14), stime = proc_stat_field(pid, 15);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (sys_read(path, stat, sizeof(stat)) || !(p = strrchr(stat, ')')))
-		return -1;
-	/* After "(comm)": state, ppid, pgrp, session, tty, tpgid, flags, 4 fault counts, utime, stime. */
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
-		return -1;
-	return (long)(utime + stime);
+	return utime < 0 || stime < 0 ? -1 : utime + stime;
 }
 
 static void idle_row(void)
 {
 	const char *row = "khugepaged with nothing to scan sleeps: under half a core";
-	const char *sleep_path = KHP_DIR "/scan_sleep_millisecs";
-	char was[VALUE_MAX];
+	struct thp_knob sleep_ms;
 	long hz = sysconf(_SC_CLK_TCK), before, after;
 	int pid = khugepaged_thread_pid();
 
@@ -325,16 +317,16 @@ static void idle_row(void)
 		ktap_skip(row, "no khugepaged thread");
 		return;
 	}
-	if (sys_read(sleep_path, was, sizeof(was)) || sys_write(sleep_path, IDLE_SCAN_SLEEP_MS)) {
-		ktap_skip(row, "cannot set %s: %s", sleep_path, strerror(errno));
+	if (value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", IDLE_SCAN_SLEEP_MS)) {
+		ktap_skip(row, "cannot set %s: %s", sleep_ms.path, strerror(errno));
+		thp_knob_restore(&sleep_ms);
 		return;
 	}
 	sleep(IDLE_SETTLE_S);
 	before = cpu_ticks(pid);
 	sleep(IDLE_MEASURE_S);
 	after = cpu_ticks(pid);
-	if (sys_write(sleep_path, was))
-		ktap_diag("cannot restore %s: %s", sleep_path, strerror(errno));
+	thp_knob_restore(&sleep_ms);
 	ktap_diag("khugepaged used %ld of %ld clock ticks in %d s", after - before, hz * IDLE_MEASURE_S,
 		  IDLE_MEASURE_S);
 	ktap_ok(before >= 0 && after >= before && 2 * (after - before) < hz * IDLE_MEASURE_S, "%s", row);
@@ -361,8 +353,8 @@ static void shmem_never_row(void)
 {
 	const char *row = "khugepaged makes no shmem huge page with shmem_enabled never";
 	size_t pmd = (size_t)pmd_size(), page = (size_t)page_size();
-	struct thp_knob top, size;
-	char path[200], sleep_was[VALUE_MAX], *anon_map = NULL, *anon, *map = MAP_FAILED, *huge;
+	struct thp_knob top, size, sleep_ms;
+	char path[200], *anon_map = NULL, *anon, *map = MAP_FAILED, *huge;
 	long before = file_key_value("/proc/meminfo", "ShmemHugePages"), after = -1;
 	long long pmd_mapped = -1;
 	int fd = memfd_create("numalab-shmem-never", 0), ok = 0, scanned = 0, top_set, size_set;
@@ -370,9 +362,8 @@ static void shmem_never_row(void)
 	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ldkB/shmem_enabled", pmd_size() / 1024);
 	top_set = !thp_knob_set(&top, THP_DIR "/shmem_enabled", "never");
 	size_set = sys_exists(path) && !thp_knob_set(&size, path, "never");
-	if (sys_read(KHP_DIR "/scan_sleep_millisecs", sleep_was, sizeof(sleep_was)) ||
-	    sys_write(KHP_DIR "/scan_sleep_millisecs", "10"))
-		sleep_was[0] = '\0';
+	if (value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", "10"))
+		ktap_diag("cannot set scan_sleep_millisecs: %s", strerror(errno));
 	if (fd < 0 || ftruncate(fd, (off_t)(2 * pmd)) ||
 	    (map = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		ktap_diag("memfd: %s", strerror(errno));
@@ -401,8 +392,7 @@ static void shmem_never_row(void)
 		munmap(anon_map, 2 * pmd);
 	if (fd >= 0)
 		close(fd);
-	if (sleep_was[0] && sys_write(KHP_DIR "/scan_sleep_millisecs", sleep_was))
-		ktap_diag("cannot restore scan_sleep_millisecs: %s", strerror(errno));
+	thp_knob_restore(&sleep_ms);
 	if (size_set)
 		thp_knob_restore(&size);
 	if (top_set)

@@ -86,12 +86,18 @@ int collapse_range(void *addr, size_t len);
 /* The node of the page at addr (move_pages query), -1 if unknown. */
 int page_node(const void *addr);
 
-/* A THP sysfs setting switched for a case and put back ("[word]" files). */
+/*
+ * A THP sysfs setting switched for a case and put back: thp_knob_set() for
+ * the "[word]" files (enabled, defrag), value_knob_set() for a plain value
+ * (khugepaged/scan_sleep_millisecs).  Both return 0 or -1 with errno set;
+ * thp_knob_restore() writes back what was read, if anything was.
+ */
 struct thp_knob {
 	char path[200];
 	char was[16];
 };
 int thp_knob_set(struct thp_knob *k, const char *path, const char *val);
+int value_knob_set(struct thp_knob *k, const char *path, const char *val);
 void thp_knob_restore(const struct thp_knob *k);
 /* The global two and every size's two. */
 #define MAX_THP_KNOBS 64
