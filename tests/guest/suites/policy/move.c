@@ -14,6 +14,7 @@
  * dropped again), calls migrate_pages once and checks every region.
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,7 +62,7 @@ static const struct mscenario mscenarios[] = {
 	  "`&& (node_isset(s, *to))` -> `|| (node_isset(s, *to))`" },
 };
 #define NR_MSCENARIOS (int)(sizeof(mscenarios) / sizeof(mscenarios[0]))
-#define NR_MOVE_ROWS 12
+#define NR_MOVE_ROWS 16
 #define RACE_S 8.0
 #define RACE_BYTE 0x5a
 
@@ -338,21 +339,156 @@ static void check_shared(const struct nodes *n)
 }
 
 /*
- * migrate_pages(2) of a kernel thread (kthreadd, pid 2): it has no memory of its own to move,
- * and Linux refuses it with EINVAL rather than report 0 pages not moved.  Kills
+ * migrate_pages(2) and move_pages(2) of a kernel thread (kthreadd, pid 2): it has no memory of
+ * its own to move, and Linux refuses it with EINVAL rather than report 0 pages not moved.  Kills
  * mm/mempolicy.c:kernel_migrate_pages `err = -EINVAL;` removed (the task without an mm: 0).
  */
 static void check_kthread(const struct nodes *n)
 {
 	const char *what = "migrate_pages of a kernel thread (kthreadd)";
+	const char *what_move = "move_pages of a kernel thread (kthreadd)";
 	unsigned long mask = 1UL << n->mem[0];
+	void *page = NULL;
+	int status = 1;
 	char comm[32];
 
 	if (sys_read("/proc/2/comm", comm, sizeof(comm)) || strcmp(comm, "kthreadd")) {
 		ktap_skip(what, "pid 2 is not kthreadd here");
+		ktap_skip(what_move, "pid 2 is not kthreadd here");
 		return;
 	}
 	expect_errno(syscall(SYS_migrate_pages, 2, MAXNODE_LONG, &mask, &mask), EINVAL, what);
+	/* The same for move_pages(2): find_mm_struct() finds no mm.  Kills mm/migrate.c:find_mm_struct
+	 * `mm = ERR_PTR(-EINVAL);` -> `(ERR_PTR(-EINVAL)) + 1` (2554ecd60fef: a pointer that is no
+	 * error, used as the mm). */
+	expect_errno(syscall(SYS_move_pages, 2, 1, &page, NULL, &status, 0), EINVAL, what_move);
+}
+
+/* A node of n other than node (the last memory node, or the first when node is it). */
+static int other_node(const struct nodes *n, int node)
+{
+	return n->mem[n->nr_mem - 1] != node ? n->mem[n->nr_mem - 1] : n->mem[0];
+}
+
+/* move_pages(2) of pid: one page, nodes NULL (a query) when to < 0; its status, or INT_MIN on error. */
+static int move_of(pid_t pid, void *page, int to)
+{
+	int status = INT_MIN;
+
+	if (syscall(SYS_move_pages, pid, 1, &page, to < 0 ? NULL : &to, &status, to < 0 ? 0 : MPOL_MF_MOVE) < 0)
+		return INT_MIN;
+	return status;
+}
+
+/*
+ * move_pages(2) of another process: "pid is the ID of the process in which pages are to be
+ * moved" and "To move pages in another process requires the following privileges: ... the
+ * caller must be privileged (CAP_SYS_NICE) or the real or effective user ID of the calling
+ * process must match the real or saved-set user ID of the target process".  A child writes its
+ * own copy of a page mapped before the fork; we (root) query it, move it to another node, and
+ * the child's own query (pid 0) must then see it there.  Kills mm/migrate.c:find_mm_struct
+ * `*mem_nodes = cpuset_mems_allowed(task);` removed (an empty mask: -EACCES) and its
+ * `mm = get_task_mm(task);` -> `mm = NULL` (-EINVAL).
+ */
+static int check_other_process(const struct nodes *n)
+{
+	char *page = mmap(NULL, (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int up[2] = { -1, -1 }, down[2] = { -1, -1 }, was = INT_MIN, moved = INT_MIN, seen = INT_MIN, to = -1;
+	pid_t child = -1;
+	char c = 'x';
+
+	if (page == MAP_FAILED || pipe(up) || pipe(down)) {
+		ktap_diag("mmap or pipe: %s", strerror(errno));
+		goto out;
+	}
+	child = fork();
+	if (child == 0) {
+		int mine;
+
+		page[0] = 1;
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
+		mine = move_of(0, page, -1);
+		_exit(write(up[1], &mine, sizeof(mine)) == sizeof(mine) ? 0 : 1);
+	}
+	if (child < 0 || read(up[0], &c, 1) != 1)
+		goto out;
+	was = move_of(child, page, -1);
+	to = was >= 0 ? other_node(n, was) : -1;
+	moved = to >= 0 ? move_of(child, page, to) : INT_MIN;
+	if (write(down[1], &c, 1) != 1 || read(up[0], &seen, sizeof(seen)) != sizeof(seen))
+		seen = INT_MIN;
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (up[i] >= 0)
+			close(up[i]);
+		if (down[i] >= 0)
+			close(down[i]);
+	}
+	if (page != MAP_FAILED)
+		munmap(page, (size_t)page_size());
+	if (was < 0 || moved != to || seen != to)
+		ktap_diag("the child's page: on %d, status %d after the move to %d, the child sees it on %d (%s)",
+			  was, moved, to, seen, strerror(errno));
+	return was >= 0 && moved == to && seen == to;
+}
+
+/*
+ * move_pages(2) of the caller's own pid is a move of the caller's pages, as with pid 0.
+ * Kills mm/migrate.c:find_mm_struct `mm = ERR_PTR(security_task_movememory(task));` ->
+ * `(ERR_PTR(...)) - 1` (18890b17492b: an error pointer for every pid but 0).
+ */
+static int check_own_pid(const struct nodes *n)
+{
+	char *page = map_pages(1);
+	int was, to, moved;
+
+	if (!page)
+		return 0;
+	page[0] = 1;
+	was = move_of(0, page, -1);
+	to = was >= 0 ? other_node(n, was) : -1;
+	moved = to >= 0 ? move_of(getpid(), page, to) : INT_MIN;
+	if (moved != to || move_of(0, page, -1) != to)
+		ktap_diag("move_pages(getpid()) of a page on %d to %d: status %d (%s)", was, to, moved,
+			  strerror(errno));
+	unmap_pages(page, 1);
+	return was >= 0 && moved == to;
+}
+
+/*
+ * move_pages(2) "EPERM ... the caller attempted to move pages of a process belonging to
+ * another user but did not have privilege to do so (CAP_SYS_NICE)": a child that became
+ * nobody (uid and gid 65534, no capabilities left) asks for our pages.  Kills
+ * mm/migrate.c:find_mm_struct `if (!ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS))` ->
+ * `if (0)`.
+ */
+static int check_other_user(void)
+{
+	char *page = map_pages(1);
+	pid_t parent = getpid(), child;
+	int status = -1;
+
+	if (!page)
+		return 0;
+	page[0] = 1;
+	child = fork();
+	if (child == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(move_of(parent, page, -1) == INT_MIN && errno == EPERM ? 0 : 1);
+	}
+	if (child > 0)
+		waitpid(child, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ktap_diag("nobody's move_pages of root's page: child status %#x (1: not EPERM, 2: setuid failed)",
+			  status);
+	unmap_pages(page, 1);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 struct mprotect_loop {
@@ -461,6 +597,14 @@ void move_run(const struct nodes *n)
 	expect_errno(syscall(SYS_move_pages, INT_MAX, 0, NULL, NULL, NULL, 0), ESRCH,
 		     "move_pages of a pid that does not exist");
 	check_kthread(n);
+	if (n->nr_mem < 2) {
+		ktap_skip("move_pages of another process's page: queried and moved", "one memory node");
+		ktap_skip("move_pages of the caller's own pid: as pid 0", "one memory node");
+	} else {
+		ktap_ok(check_other_process(n), "move_pages of another process's page: queried and moved");
+		ktap_ok(check_own_pid(n), "move_pages of the caller's own pid: as pid 0");
+	}
+	ktap_ok(check_other_user(), "move_pages of another user's process without CAP_SYS_NICE: EPERM");
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (thp_migration_supported() &&
 	 * pmd_is_valid_softleaf(*pmd))` -> `if (0)` (109bc2d0bf8e: a migration entry taken for a
 	 * present PMD and rewritten as one). */
