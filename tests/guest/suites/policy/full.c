@@ -29,11 +29,24 @@
  *           there for STAY_S; once the hugetlb pages are given back, they
  *           move to L.  Kills mm/migrate.c:migrate_misplaced_folio_prepare
  *           `if (!migrate_balanced_pgdat(pgdat, nr_pages))` -> `if (0)`
- *           (22e344da31d6: moved into the nearly full node).
+ *           (22e344da31d6: moved into the nearly full node).  Where the
+ *           shape has a CPU-less memory node X whose nearest node with CPUs
+ *           is not L (cxl: node 2, nearest node 0), the pages sit on X.
+ *   nearest numa_nearest_node()'s contract (mm/mempolicy.c): "Return: this
+ *           @node if it is in state, otherwise the closest node by
+ *           distance"; NUMA balancing's task placement asks it for a node
+ *           with CPUs when the task's faults are mostly on a CPU-less node
+ *           ("Cannot migrate task to CPU-less node"), as in the nearly row:
+ *           its pages on X fault, fail to move (L nearly full) and count on
+ *           X.  Once /proc/self/sched shows X with the most faults, the
+ *           task's numa_preferred_nid must be X's nearest node with CPUs.
+ *           Kills mm/mempolicy.c:numa_nearest_node `if (dist < min_dist)`
+ *           -> `if (1)` (1924546beaa2: the last node with CPUs, L).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -42,8 +55,9 @@
 #include "policy.h"
 #include "sys.h"
 
-#define NR_FULL_ROWS 2
-#define NEARLY_PAGES 16
+#define NR_FULL_ROWS 3
+#define NEARLY_PAGES 64
+#define PREFER_S 30.0
 #define STAY_S 6.0
 #define MOVE_S 30.0
 #define SLICE_S 0.2
@@ -76,6 +90,70 @@ static int remote_thp(int local)
 			  node);
 	munmap(map, 2 * pmd);
 	return ok;
+}
+
+/* The node with CPUs nearest to node by its distance line, the lowest id on a tie; -1 if none. */
+static int nearest_cpu_node(int node)
+{
+	int cpu[MAX_NODES], nr = 0, best = -1, best_dist = 0, dist[MAX_NODES], nr_dist = 0;
+	char path[96], text[256], *p = text, *end;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", node);
+	if (node_list("has_cpu", cpu, MAX_NODES, &nr) || sys_read(path, text, sizeof(text)))
+		return -1;
+	for (long d; nr_dist < MAX_NODES && (d = strtol(p, &end, 10), end != p); p = end)
+		dist[nr_dist++] = (int)d;
+	for (int i = 0; i < nr; i++)
+		if (cpu[i] < nr_dist && (best < 0 || dist[cpu[i]] < best_dist)) {
+			best = cpu[i];
+			best_dist = dist[cpu[i]];
+		}
+	return best;
+}
+
+/* A memory node without CPUs whose nearest node with CPUs is not local; -1 if none. */
+static int cpuless_away_from(const struct nodes *n, int local)
+{
+	int cpu[MAX_NODES], nr = 0;
+
+	if (node_list("has_cpu", cpu, MAX_NODES, &nr))
+		return -1;
+	for (int k = 0; k < n->nr_mem; k++) {
+		int has_cpu = 0, near;
+
+		for (int i = 0; i < nr; i++)
+			has_cpu |= cpu[i] == n->mem[k];
+		near = has_cpu ? -1 : nearest_cpu_node(n->mem[k]);
+		if (near >= 0 && near != local)
+			return n->mem[k];
+	}
+	return -1;
+}
+
+/* numa_preferred_nid and the node with strictly the most NUMA faults, from /proc/self/sched. */
+static int placement(long *preferred, int *most)
+{
+	char buf[8192], *line;
+	long p, sh, max = -1;
+	int node;
+
+	*preferred = -2;
+	*most = -1;
+	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "numa_preferred_nid : %ld", &p) == 1)
+			*preferred = p;
+		else if (sscanf(line, "numa_faults node=%d task_private=%ld task_shared=%ld", &node, &p, &sh) == 3) {
+			if (p + sh > max) {
+				max = p + sh;
+				*most = node;
+			} else if (p + sh == max) {
+				*most = -1;
+			}
+		}
+	}
+	return *preferred == -2 ? -1 : 0;
 }
 
 /* Node node's last zone with managed pages: its free pages and watermarks (zoneinfo). */
@@ -117,9 +195,12 @@ static int zone_marks(int node, long *free, long *min, long *low, long *high)
  * The nearly row, with L full of hugetlb pages: its free pages brought to the low watermark
  * (between min and high: the migration's allocation would succeed, migrate_balanced_pgdat()
  * says no), pages on far written from local (pinned there) for STAY_S: 1 if they stayed, then
- * moved to L within MOVE_S once h is given back; 0 if not.
+ * moved to L within MOVE_S once h is given back; 0 if not.  With nearest >= 0 (far has no
+ * CPUs, nearest is its nearest node with CPUs) the nearest row's verdict in *placed: the
+ * writes go on, for PREFER_S at most, until far has the most faults, and numa_preferred_nid
+ * must then be nearest.
  */
-static int nearly_full(int local, int far, struct node_hugepages *h)
+static int nearly_full(int local, int far, struct node_hugepages *h, int nearest, int *placed)
 {
 	size_t ps = (size_t)page_size(), filler_max = 16384, filled = 0;
 	long free, min, low, high, count;
@@ -154,6 +235,19 @@ static int nearly_full(int local, int far, struct node_hugepages *h)
 		goto out;
 	}
 	numab_touch_for(pages, NEARLY_PAGES * ps, ps, STAY_S);
+	if (nearest >= 0) {
+		long preferred = -2;
+		int most = -1;
+
+		for (t0 = numab_now(); most != far && numab_now() - t0 < PREFER_S;) {
+			numab_touch_for(pages, NEARLY_PAGES * ps, ps, SLICE_S);
+			placement(&preferred, &most);
+		}
+		*placed = most == far && preferred == nearest;
+		ktap_diag("after %.1f s more: node %d has %s faults, numa_preferred_nid %ld (its nearest node "
+			  "with CPUs: %d)", numab_now() - t0, far, most == far ? "the most" : "not the most",
+			  preferred, nearest);
+	}
 	stayed = !pages_nodes(pages, NEARLY_PAGES, status) && all_on(status, NEARLY_PAGES, far, "node nearly full");
 	munmap(filler, filler_max * ps);
 	filler = NULL;
@@ -177,12 +271,16 @@ void full_run(const struct nodes *n)
 	const char *rows[NR_FULL_ROWS] = {
 		"a MADV_HUGEPAGE fault whose local node has no huge page left: a THP from another node",
 		"NUMA balancing moves no page into a nearly full node, and moves them once it has room",
+		"NUMA balancing prefers for a task faulting on a CPU-less node its nearest node with CPUs",
 	};
 	struct node_hugepages h = { "", "" };
-	int local = last_cpu_node(n), far = n->mem[0];
+	int local = last_cpu_node(n), far = n->mem[0], away = cpuless_away_from(n, local);
+	int nearest = away >= 0 ? nearest_cpu_node(away) : -1, placed = 0;
 	char boost[32] = "";
 	long got;
 
+	if (away >= 0)
+		far = away;
 	if (local <= 0 || n->nr_mem < 2 || pin_to_node(local)) {
 		for (int i = 0; i < NR_FULL_ROWS; i++)
 			ktap_skip(rows[i], "needs a memory node with CPUs other than node 0, and a second memory node");
@@ -196,11 +294,17 @@ void full_run(const struct nodes *n)
 	} else if (numab_start("1")) {
 		ktap_diag("node %d filled with %ld hugetlb pages", local, got);
 		ktap_ok(remote_thp(local), "%s", rows[0]);
-		ktap_skip(rows[1], "cannot set " NUMA_BALANCING_SYSCTL " to 1: %s", strerror(errno));
+		for (int i = 1; i < NR_FULL_ROWS; i++)
+			ktap_skip(rows[i], "cannot set " NUMA_BALANCING_SYSCTL " to 1: %s", strerror(errno));
 	} else {
 		ktap_diag("node %d filled with %ld hugetlb pages", local, got);
 		ktap_ok(remote_thp(local), "%s", rows[0]);
-		ktap_ok(nearly_full(local, far, &h), "%s", rows[1]);
+		ktap_ok(nearly_full(local, far, &h, nearest, &placed), "%s", rows[1]);
+		if (nearest >= 0)
+			ktap_ok(placed, "%s", rows[2]);
+		else
+			ktap_skip(rows[2], "needs a CPU-less memory node whose nearest node with CPUs is not "
+				  "node %d", local);
 		numab_stop();
 	}
 	node_hugepages_restore(&h);
