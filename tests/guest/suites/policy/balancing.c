@@ -41,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,7 @@
 #define COW_NEW 0x22
 #define UFFD_WAIT_MS 10000
 #define SPIN_PAGES 16                /* what the task writes while a THP lies untouched */
+#define SPLICE_PAGES 16            /* of a THP, in a pipe: its default capacity */
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
 
 /* The first page of each BALANCE_PAGES region (or the THP's looks): all on node? */
@@ -362,8 +364,56 @@ out:
 /* The rows, in the order they run: their names index rows[] (no count kept by hand). */
 enum balancing_row {
 	ROW_PAGES_MOVE, ROW_THP_MOVES, ROW_THP_STAYS, ROW_THP_SCANNED_ONCE, ROW_BIND_FLAG_MOVES,
-	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_MPROTECT_WRITABLE, ROW_THP_UFFD_WP, NR_BALANCING_ROWS
+	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_MPROTECT_WRITABLE, ROW_THP_UFFD_WP, ROW_THP_SPLICED,
+	NR_BALANCING_ROWS
 };
+
+/*
+ * A THP on far, SPLICE_PAGES of it handed to a pipe with vmsplice(2) (the pipe holds references
+ * to those pages: a migration must leave the THP where it is), written from local until the
+ * scanner has made its PMD a hinting fault and STAY_S after: 1 if every write went through
+ * and the THP holds the last one, 0 if not, -1 without a THP.  mmap(2)'s memory stays the
+ * process's to read and write whatever NUMA balancing does with it; the hinting fault finds the
+ * THP misplaced, isolates it, and migrate_pages() fails on the pipe's references after it has
+ * replaced the PMD by a migration entry and put a present PMD back: do_huge_pmd_numa_page()
+ * retakes the PMD lock, sees the PMD changed and unlocks it.  Kills mm/huge_memory.c:
+ * do_huge_pmd_numa_page's `spin_unlock(vmf->ptl)` there removed (3fc0f38b40c6: the next fault
+ * on the PMD spins on its lock for ever).
+ */
+static int thp_spliced(int local, int far)
+{
+	char *map, *huge = thp_on(far, &map);
+	size_t pmd = (size_t)pmd_size();
+	long long scanned = vmstat("numa_huge_pte_updates"), failed = vmstat("thp_migration_fail");
+	struct iovec iov = { huge, SPLICE_PAGES * (size_t)page_size() };
+	int pipefd[2] = { -1, -1 }, hinted = 0, ok = 0;
+	double t0 = numab_now();
+
+	if (!huge) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return -1;
+	}
+	if (pipe(pipefd) || vmsplice(pipefd[1], &iov, 1, 0) != (ssize_t)iov.iov_len) {
+		ktap_diag("pipe or vmsplice: %s", strerror(errno));
+		goto out;
+	}
+	while (!(hinted = vmstat("numa_huge_pte_updates") > scanned) && numab_now() - t0 < BALANCE_S)
+		numab_touch_for(huge, pmd, (size_t)page_size(), SLICE_S);
+	numab_touch_for(huge, pmd, (size_t)page_size(), STAY_S);
+	memset(huge, COW_NEW, pmd);
+	ok = hinted && huge[0] == COW_NEW && huge[pmd - 1] == COW_NEW;
+	ktap_diag("a THP in a pipe on node %d, written from node %d: %s, %s on node %d after %.1f s, "
+		  "thp_migration_fail %+lld", far, local, hinted ? "its PMD scanned" : "no THP's PMD scanned",
+		  region_on(huge, pmd, THP_LOOKS, far) ? "still" : "not", far, numab_now() - t0,
+		  vmstat("thp_migration_fail") - failed);
+out:
+	for (int i = 0; i < 2; i++)
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+	munmap(map, 2 * pmd);
+	return ok;
+}
 
 /* A THP row's result: 1 or 0 as ktap_ok(); < 0 a SKIP saying why. */
 static void thp_row(int result, const char *row, const char *why)
@@ -396,6 +446,8 @@ void balancing_run(const struct nodes *n)
 					      "written without a fault",
 		[ROW_THP_UFFD_WP] = "a THP write-protected with userfaultfd: a write is a WP fault, and lands "
 				    "once unprotected",
+		[ROW_THP_SPLICED] = "a THP a pipe holds pages of (vmsplice), written from another node: "
+				    "every write goes through",
 	};
 	int local, far, wp;
 	char no_local_thp[80], no_far_thp[80], why[160];
@@ -454,6 +506,7 @@ void balancing_run(const struct nodes *n)
 	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
 	wp = thp_uffd_wp(local, why, sizeof(why));
 	thp_row(wp, rows[ROW_THP_UFFD_WP], why);
+	thp_row(thp_spliced(local, far), rows[ROW_THP_SPLICED], no_far_thp);
 	unpin();
 	numab_stop();
 }
