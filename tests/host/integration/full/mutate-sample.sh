@@ -93,6 +93,11 @@ IDS2=$IDS2,556c2e7e2f84,2c31711eea9d,61f74a8231d7,af7b433ec9bb
 # as failed to migrate; a page moved into a nearly full node.
 IDS2=$IDS2,3baf38954667,cd1962dd59ab,2904b50c1afe,109bc2d0bf8e,a234019c7e78
 IDS2=$IDS2,207820e87cf8,c1bfc3694535,e58a4686b7a9,b727307c35ad,46d560984fbf,f3a50486a390,22e344da31d6
+# Its fifth round: move_pages of the caller's own pid turned into an error,
+# of a kernel thread taking a bogus mm, of another user's process allowed; a
+# task faulting on a CPU-less node preferring the last node with CPUs, not
+# the nearest (cxl only); a THP's PMD lock kept after a failed migration.
+IDS2=$IDS2,18890b17492b,2554ecd60fef,241f2d30df2e,1924546beaa2,3fc0f38b40c6
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
