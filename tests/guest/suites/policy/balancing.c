@@ -56,6 +56,7 @@
 #define COW_OLD 0x11
 #define COW_NEW 0x22
 #define UFFD_WAIT_MS 10000
+#define SCAN_PASSES 3               /* the THP's VMA is scanned in the first two */
 #define SPIN_PAGES 16                /* what the task writes while a THP lies untouched */
 #define SPLICE_PAGES 16            /* of a THP, in a pipe: its default capacity */
 #define THP_LOOKS 3              /* base pages of a THP whose node is asked: first, middle, last */
@@ -119,28 +120,48 @@ static int pages_row(int local, int far, int mode, unsigned long mask, int want_
 	return ok;
 }
 
+/* The mm's NUMA scan passes so far (/proc/self/sched's mm->numa_scan_seq); -1 if unreadable. */
+static long scan_passes(void)
+{
+	char buf[8192], *line;
+	long seq = -1;
+
+	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "mm->numa_scan_seq : %ld", &seq) == 1)
+			break;
+	return seq;
+}
+
 /*
- * A THP on far that nothing touches, while the task writes SPIN_PAGES other pages for STAY_S
- * (the scanner runs from the task's ticks, every 100-400 ms here): 1 if numa_huge_pte_updates
- * rose by exactly 1, 0 if not, -1 without a THP.  cgroup-v2.rst: numa_pte_updates is the
- * "Number of pages whose page table entries are modified by NUMA balancing to produce NUMA
- * hinting faults on access"; a THP's PMD is modified once, and later passes find it PROT_NONE
- * already (and a VMA the task does not touch is scanned only in its first two passes anyway,
- * vma_is_accessed()).
+ * A THP on far that nothing touches, while the task writes SPIN_PAGES other pages until the
+ * scanner has finished SCAN_PASSES passes over the address space (BALANCE_S at most; it runs
+ * from the task's ticks, so a loaded host slows it): 1 if numa_huge_pte_updates rose by
+ * exactly 1, 0 if not, -1 without a THP.  cgroup-v2.rst: numa_pte_updates is the "Number of
+ * pages whose page table entries are modified by NUMA balancing to produce NUMA hinting faults
+ * on access"; a THP's PMD is modified once, and later passes find it PROT_NONE already (and a
+ * VMA the task does not touch is scanned only in its first two passes anyway,
+ * vma_is_accessed()).  A fixed 6 s instead saw no pass at all once in 15 runs with three
+ * guests on the 2 cores.
  */
 static int thp_scanned_once(int far)
 {
 	char *map, *huge = thp_on(far, &map);
 	char *spin = pages_on(far, SPIN_PAGES);
 	long long scanned = vmstat("numa_huge_pte_updates"), delta;
+	long passes = scan_passes(), done = 0;
+	double t0 = numab_now();
 	int ok = -1;
 
 	if (huge && spin) {
-		numab_touch_for(spin, SPIN_PAGES * (size_t)page_size(), (size_t)page_size(), STAY_S);
+		while ((done = scan_passes() - passes) < SCAN_PASSES && numab_now() - t0 < BALANCE_S)
+			numab_touch_for(spin, SPIN_PAGES * (size_t)page_size(), (size_t)page_size(), SLICE_S);
 		delta = vmstat("numa_huge_pte_updates") - scanned;
 		ok = delta == 1;
 		if (!ok)
-			ktap_diag("numa_huge_pte_updates %+lld over %.0f s for one untouched THP", delta, STAY_S);
+			ktap_diag("numa_huge_pte_updates %+lld over %ld scan passes (%.1f s) for one untouched THP",
+				  delta, done, numab_now() - t0);
 	}
 	if (spin)
 		unmap_pages(spin, SPIN_PAGES);
