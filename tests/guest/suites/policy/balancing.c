@@ -327,7 +327,7 @@ static void *write_ends(void *arg)
  * it: 1 if the uffd reader gets a UFFD_PAGEFAULT_FLAG_WP fault and, once the range is
  * unprotected, the write lands; 0 if not; -1 (why says) when this kernel or guest cannot try.
  */
-static int thp_uffd_wp(int node, char *why, size_t cap)
+static int thp_uffd_wp(int node, int mprotect_between, char *why, size_t cap)
 {
 	char *map, *huge = thp_on(node, &map);
 	size_t pmd = (size_t)pmd_size();
@@ -352,6 +352,10 @@ static int thp_uffd_wp(int node, char *why, size_t cap)
 	ok = 0;
 	if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp)) {
 		ktap_diag("UFFDIO_WRITEPROTECT: %s", strerror(errno));
+		goto out;
+	}
+	if (mprotect_between && (mprotect(huge, pmd, PROT_READ) || mprotect(huge, pmd, PROT_READ | PROT_WRITE))) {
+		ktap_diag("mprotect: %s", strerror(errno));
 		goto out;
 	}
 	errno = pthread_create(&writer, NULL, write_ends, huge);
@@ -386,7 +390,7 @@ out:
 enum balancing_row {
 	ROW_PAGES_MOVE, ROW_THP_MOVES, ROW_THP_STAYS, ROW_THP_SCANNED_ONCE, ROW_BIND_FLAG_MOVES,
 	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_MPROTECT_WRITABLE, ROW_THP_UFFD_WP, ROW_THP_SPLICED,
-	NR_BALANCING_ROWS
+	ROW_THP_UFFD_WP_MPROTECT, NR_BALANCING_ROWS
 };
 
 /*
@@ -469,6 +473,8 @@ void balancing_run(const struct nodes *n)
 				    "once unprotected",
 		[ROW_THP_SPLICED] = "a THP a pipe holds pages of (vmsplice), written from another node: "
 				    "every write goes through",
+		[ROW_THP_UFFD_WP_MPROTECT] = "a THP write-protected with userfaultfd, mprotect RO and back to RW: "
+					     "a write is still a WP fault",
 	};
 	int local, far, wp;
 	char no_local_thp[80], no_far_thp[80], why[160];
@@ -525,8 +531,15 @@ void balancing_run(const struct nodes *n)
 	thp_row(thp_mprotect_writable(local), rows[ROW_THP_MPROTECT_WRITABLE], no_local_thp);
 	/* Kills mm/huge_memory.c:change_huge_pmd `if (uffd_wp)` -> `if (0)` and its
 	 * `entry = pmd_mkuffd_wp(entry);` removed (the THP left writable: the write goes through). */
-	wp = thp_uffd_wp(local, why, sizeof(why));
+	wp = thp_uffd_wp(local, 0, why, sizeof(why));
 	thp_row(wp, rows[ROW_THP_UFFD_WP], why);
+	/* userfaultfd.rst: the writer goes on once UFFDIO_WRITEPROTECT without MODE_WP "wakes up the
+	 * thread"; an mprotect() round trip is no such call, and mprotect() to RW makes an exclusive
+	 * THP writable at once only where no one asked for write faults.  Kills
+	 * mm/huge_memory.c:can_change_pmd_writable `if (userfaultfd_huge_pmd_wp(vma, pmd))` ->
+	 * `if (0)` (782427c8a0a0: the write goes through). */
+	wp = thp_uffd_wp(local, 1, why, sizeof(why));
+	thp_row(wp, rows[ROW_THP_UFFD_WP_MPROTECT], why);
 	thp_row(thp_spliced(local, far), rows[ROW_THP_SPLICED], no_far_thp);
 	unpin();
 	numab_stop();
