@@ -36,6 +36,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -390,7 +391,7 @@ out:
 enum balancing_row {
 	ROW_PAGES_MOVE, ROW_THP_MOVES, ROW_THP_STAYS, ROW_THP_SCANNED_ONCE, ROW_BIND_FLAG_MOVES,
 	ROW_BIND_STAYS, ROW_THP_COW, ROW_THP_MPROTECT_WRITABLE, ROW_THP_UFFD_WP, ROW_THP_SPLICED,
-	ROW_THP_UFFD_WP_MPROTECT, NR_BALANCING_ROWS
+	ROW_THP_UFFD_WP_MPROTECT, ROW_THP_SOFT_DIRTY, NR_BALANCING_ROWS
 };
 
 /*
@@ -440,6 +441,56 @@ out:
 	return ok;
 }
 
+/* /proc/self/pagemap's soft-dirty bit (55) of the page at addr: 0 or 1, -1 if unreadable. */
+static int soft_dirty(const char *addr)
+{
+	unsigned long long entry = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	off_t at = (off_t)((uintptr_t)addr / (uintptr_t)page_size() * sizeof(entry));
+	int ok = fd >= 0 && pread(fd, &entry, sizeof(entry), at) == (ssize_t)sizeof(entry);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? (int)(entry >> 55 & 1) : -1;
+}
+
+/*
+ * A THP on node, its soft-dirty bits cleared (clear_refs 4), mprotect()ed read-only and back to
+ * read-write, then written: 1 if pagemap shows it soft-dirty after the write (and not before),
+ * 0 if not, -1 without a THP.  soft-dirty.rst: writing 4 to clear_refs clears the bits, and a
+ * write afterwards sets the page's bit; the kernel write-protects the PMD to see that write,
+ * and an mprotect() round trip must not make it writable behind that.  Kills
+ * mm/huge_memory.c:can_change_pmd_writable `if (pmd_needs_soft_dirty_wp(vma, pmd))` -> `if (0)`
+ * (782427c8a0a0: the write goes through unseen, the bit stays clear).
+ */
+static int thp_soft_dirty(int node)
+{
+	char *map, *huge = thp_on(node, &map);
+	size_t pmd = (size_t)pmd_size();
+	int before = -1, after = -1;
+
+	if (!huge) {
+		if (map)
+			munmap(map, 2 * pmd);
+		return -1;
+	}
+	memset(huge, COW_OLD, pmd);
+	if (sys_write("/proc/self/clear_refs", "4") == 0) {
+		before = soft_dirty(huge);
+		if (mprotect(huge, pmd, PROT_READ) || mprotect(huge, pmd, PROT_READ | PROT_WRITE))
+			ktap_diag("mprotect: %s", strerror(errno));
+		huge[0] = COW_NEW;
+		after = soft_dirty(huge);
+	} else {
+		ktap_diag("clear_refs 4: %s", strerror(errno));
+	}
+	if (before != 0 || after != 1)
+		ktap_diag("the THP's soft-dirty bit: %d after clear_refs, %d after the write (AnonHugePages %lld)",
+			  before, after, smaps_anon_huge(map));
+	munmap(map, 2 * pmd);
+	return before == 0 && after == 1;
+}
+
 /* A THP row's result: 1 or 0 as ktap_ok(); < 0 a SKIP saying why. */
 static void thp_row(int result, const char *row, const char *why)
 {
@@ -475,6 +526,8 @@ void balancing_run(const struct nodes *n)
 				    "every write goes through",
 		[ROW_THP_UFFD_WP_MPROTECT] = "a THP write-protected with userfaultfd, mprotect RO and back to RW: "
 					     "a write is still a WP fault",
+		[ROW_THP_SOFT_DIRTY] = "a THP's soft-dirty bit cleared, mprotect RO and back to RW: the next "
+				       "write sets it",
 	};
 	int local, far, wp;
 	char no_local_thp[80], no_far_thp[80], why[160];
@@ -537,9 +590,10 @@ void balancing_run(const struct nodes *n)
 	 * thread"; an mprotect() round trip is no such call, and mprotect() to RW makes an exclusive
 	 * THP writable at once only where no one asked for write faults.  Kills
 	 * mm/huge_memory.c:can_change_pmd_writable `if (userfaultfd_huge_pmd_wp(vma, pmd))` ->
-	 * `if (0)` (782427c8a0a0: the write goes through). */
+	 * `if (0)` (09189cde528d: the write goes through). */
 	wp = thp_uffd_wp(local, 1, why, sizeof(why));
 	thp_row(wp, rows[ROW_THP_UFFD_WP_MPROTECT], why);
+	thp_row(thp_soft_dirty(local), rows[ROW_THP_SOFT_DIRTY], no_local_thp);
 	thp_row(thp_spliced(local, far), rows[ROW_THP_SPLICED], no_far_thp);
 	unpin();
 	numab_stop();
