@@ -461,20 +461,28 @@ static int soft_dirty(const char *addr)
  * write afterwards sets the page's bit; the kernel write-protects the PMD to see that write,
  * and an mprotect() round trip must not make it writable behind that.  Kills
  * mm/huge_memory.c:can_change_pmd_writable `if (pmd_needs_soft_dirty_wp(vma, pmd))` -> `if (0)`
- * (782427c8a0a0: the write goes through unseen, the bit stays clear).
+ * (782427c8a0a0: the write goes through unseen, the bit stays clear).  -1 (a SKIP, why says
+ * so) also where the kernel has no soft-dirty tracking (LoongArch: a fresh page reads clean).
  */
-static int thp_soft_dirty(int node)
+static int thp_soft_dirty(int node, char *why, size_t cap)
 {
 	char *map, *huge = thp_on(node, &map);
 	size_t pmd = (size_t)pmd_size();
 	int before = -1, after = -1;
 
 	if (!huge) {
+		snprintf(why, cap, "no THP could be faulted on node %d", node);
 		if (map)
 			munmap(map, 2 * pmd);
 		return -1;
 	}
 	memset(huge, COW_OLD, pmd);
+	/* A page just written is soft-dirty where the kernel tracks it at all (not LoongArch's). */
+	if (soft_dirty(huge) != 1) {
+		snprintf(why, cap, "a page just written is not soft-dirty: no soft-dirty tracking here");
+		munmap(map, 2 * pmd);
+		return -1;
+	}
 	if (sys_write("/proc/self/clear_refs", "4") == 0) {
 		before = soft_dirty(huge);
 		if (mprotect(huge, pmd, PROT_READ) || mprotect(huge, pmd, PROT_READ | PROT_WRITE))
@@ -593,7 +601,8 @@ void balancing_run(const struct nodes *n)
 	 * `if (0)` (09189cde528d: the write goes through). */
 	wp = thp_uffd_wp(local, 1, why, sizeof(why));
 	thp_row(wp, rows[ROW_THP_UFFD_WP_MPROTECT], why);
-	thp_row(thp_soft_dirty(local), rows[ROW_THP_SOFT_DIRTY], no_local_thp);
+	wp = thp_soft_dirty(local, why, sizeof(why));
+	thp_row(wp, rows[ROW_THP_SOFT_DIRTY], why);
 	thp_row(thp_spliced(local, far), rows[ROW_THP_SPLICED], no_far_thp);
 	unpin();
 	numab_stop();
