@@ -1,5 +1,6 @@
 /* numab: NUMA balancing switched on for a test, and put back (numab.h). */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "numab.h"
@@ -60,4 +61,31 @@ void numab_touch_for(char *base, size_t len, size_t stride, double seconds)
 	while (numab_now() < end)
 		for (size_t off = 0; off < len; off += stride)
 			base[off] += 1;
+}
+
+int numab_stats(struct numab_stats *s)
+{
+	char buf[8192], *line, *save = NULL;
+	int node;
+	long p, sh;
+
+	s->migrated = s->preferred = s->scan_seq = -1;
+	for (int i = 0; i < NUMAB_MAX_NODES; i++)
+		s->priv[i] = s->shared[i] = 0;
+	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "numa_pages_migrated : %ld", &p) == 1)
+			s->migrated = p;
+		else if (sscanf(line, "numa_preferred_nid : %ld", &p) == 1)
+			s->preferred = p;
+		else if (sscanf(line, "mm->numa_scan_seq : %ld", &p) == 1)
+			s->scan_seq = p;
+		else if (sscanf(line, "numa_faults node=%d task_private=%ld task_shared=%ld", &node, &p, &sh) == 3 &&
+			 node >= 0 && node < NUMAB_MAX_NODES) {
+			s->priv[node] = p;
+			s->shared[node] = sh;
+		}
+	}
+	return s->migrated < 0 ? -1 : 0;
 }

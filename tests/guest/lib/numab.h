@@ -32,4 +32,19 @@ void numab_touch_for(char *base, size_t len, size_t stride, double seconds);
 /* CLOCK_MONOTONIC in seconds. */
 double numab_now(void);
 
+/*
+ * What /proc/self/sched says of the calling task's NUMA balancing (kernel/sched/debug.c): a
+ * line the kernel did not print leaves its field -1 (the fault counts 0).  0, or -1 when the
+ * file cannot be read or has no numa_pages_migrated line (no CONFIG_NUMA_BALANCING).
+ */
+#define NUMAB_MAX_NODES 64
+struct numab_stats {
+	long migrated;                     /* numa_pages_migrated */
+	long preferred;                    /* numa_preferred_nid */
+	long scan_seq;                     /* mm->numa_scan_seq: the scanner's passes so far */
+	long priv[NUMAB_MAX_NODES];        /* numa_faults node=N task_private */
+	long shared[NUMAB_MAX_NODES];      /* ... task_shared */
+};
+int numab_stats(struct numab_stats *s);
+
 #endif

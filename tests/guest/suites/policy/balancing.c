@@ -121,18 +121,12 @@ static int pages_row(int local, int far, int mode, unsigned long mask, int want_
 	return ok;
 }
 
-/* The mm's NUMA scan passes so far (/proc/self/sched's mm->numa_scan_seq); -1 if unreadable. */
+/* The mm's NUMA scan passes so far (mm->numa_scan_seq); -1 if unreadable. */
 static long scan_passes(void)
 {
-	char buf[8192], *line;
-	long seq = -1;
+	struct numab_stats s;
 
-	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (sscanf(line, "mm->numa_scan_seq : %ld", &seq) == 1)
-			break;
-	return seq;
+	return numab_stats(&s) ? -1 : s.scan_seq;
 }
 
 /*

@@ -45,37 +45,8 @@
 #define WRITABLE_ROUNDS 3
 #define WRITABLE_S 50.0
 
-/* What /proc/self/sched says of NUMA balancing (migrated -1: no such line). */
-struct numa_stats {
-	long migrated;
-	long priv[MAX_NODES], shared[MAX_NODES];
-};
-
-static int read_stats(struct numa_stats *s)
-{
-	char buf[8192], *line;
-	int node;
-	long p, sh;
-
-	s->migrated = -1;
-	for (int i = 0; i < MAX_NODES; i++)
-		s->priv[i] = s->shared[i] = 0;
-	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (sscanf(line, "numa_pages_migrated : %ld", &p) == 1)
-			s->migrated = p;
-		else if (sscanf(line, "numa_faults node=%d task_private=%ld task_shared=%ld", &node, &p, &sh) == 3 &&
-			 node >= 0 && node < MAX_NODES) {
-			s->priv[node] = p;
-			s->shared[node] = sh;
-		}
-	}
-	return s->migrated < 0 ? -1 : 0;
-}
-
 /* The largest of each count over the reads of a row. */
-static void stats_max(struct numa_stats *max, const struct numa_stats *s)
+static void stats_max(struct numab_stats *max, const struct numab_stats *s)
 {
 	for (int i = 0; i < MAX_NODES; i++) {
 		if (s->priv[i] > max->priv[i])
@@ -112,7 +83,7 @@ static void thp_child(void *arg)
 {
 	const struct thp_child *c = arg;
 	long want = thp_pages(), noise = want / 8;
-	struct numa_stats s, max = { 0 };
+	struct numab_stats s, max = { 0 };
 	int go[2], on = -1, ok = 1;
 	double t0 = numab_now();
 	pthread_t idler;
@@ -125,7 +96,7 @@ static void thp_child(void *arg)
 		_exit(NO_THP);
 	do {
 		numab_touch_for(huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
-		if (read_stats(&s)) {
+		if (numab_stats(&s)) {
 			ktap_diag("no NUMA balancing statistics in /proc/self/sched");
 			_exit(1);
 		}

@@ -130,30 +130,22 @@ static int cpuless_away_from(const struct nodes *n, int local)
 	return -1;
 }
 
-/* numa_preferred_nid and the node with strictly the most NUMA faults, from /proc/self/sched. */
-static int placement(long *preferred, int *most)
+/* numa_preferred_nid and the node with strictly the most NUMA faults (-1: a tie or none). */
+static void placement(long *preferred, int *most)
 {
-	char buf[8192], *line;
-	long p, sh, max = -1;
-	int node;
+	struct numab_stats s;
+	long max = -1;
 
-	*preferred = -2;
 	*most = -1;
-	if (sys_read("/proc/self/sched", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (sscanf(line, "numa_preferred_nid : %ld", &p) == 1)
-			*preferred = p;
-		else if (sscanf(line, "numa_faults node=%d task_private=%ld task_shared=%ld", &node, &p, &sh) == 3) {
-			if (p + sh > max) {
-				max = p + sh;
-				*most = node;
-			} else if (p + sh == max) {
-				*most = -1;
-			}
+	*preferred = numab_stats(&s) ? -2 : s.preferred;
+	for (int node = 0; node < NUMAB_MAX_NODES; node++) {
+		if (s.priv[node] + s.shared[node] > max) {
+			max = s.priv[node] + s.shared[node];
+			*most = node;
+		} else if (s.priv[node] + s.shared[node] == max) {
+			*most = -1;
 		}
 	}
-	return *preferred == -2 ? -1 : 0;
 }
 
 /* Node node's last zone with managed pages: its free pages and watermarks (zoneinfo). */
