@@ -123,10 +123,11 @@ void limits_run(void)
 	empty_range_row();
 	const char *row = "MADV_COLLAPSE ignores max_ptes_none 0: one page written, the PMD collapses";
 	size_t pmd = (size_t)pmd_size();
-	char saved[32], *map, *huge;
+	struct thp_knob none;
+	char *map, *huge;
 	int ok = 0;
 
-	if (sys_read(MAX_PTES_NONE, saved, sizeof(saved)) || sys_write(MAX_PTES_NONE, "0")) {
+	if (value_knob_set(&none, MAX_PTES_NONE, "0")) {
 		ktap_skip(row, "cannot set %s: %s", MAX_PTES_NONE, strerror(errno));
 		return;
 	}
@@ -148,8 +149,7 @@ void limits_run(void)
 			ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
 		else
 			ok = collapsed_intact(huge, map, pmd);
-		if (sys_write(MAX_PTES_NONE, saved))
-			ktap_diag("cannot restore %s: %s", MAX_PTES_NONE, strerror(errno));
+		thp_knob_restore(&none);
 		ktap_ok(ok, "%s", row);
 		if (ok)
 			ktap_ok(collapse_no_leak(huge, pmd), "MADV_COLLAPSE of a THP, %d times: success, no memory "
@@ -159,8 +159,7 @@ void limits_run(void)
 		munmap(map, 2 * pmd);
 		return;
 	}
-	if (sys_write(MAX_PTES_NONE, saved))
-		ktap_diag("cannot restore %s: %s", MAX_PTES_NONE, strerror(errno));
+	thp_knob_restore(&none);
 	ktap_ok(ok, "%s", row);
 	ktap_skip("MADV_COLLAPSE of a THP leaks no memory", "no mapping");
 }

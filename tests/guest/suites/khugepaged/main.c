@@ -14,35 +14,29 @@ static const char *const knobs[] = {
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
 struct saved {
-	char knob[NR_KNOBS][32];
-	char enabled[16];
+	struct thp_knob knob[NR_KNOBS];
+	struct thp_knob enabled;
 };
 
 /* Scan every 10 ms, a whole PMD range per pass; THP at least for madvised ranges. */
 static void tune(struct saved *s)
 {
-	char fast[NR_KNOBS][32] = { "10", "10", "" };
+	char fast[NR_KNOBS][32] = { "10", "10", "" }, enabled[16];
 
 	snprintf(fast[2], sizeof(fast[2]), "%ld", 8 * (pmd_size() / page_size()));
-	for (size_t i = 0; i < NR_KNOBS; i++) {
-		if (sys_read(knobs[i], s->knob[i], sizeof(s->knob[i])))
-			s->knob[i][0] = '\0';
-		else if (sys_write(knobs[i], fast[i]))
+	for (size_t i = 0; i < NR_KNOBS; i++)
+		if (value_knob_set(&s->knob[i], knobs[i], fast[i]))
 			ktap_diag("cannot set %s: %s", knobs[i], strerror(errno));
-	}
-	if (thp_setting(THP_DIR "/enabled", s->enabled, sizeof(s->enabled)))
-		s->enabled[0] = '\0';
-	if (!strcmp(s->enabled, "never"))
-		sys_write(THP_DIR "/enabled", "madvise");
+	s->enabled.was[0] = '\0';
+	if (!thp_setting(THP_DIR "/enabled", enabled, sizeof(enabled)) && !strcmp(enabled, "never"))
+		thp_knob_set(&s->enabled, THP_DIR "/enabled", "madvise");
 }
 
 static void restore(const struct saved *s)
 {
 	for (size_t i = 0; i < NR_KNOBS; i++)
-		if (s->knob[i][0] && sys_write(knobs[i], s->knob[i]))
-			ktap_diag("cannot restore %s: %s", knobs[i], strerror(errno));
-	if (s->enabled[0])
-		sys_write(THP_DIR "/enabled", s->enabled);
+		thp_knob_restore(&s->knob[i]);
+	thp_knob_restore(&s->enabled);
 }
 
 static struct topology topo;
