@@ -92,14 +92,15 @@ static int remote_thp(int local)
 	return ok;
 }
 
-/* The node with CPUs nearest to node by its distance line, the lowest id on a tie; -1 if none. */
-static int nearest_cpu_node(int node)
+/* Of the nr nodes with CPUs in cpu[], the nearest to node by its distance line (the lowest id
+ * on a tie); -1 if none. */
+static int nearest_of(int node, const int *cpu, int nr)
 {
-	int cpu[MAX_NODES], nr = 0, best = -1, best_dist = 0, dist[MAX_NODES], nr_dist = 0;
+	int best = -1, best_dist = 0, dist[MAX_NODES], nr_dist = 0;
 	char path[96], text[256], *p = text, *end;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", node);
-	if (node_list("has_cpu", cpu, MAX_NODES, &nr) || sys_read(path, text, sizeof(text)))
+	if (sys_read(path, text, sizeof(text)))
 		return -1;
 	for (long d; nr_dist < MAX_NODES && (d = strtol(p, &end, 10), end != p); p = end)
 		dist[nr_dist++] = (int)d;
@@ -111,11 +112,12 @@ static int nearest_cpu_node(int node)
 	return best;
 }
 
-/* A memory node without CPUs whose nearest node with CPUs is not local; -1 if none. */
-static int cpuless_away_from(const struct nodes *n, int local)
+/* A memory node without CPUs whose nearest node with CPUs (in *nearest) is not local; -1 if none. */
+static int cpuless_away_from(const struct nodes *n, int local, int *nearest)
 {
 	int cpu[MAX_NODES], nr = 0;
 
+	*nearest = -1;
 	if (node_list("has_cpu", cpu, MAX_NODES, &nr))
 		return -1;
 	for (int k = 0; k < n->nr_mem; k++) {
@@ -123,9 +125,11 @@ static int cpuless_away_from(const struct nodes *n, int local)
 
 		for (int i = 0; i < nr; i++)
 			has_cpu |= cpu[i] == n->mem[k];
-		near = has_cpu ? -1 : nearest_cpu_node(n->mem[k]);
-		if (near >= 0 && near != local)
+		near = has_cpu ? -1 : nearest_of(n->mem[k], cpu, nr);
+		if (near >= 0 && near != local) {
+			*nearest = near;
 			return n->mem[k];
+		}
 	}
 	return -1;
 }
@@ -266,8 +270,8 @@ void full_run(const struct nodes *n)
 		"NUMA balancing prefers for a task faulting on a CPU-less node its nearest node with CPUs",
 	};
 	struct node_hugepages h = { "", "" };
-	int local = last_cpu_node(n), far = n->mem[0], away = cpuless_away_from(n, local);
-	int nearest = away >= 0 ? nearest_cpu_node(away) : -1, placed = 0;
+	int local = last_cpu_node(n), far = n->mem[0], nearest, away = cpuless_away_from(n, local, &nearest);
+	int placed = 0;
 	char boost[32] = "";
 	long got;
 
