@@ -6,8 +6,12 @@
 /*
  * The kernel's own words (7.2: kernel/panic.c, arch/x86/kernel/dumpstack.c,
  * lib/bug.c, kernel/watchdog.c, kernel/rcu/tree_stall.h, tree_exp.h,
- * tasks.h, mm/kasan, mm/kfence, mm/kmsan, lib/ubsan.c).  First match wins,
- * so the specific "BUG: KASAN" comes before the generic "BUG:".
+ * tasks.h, mm/kasan, mm/kfence, mm/kmsan, lib/ubsan.c, mm/oom_kill.c).
+ * First match wins, so the specific "BUG: KASAN" comes before the generic
+ * "BUG:".  pagefault_out_of_memory()'s "Huh" is a fault handler that returned
+ * VM_FAULT_OOM while no OOM was under way: a kernel bug the fault's retry
+ * hides from the program (mm/huge_memory.c's hinting fault returning 1 for 0
+ * after a migration, 754af874411d, shows nothing else).
  */
 static const struct {
 	const char *needle;
@@ -28,6 +32,7 @@ static const struct {
 	{ "Unable to handle kernel", CONSOLE_OOPS },             /* arm64, LoongArch faults */
 	{ "BUG:", CONSOLE_OOPS },
 	{ "kernel BUG at", CONSOLE_OOPS },
+	{ "Huh VM_FAULT_OOM leaked out", CONSOLE_WARNING },
 };
 
 /* LoongArch's die(): "Oops[#1]:", "Oops - BUG[#1]:", "Kernel ale access[#1]:". */
@@ -42,6 +47,19 @@ static int is_die_header(const char *line)
 	return digits && !strcmp(mark + 2 + digits, "]:");
 }
 
+/*
+ * A WARN() splat's header (kernel/panic.c __warn()): 7.x "WARNING: FILE:LINE at
+ * FN, CPU#N: COMM/PID" or "WARNING: at FN, CPU#N: ...", older kernels
+ * "WARNING: CPU: N PID: P at ...".  Not lockdep's "WARNING: possible ..."
+ * reports: no stock configuration has lockdep.
+ */
+static int is_warn_header(const char *line)
+{
+	const char *at = strstr(line, "WARNING: ");
+
+	return at && (!strncmp(at + 9, "CPU: ", 5) || strstr(at, ", CPU#"));
+}
+
 void console_scan_init(struct console_scan *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -50,7 +68,7 @@ void console_scan_init(struct console_scan *s)
 const char *console_finding_name(enum console_finding f)
 {
 	static const char *const names[] = {
-		"clean", "panic", "oops", "lockup", "rcu-stall", "sanitizer", "reboot",
+		"clean", "panic", "oops", "lockup", "rcu-stall", "sanitizer", "warning", "reboot",
 		"efi-shell", "firmware-hang",
 	};
 
@@ -131,8 +149,8 @@ static void scan_line(struct console_scan *s, const char *line)
 			add_report_line(s, line);
 			return;
 		}
-	if (is_die_header(line)) {
-		s->finding = CONSOLE_OOPS;
+	if (is_die_header(line) || is_warn_header(line)) {
+		s->finding = is_die_header(line) ? CONSOLE_OOPS : CONSOLE_WARNING;
 		add_report_line(s, line);
 	}
 }

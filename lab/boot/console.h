@@ -22,6 +22,7 @@ enum console_finding {
 	CONSOLE_LOCKUP,      /* soft/hard lockup */
 	CONSOLE_RCU_STALL,
 	CONSOLE_SANITIZER,   /* KASAN / UBSAN / KFENCE report */
+	CONSOLE_WARNING,     /* a WARN() splat, or a fault handler's VM_FAULT_OOM with no OOM */
 	CONSOLE_REBOOT,      /* a second boot banner: the guest restarted */
 	CONSOLE_EFI_SHELL,   /* UEFI fell through to its shell: it found nothing to boot */
 	CONSOLE_FIRMWARE_HANG, /* set by the VM supervisor, never by the scanner */

@@ -186,6 +186,17 @@ static const struct excerpt {
 	{ "KMSAN (mm/kmsan/report.c)", CONSOLE_SANITIZER,
 	  "[    4.500000] BUG: KMSAN: uninit-value in do_mbind+0x2a/0x60\n",
 	  "[    4.500000] BUG: KMSAN: uninit-value in do_mbind+0x2a/0x60" },
+	{ "WARN splat, 7.x (kernel/panic.c)", CONSOLE_WARNING,
+	  "[   12.000000] ------------[ cut here ]------------\n"
+	  "[   12.000001] WARNING: mm/migrate.c:2650 at migrate_misplaced_folio+0x1a/0x90, CPU#1: policy/141\n"
+	  "[   12.000002] Modules linked in:\n",
+	  "[   12.000001] WARNING: mm/migrate.c:2650 at migrate_misplaced_folio+0x1a/0x90, CPU#1: policy/141" },
+	{ "WARN splat, older kernels", CONSOLE_WARNING,
+	  "[   12.000001] WARNING: CPU: 1 PID: 141 at mm/migrate.c:2650 migrate_misplaced_folio+0x1a/0x90\n",
+	  "[   12.000001] WARNING: CPU: 1 PID: 141 at mm/migrate.c:2650 migrate_misplaced_folio+0x1a/0x90" },
+	{ "VM_FAULT_OOM with no OOM (mm/oom_kill.c)", CONSOLE_WARNING,
+	  "[   13.000000] Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF\n",
+	  "[   13.000000] Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF" },
 	{ "second boot banner (init/version-timestamp.c)", CONSOLE_REBOOT,
 	  "[    0.000000] Linux version 7.2.13+deb14-amd64 (debian-kernel@lists.debian.org) (gcc-14 14.2.0) #1 SMP\n"
 	  "[    5.000000] reboot: Restarting system\n"
@@ -276,6 +287,8 @@ UNIT_TEST(ordinary_boot_is_clean)
 		 "[    0.010000] rcu: Hierarchical RCU implementation.\n"
 		 "[    0.020000] rcu: RCU calculated value of scheduler-enlistment delay is 100 jiffies.\n"
 		 "[    0.100000] NMI watchdog: Perf NMI watchdog permanently disabled\n"
+		 "[    0.200000] ACPI BIOS Warning (bug): Incorrect checksum in table [HMAT] - 0x12, should be 0x13\n"
+		 "[    0.300000] WARNING: possible circular locking dependency detected\n"
 		 "[    1.000000] Run /init as init process\n"
 		 "numalab-init: running mempolicy (timeout 100s)\n");
 	CHECK_INT(s.finding, CONSOLE_CLEAN);
