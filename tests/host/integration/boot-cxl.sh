@@ -7,7 +7,7 @@ expect_grep '^ok 2 mempolicy$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ .*hmat' "$SCRATCH/out"
 if grep -E '^    ok [0-9]+ .*hmat.*# SKIP' "$SCRATCH/out"; then fail "HMAT checks skipped on cxl"; fi
 expect_grep '^ok 3 tiering$' "$SCRATCH/out"
-for claim in 'in memory_tier35' 'cold anon pages demoted' 'cold tmpfs pages demoted' \
+for claim in 'in memory_tier30' 'cold anon pages demoted' 'cold tmpfs pages demoted' \
 	     'pgdemote_proactive' 'cold anon \(node filled\) pages demoted' 'pgdemote_kswapd \+ pgdemote_direct' \
 	     'hot pages promoted' 'cold pages stay' 'pgpromote_success'; do
 	expect_grep "^    ok [0-9]+ .*$claim" "$SCRATCH/out"

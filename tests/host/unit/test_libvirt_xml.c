@@ -151,7 +151,7 @@ UNIT_TEST(cxl_hmat)
 	CHECK(has(&xml, "<cell id='2' memory='512' unit='MiB'>"));
 	CHECK(has(&xml, "<sibling id='3' value='26'/>"));
 	CHECK(has(&xml, "<latency initiator='1' target='2' type='access' value='350'/>"));
-	CHECK(has(&xml, "<bandwidth initiator='0' target='2' type='access' value='8' unit='GiB'/>"));
+	CHECK(has(&xml, "<bandwidth initiator='0' target='2' type='access' value='10' unit='GiB'/>"));
 	CHECK(has(&xml, "<cache level='1' associativity='direct' policy='writeback'>"));
 	CHECK(has(&xml, "<size value='64' unit='KiB'/>"));
 	CHECK(has(&xml, "<topology sockets='2' dies='1' cores='2' threads='1'/>"));

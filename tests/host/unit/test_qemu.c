@@ -464,7 +464,7 @@ UNIT_TEST(argv_cxl_hmat)
 	CHECK_INT(count_numa(&argv, "hmat-lb,"), 16);
 	CHECK_INT(count_numa(&argv, "hmat-cache,"), 2);
 	CHECK(has_arg(&argv, "hmat-lb,initiator=1,target=2,hierarchy=memory,data-type=access-latency,latency=350"));
-	CHECK(has_arg(&argv, "hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-bandwidth,bandwidth=8G"));
+	CHECK(has_arg(&argv, "hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-bandwidth,bandwidth=10G"));
 	CHECK(has_arg(&argv, "hmat-cache,node-id=3,size=64K,level=1,associativity=direct,policy=write-back,line=64"));
 	strvec_clear(&argv);
 }

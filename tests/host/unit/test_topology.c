@@ -145,8 +145,8 @@ UNIT_TEST(topo_2node)
 UNIT_TEST(topo_cxl)
 {
 	static const struct topo_hmat_lb want[] = {
-		{ 0, 0, 80, 20 * GIB }, { 0, 1, 140, 10 * GIB }, { 0, 2, 250, 8 * GIB }, { 0, 3, 350, 4 * GIB },
-		{ 1, 0, 140, 10 * GIB }, { 1, 1, 88, 20 * GIB }, { 1, 2, 350, 4 * GIB }, { 1, 3, 250, 8 * GIB },
+		{ 0, 0, 80, 22 * GIB }, { 0, 1, 140, 10 * GIB }, { 0, 2, 250, 10 * GIB }, { 0, 3, 350, 4 * GIB },
+		{ 1, 0, 140, 10 * GIB }, { 1, 1, 88, 22 * GIB }, { 1, 2, 350, 4 * GIB }, { 1, 3, 250, 10 * GIB },
 	};
 	static const int dist[4][4] = {
 		{ 10, 21, 14, 24 }, { 21, 10, 24, 14 }, { 14, 24, 10, 26 }, { 24, 14, 26, 10 },
@@ -599,8 +599,8 @@ UNIT_TEST(memory_tiers)
 		CHECK(0);
 		return;
 	}
-	CHECK_INT(topo_memory_tier(&t, 2), 35);
-	CHECK_INT(topo_memory_tier(&t, 3), 35);
+	CHECK_INT(topo_memory_tier(&t, 2), 30);
+	CHECK_INT(topo_memory_tier(&t, 3), 30);
 	if (load("topologies/2node.topo", &t)) {
 		CHECK(0);
 		return;

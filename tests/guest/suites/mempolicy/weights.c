@@ -107,9 +107,10 @@ static unsigned long long bandwidth(const struct topology *t, int node)
  * each node's bandwidth (MiB/s, as sysfs shows it) scaled to
  * 32 * bw / sum-of-bw rounded down (1 when that is below 1 or bw is 0), then
  * all divided by their gcd.  Written for reduce_interleave_weights()'s
- * mutants (issue 18): on cxl's bandwidths (20G, 20G, 8G, 8G: 11,11,4,4) it
- * kills a wrong scale or rounding; the gcd is 1 there, so dropping the gcd
- * division cannot show on that shape.
+ * mutants (issue 18): on cxl's bandwidths (22G, 22G, 10G, 10G: 11,11,5,5,
+ * each 32 * bw / sum exact) it kills a wrong scale or rounding, sum_bw
+ * starting at 1 (0c88318b271c: 10,10,4,4, then 5,5,2,2); the gcd is 1 there,
+ * so dropping the gcd division cannot show on that shape.
  */
 static long gcd(long a, long b)
 {

@@ -30,8 +30,8 @@ round_trip 4node
 round_trip cxl
 # HMAT: the pairs sysfs shows (each target's initiator) come back exact, so
 # the guest's access0 and tiers checks ran and passed.
-for s in 'hmat-lb 0 2 latency=250 bandwidth=8G' 'hmat-lb 1 3 latency=250 bandwidth=8G' \
-	 'hmat-lb 0 0 latency=80 bandwidth=20G' 'hmat-cache 2 size=64K level=1 line=64 policy=write-back assoc=direct'; do
+for s in 'hmat-lb 0 2 latency=250 bandwidth=10G' 'hmat-lb 1 3 latency=250 bandwidth=10G' \
+	 'hmat-lb 0 0 latency=80 bandwidth=22G' 'hmat-cache 2 size=64K level=1 line=64 policy=write-back assoc=direct'; do
 	grep -qx -- "$s" "$SCRATCH/rt/cxl.topo" || fail "cxl: '$s' did not come back"
 done
 expect_grep '^    ok [0-9]+ node2 hmat access0 from node0$' "$SCRATCH/out"
