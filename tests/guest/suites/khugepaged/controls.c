@@ -44,6 +44,18 @@
  *              of one core", so any other value is not that).  Kills
  *              khugepaged_wait_work `if (hugepage_enabled())` -> `if (0)`
  *              (617d5910b039: khugepaged spins once its list is empty).
+ *   wake       a new scan_sleep_millisecs applies at once, not when the sleep
+ *              begun with the old one ends: transhuge.rst's "how many
+ *              milliseconds to wait in khugepaged between each pass" is
+ *              the setting now in the file (writing it wakes khugepaged:
+ *              __sleep_millisecs_store()).  khugepaged sleeps 120 s
+ *              between passes over a process it has not finished (one
+ *              PMD range a pass, pages_to_scan 1), then 10 ms is
+ *              written: a full scan must follow within WAKE_WAIT_S.
+ *              Kills khugepaged_should_wakeup's `||` -> `&&`
+ *              (93e22db923e6: the wait ends only at its timeout) and
+ *              __sleep_millisecs_store's `khugepaged_sleep_expire = 0`
+ *              or wake_up_interruptible() removed.
  *   shmem never shmem_enabled (global and the PMD size's) at never: "Do not
  *              allocate huge pages.  Note that madvise(..., MADV_COLLAPSE)
  *              can still cause transparent huge pages to be obtained", so
@@ -72,6 +84,11 @@
 #define NR_START_STOP_ROWS 2
 #define NR_IDLE_ROWS 1
 #define NR_SHMEM_NEVER_ROWS 1
+#define NR_WAKE_ROWS 1
+#define WAKE_SLEEP_MS "120000"
+#define WAKE_RANGES 4             /* PMD ranges of the process khugepaged is in the middle of */
+#define WAKE_SETTLE_S 12          /* past a sleep begun with the default 10 s */
+#define WAKE_WAIT_S 30
 /*
  * A full scan ends with the last process on khugepaged's list, which this one joins last,
  * and a process leaves the list once all its VMAs were walked: one full scan is enough,
@@ -100,7 +117,7 @@ static const struct control controls[] = {
 
 int controls_plan(void)
 {
-	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_SHMEM_NEVER_ROWS;
+	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS;
 }
 
 /* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
@@ -349,6 +366,57 @@ static int full_scans_pass(int nr)
 	return 0;
 }
 
+static void wake_row(void)
+{
+	const char *row = "a new scan_sleep_millisecs applies at once: a full scan follows 10 ms written "
+			  "over 120000";
+	size_t pmd = (size_t)pmd_size(), len = (WAKE_RANGES + 1) * pmd;
+	struct thp_knob sleep_ms = { 0 }, pages = { 0 }, none = { 0 };
+	char *map, *range;
+	long first = -1, scans = -1;
+	double written = 0;
+	int ok = 0;
+
+	if (khugepaged_thread_pid() < 0) {
+		ktap_skip(row, "no khugepaged thread");
+		return;
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		ktap_skip(row, "mmap of %zu bytes: %s", len, strerror(errno));
+		return;
+	}
+	range = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	/* One base page a range (no THP at the fault), nothing to collapse (max_ptes_none 0). */
+	if (value_knob_set(&pages, KHP_DIR "/pages_to_scan", "1") ||
+	    value_knob_set(&none, KHP_DIR "/max_ptes_none", "0") ||
+	    value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", WAKE_SLEEP_MS) ||
+	    madvise(range, WAKE_RANGES * pmd, MADV_NOHUGEPAGE)) {
+		ktap_diag("cannot set khugepaged's controls or MADV_NOHUGEPAGE: %s", strerror(errno));
+	} else {
+		for (size_t i = 0; i < WAKE_RANGES; i++)
+			range[i * pmd] = 1;
+		if (madvise(range, WAKE_RANGES * pmd, MADV_HUGEPAGE))
+			ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		sleep(WAKE_SETTLE_S);
+		if (!sys_read_long(KHP_DIR "/full_scans", &first) &&
+		    !sys_write(KHP_DIR "/scan_sleep_millisecs", "10")) {
+			written = now();
+			while (now() - written < WAKE_WAIT_S && !ok) {
+				ok = !sys_read_long(KHP_DIR "/full_scans", &scans) && scans > first;
+				usleep(50 * 1000);
+			}
+		}
+		ktap_diag("full_scans %ld -> %ld in %.1f s after 10 ms was written over " WAKE_SLEEP_MS,
+			  first, scans, now() - written);
+	}
+	thp_knob_restore(&sleep_ms);
+	thp_knob_restore(&none);
+	thp_knob_restore(&pages);
+	munmap(map, len);
+	ktap_ok(ok, "%s", row);
+}
+
 static void shmem_never_row(void)
 {
 	const char *row = "khugepaged makes no shmem huge page with shmem_enabled never";
@@ -407,5 +475,6 @@ void controls_run(void)
 	refusal_row();
 	start_stop_rows();
 	idle_row();
+	wake_row();
 	shmem_never_row();
 }
