@@ -34,6 +34,9 @@ IDS=$IDS,1271525f48ee,322a0fd88ba8,f2035ed39883,fbbf16b0b922,d5a02ba14144
 # allocation left queued; every task's reclaim counted as khugepaged's.
 IDS=$IDS,0183190a6b5e,1c2b682ad41a,030dc6ae9811,0537acb4dc20,1949c3364587,617d5910b039,5128b65cb50b
 IDS=$IDS,e2a937c6b854
+# khugepaged sleeping on past a new scan_sleep_millisecs (its wait's
+# wake-up condition `||` -> `&&`).
+IDS=$IDS,93e22db923e6
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -45,7 +48,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
-      --function khugepaged_alloc_sleep --function current_is_khugepaged
+      --function khugepaged_alloc_sleep --function current_is_khugepaged --function khugepaged_should_wakeup
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
