@@ -149,10 +149,13 @@ static void scan_line(struct console_scan *s, const char *line)
 			add_report_line(s, line);
 			return;
 		}
-	if (is_die_header(line) || is_warn_header(line)) {
-		s->finding = is_die_header(line) ? CONSOLE_OOPS : CONSOLE_WARNING;
-		add_report_line(s, line);
-	}
+	if (is_die_header(line))
+		s->finding = CONSOLE_OOPS;
+	else if (is_warn_header(line))
+		s->finding = CONSOLE_WARNING;
+	else
+		return;
+	add_report_line(s, line);
 }
 
 /* Firmware paints its screen with ANSI sequences: drop them, keep the text. */
