@@ -83,18 +83,20 @@ static int remote_thp(int local, struct node_hugepages *h, long *filled)
 		return 0;
 	}
 	huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (madvise(huge, pmd, MADV_HUGEPAGE))
+		ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
 	for (int attempt = 0; attempt < REMOTE_THP_ATTEMPTS; attempt++) {
+		long long anon_huge;
 		long more;
 
-		if (madvise(huge, pmd, MADV_HUGEPAGE))
-			ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
 		huge[0] = 1;
 		pages_nodes(huge, 1, &node);
-		ok = smaps_anon_huge(huge) == (long long)pmd && node >= 0 && node != local;
+		anon_huge = smaps_anon_huge(huge);
+		ok = anon_huge == (long long)pmd && node >= 0 && node != local;
 		if (!ok)
-			ktap_diag("the fault with node %d full: AnonHugePages %lld, on node %d", local,
-				  smaps_anon_huge(huge), node);
-		madvise(huge, pmd, MADV_DONTNEED);
+			ktap_diag("the fault with node %d full: AnonHugePages %lld, on node %d", local, anon_huge,
+				  node);
+		madvise(huge, pmd, MADV_DONTNEED);   /* the VMA keeps MADV_HUGEPAGE for the next fault */
 		/*
 		 * A THP on L is a failure only if L was full: memory freed late (under load, after
 		 * the fill gave up) leaves a huge page the fill takes now; then fault again.
