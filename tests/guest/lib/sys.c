@@ -267,6 +267,46 @@ void watermark_boost_restore(const char *saved)
 		sys_write(BOOST, saved);
 }
 
+int zone_marks(int node, struct zone_marks *z)
+{
+	char line[256], key[64];
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	struct zone_marks zone = { -1, -1, -1, -1, -1 };
+	int in_node = 0, found = 0;
+	long v, managed = 0;
+
+	snprintf(key, sizeof(key), "Node %d, zone", node);
+	/* A zone's section runs from its "Node N, zone NAME" line to the next one. */
+	for (int end = 0; !end;) {
+		end = !f || !fgets(line, sizeof(line), f);
+		if (end || !strncmp(line, "Node ", 5)) {
+			if (in_node && managed > 0) {
+				*z = zone;
+				found = 1;
+			}
+			in_node = !end && !strncmp(line, key, strlen(key));
+			managed = 0;
+		} else if (!in_node) {
+			continue;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			zone.free = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			zone.min = v;
+		} else if (sscanf(line, " low %ld", &v) == 1) {
+			zone.low = v;
+		} else if (sscanf(line, " high %ld", &v) == 1) {
+			zone.high = v;
+		} else if (sscanf(line, " managed %ld", &v) == 1) {
+			managed = v;
+		} else if (sscanf(line, " node_unreclaimable: %ld", &v) == 1) {
+			zone.unreclaimable = (int)v;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
 int slab_shrink_all(void)
 {
 	DIR *d = opendir("/sys/kernel/slab");

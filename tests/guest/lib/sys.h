@@ -88,6 +88,18 @@ long minor_faults(void);
  */
 void watermark_boost_off(char *saved, size_t cap);
 void watermark_boost_restore(const char *saved);
+/*
+ * Node node's last zone with managed pages, from /proc/zoneinfo: its free
+ * pages and watermarks, and the node's node_unreclaimable (1 once kswapd
+ * has run MAX_RECLAIM_RETRIES times on it without reclaiming a page and
+ * given up: mm/vmscan.c's "hopeless" node).  -1 when the node has no zone
+ * with managed pages.
+ */
+struct zone_marks {
+	long free, min, low, high;
+	int unreclaimable;
+};
+int zone_marks(int node, struct zone_marks *z);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

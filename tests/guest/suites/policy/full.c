@@ -170,41 +170,6 @@ static void placement(long *preferred, int *most)
 	}
 }
 
-/* Node node's last zone with managed pages: its free pages and watermarks (zoneinfo). */
-static int zone_marks(int node, long *free, long *min, long *low, long *high)
-{
-	char line[256], key[64];
-	FILE *f = fopen("/proc/zoneinfo", "re");
-	int in_node = 0, found = 0;
-	long v, zfree = -1, zmin = -1, zlow = -1, zhigh = -1;
-
-	snprintf(key, sizeof(key), "Node %d, zone", node);
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Node ", 5))
-			in_node = !strncmp(line, key, strlen(key));
-		else if (!in_node)
-			continue;
-		else if (sscanf(line, " pages free %ld", &v) == 1)
-			zfree = v;
-		else if (sscanf(line, " min %ld", &v) == 1)
-			zmin = v;
-		else if (sscanf(line, " low %ld", &v) == 1)
-			zlow = v;
-		else if (sscanf(line, " high %ld", &v) == 1)
-			zhigh = v;
-		else if (sscanf(line, " managed %ld", &v) == 1 && v > 0) {
-			*free = zfree;
-			*min = zmin;
-			*low = zlow;
-			*high = zhigh;
-			found = 1;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found ? 0 : -1;
-}
-
 /*
  * The nearly row, with L full of hugetlb pages: its free pages brought to the low watermark
  * (between min and high: the migration's allocation would succeed, migrate_balanced_pgdat()
@@ -217,21 +182,22 @@ static int zone_marks(int node, long *free, long *min, long *low, long *high)
 static int nearly_full(int local, int far, struct node_hugepages *h, int nearest, int *placed)
 {
 	size_t ps = (size_t)page_size(), filler_max = 16384, filled = 0;
-	long free, min, low, high, count;
+	struct zone_marks z;
+	long count;
 	char *pages = pages_on(far, NEARLY_PAGES), *filler = NULL;
 	unsigned long mask = 1UL << local;
 	int status[NEARLY_PAGES], ok = 0, stayed;
 	double t0;
 
-	if (!pages || zone_marks(local, &free, &min, &low, &high)) {
+	if (!pages || zone_marks(local, &z)) {
 		ktap_diag("no pages on node %d, or no watermarks of node %d in /proc/zoneinfo", far, local);
 		goto out;
 	}
 	/* Room above the low watermark first: hugetlb pages back while the node is at or below it. */
 	if (sys_read_long(h->path, &count))
 		count = 0;
-	while (free <= low && count > 0)
-		if ((count = node_hugepages_set(h, local, count - 1)) < 0 || zone_marks(local, &free, &min, &low, &high))
+	while (z.free <= z.low && count > 0)
+		if ((count = node_hugepages_set(h, local, count - 1)) < 0 || zone_marks(local, &z))
 			break;
 	filler = mmap(NULL, filler_max * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (filler == MAP_FAILED || p_mbind(filler, filler_max * ps, MPOL_BIND, &mask, MAXNODE_LONG, 0)) {
@@ -239,12 +205,12 @@ static int nearly_full(int local, int far, struct node_hugepages *h, int nearest
 		filler = NULL;
 		goto out;
 	}
-	while (filled < filler_max && !zone_marks(local, &free, &min, &low, &high) && free > low)
+	while (filled < filler_max && !zone_marks(local, &z) && z.free > z.low)
 		for (size_t k = 0; k < 16 && filled < filler_max; k++)
 			filler[filled++ * ps] = 1;
-	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages)", local, free, min,
-		  low, high, filled);
-	if (free >= high || free <= min) {
+	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages)", local, z.free, z.min,
+		  z.low, z.high, filled);
+	if (z.free >= z.high || z.free <= z.min) {
 		ktap_diag("cannot bring node %d between its min and high watermarks", local);
 		goto out;
 	}

@@ -142,6 +142,7 @@ GUEST_CASE(targets, targets_plan(&t)) { targets_run(&t); }
 GUEST_CASE(demote, demote_plan(&t)) { demote_run(&t); }
 GUEST_CASE(demote_mems, mems_plan(&t)) { mems_run(&t); }
 GUEST_CASE(promote, promote_plan(&t)) { promote_run(&t); }
+GUEST_CASE(hopeless, hopeless_plan(&t)) { hopeless_run(&t); }
 
 int main(void)
 {
