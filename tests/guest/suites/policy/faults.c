@@ -212,7 +212,66 @@ static void writable_child(void *arg)
 	_exit(rounds >= WRITABLE_ROUNDS && write_faults == 0 ? 0 : 1);
 }
 
-enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, ROW_WRITABLE, NR_FAULTS_ROWS };
+struct writer {
+	char *huge;
+	int node;
+	volatile int stop;
+};
+
+/* The second thread of the shared row: pinned to w->node, it writes the THP until told to stop. */
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+
+	if (!pin_to_node(w->node))
+		while (!w->stop)
+			numab_touch_for(w->huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+	return NULL;
+}
+
+/*
+ * The child of the shared row: its main thread pinned to cpu_node with a THP there, a second
+ * thread pinned to thp_node (another node with CPUs), both writing the THP.  A hinting fault
+ * the main thread takes after one the other took is shared (sched.h: private only when "the
+ * task that takes it is the one that took the page's last one").  Exit 0 once the main
+ * thread's shared counts (/proc/self/sched is the leader's) hold an eighth of the THP, within
+ * FAULTS_S.
+ */
+static void shared_child(void *arg)
+{
+	const struct thp_child *c = arg;
+	long noise = thp_pages() / 8, shared = 0;
+	struct numab_stats s, max = { 0 };
+	struct writer w = { .node = c->thp_node };
+	double t0 = numab_now();
+	pthread_t writer;
+	char *map;
+
+	if (pin_to_node(c->cpu_node))
+		_exit(1);
+	w.huge = thp_on(c->cpu_node, &map);
+	if (!w.huge)
+		_exit(NO_THP);
+	if (pthread_create(&writer, NULL, writer_thread, &w))
+		_exit(1);
+	while (shared < noise && numab_now() - t0 < FAULTS_S) {
+		numab_touch_for(w.huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+		if (numab_stats(&s))
+			break;
+		stats_max(&max, &s);
+		shared = 0;
+		for (int i = 0; i < MAX_NODES; i++)
+			shared += max.shared[i];
+	}
+	w.stop = 1;
+	pthread_join(writer, NULL);
+	ktap_diag("after %.1f s: shared faults %ld at most on the THP two threads on nodes %d and %d write "
+		  "(want %ld), node %d private %ld at most", numab_now() - t0, shared, c->cpu_node, c->thp_node,
+		  noise, c->cpu_node, max.priv[c->cpu_node]);
+	_exit(shared >= noise ? 0 : 1);
+}
+
+enum faults_row { ROW_LOCAL_THP, ROW_MOVED_THP, ROW_WRITABLE, ROW_SHARED_THP, NR_FAULTS_ROWS };
 
 /* A row run by fn in a child on t: a SKIP when t has no nodes for it or the child had no THP. */
 static void child_row(const char *row, void (*fn)(void *), struct thp_child *t)
@@ -241,6 +300,8 @@ void faults_run(const struct nodes *n)
 		[ROW_MOVED_THP] = "NUMA balancing counts a THP it moved to a task: its pages migrated, faults "
 				  "private on the new node",
 		[ROW_WRITABLE] = "a THP's hinting fault leaves it writable: the write after it takes no fault",
+		[ROW_SHARED_THP] = "NUMA balancing in mode 3 (normal and tiering) counts shared the faults on a "
+				   "top-tier THP two threads on two nodes write",
 	};
 	int cpu[MAX_NODES], nr_cpu = 0, local = -1;
 	struct thp_child t = { .n = n };
@@ -293,4 +354,26 @@ void faults_run(const struct nodes *n)
 			t.thp_node = n->mem[k];
 	child_row(rows[ROW_WRITABLE], writable_child, &t);
 	numab_stop();
+
+	/*
+	 * Memory tiering mode keeps a page's access time where its last cpupid was only on the
+	 * slow tier (memory.c: "For memory tiering mode, cpupid of slow memory page is used to
+	 * record page access time"); a top-tier page keeps its cpupid, and so normal balancing's
+	 * private/shared account, in mode 3.  Kills mm/memory-tiers.c:folio_use_access_time's `&&`
+	 * -> `||` (8649992ec2ea: every page's cpupid overwritten in tiering mode, every fault
+	 * counted private).
+	 */
+	t.cpu_node = local;
+	t.thp_node = -1;
+	for (int i = 0; i < nr_cpu && t.thp_node < 0; i++)
+		if (cpu[i] != local)
+			t.thp_node = cpu[i];
+	if (t.thp_node < 0) {
+		ktap_skip(rows[ROW_SHARED_THP], "needs two memory nodes with CPUs");
+	} else if (numab_start("3")) {
+		ktap_skip(rows[ROW_SHARED_THP], "cannot set " NUMA_BALANCING_SYSCTL " to 3: %s", strerror(errno));
+	} else {
+		child_row(rows[ROW_SHARED_THP], shared_child, &t);
+		numab_stop();
+	}
 }
