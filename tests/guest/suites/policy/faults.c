@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,6 +40,7 @@
 #include "sys.h"
 
 #define FAULTS_S 30.0
+#define SHARED_S 45.0             /* a scan pass per round, a few rounds: 12 s on a loaded host */
 #define SLICE_S 0.2
 #define CHILD_S 70
 #define NO_THP 2                  /* a child's exit status: no THP could be had */
@@ -212,62 +214,86 @@ static void writable_child(void *arg)
 	_exit(rounds >= WRITABLE_ROUNDS && write_faults == 0 ? 0 : 1);
 }
 
-struct writer {
-	char *huge;
+/* Whose turn it is to take a hinting fault on the shared row's THP. */
+enum turn { TURN_MAIN, TURN_SECOND, TURN_STOP };
+
+struct second {
+	volatile char *at;
 	int node;
-	volatile int stop;
+	atomic_int turn;            /* an enum turn */
 };
 
-/* The second thread of the shared row: pinned to w->node, it writes the THP until told to stop. */
-static void *writer_thread(void *arg)
+/* Read at until this thread takes a fault there (a hinting fault: the page is present), or until. */
+static int hinting_fault(volatile char *at, double until)
 {
-	struct writer *w = arg;
+	long before = minor_faults();
 
-	if (!pin_to_node(w->node))
-		while (!w->stop)
-			numab_touch_for(w->huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
+	while (minor_faults() == before && numab_now() < until)
+		(void)*at;
+	return minor_faults() != before;
+}
+
+/* The shared row's second thread: pinned to s->node, it takes a hinting fault on its turns. */
+static void *second_thread(void *arg)
+{
+	struct second *s = arg;
+
+	if (pin_to_node(s->node))
+		s->turn = TURN_STOP;
+	while (s->turn != TURN_STOP) {
+		if (s->turn == TURN_SECOND && hinting_fault(s->at, numab_now() + SLICE_S))
+			s->turn = TURN_MAIN;
+		else if (s->turn != TURN_SECOND)
+			usleep(1000);
+	}
 	return NULL;
 }
 
 /*
  * The child of the shared row: its main thread pinned to cpu_node with a THP there, a second
- * thread pinned to thp_node (another node with CPUs), both writing the THP.  A hinting fault
- * the main thread takes after one the other took is shared (sched.h: private only when "the
- * task that takes it is the one that took the page's last one").  Exit 0 once the main
- * thread's shared counts (/proc/self/sched is the leader's) hold an eighth of the THP, within
- * FAULTS_S.
+ * thread pinned to thp_node (another node with CPUs); they take hinting faults on the THP in
+ * turn, so each fault of the main thread follows one of the other's, and is shared (sched.h:
+ * private only when "the task that takes it is the one that took the page's last one").  In
+ * turn, not both at once: under a loaded host one thread may take every fault of a free race
+ * (1 shared page of 512 in 30 s, once).  Exit 0 once the main thread's shared counts
+ * (/proc/self/sched is the leader's) hold an eighth of the THP, within SHARED_S.
  */
 static void shared_child(void *arg)
 {
 	const struct thp_child *c = arg;
 	long noise = thp_pages() / 8, shared = 0;
 	struct numab_stats s, max = { 0 };
-	struct writer w = { .node = c->thp_node };
+	struct second second = { .node = c->thp_node, .turn = TURN_MAIN };
 	double t0 = numab_now();
-	pthread_t writer;
-	char *map;
+	int rounds = 0;
+	pthread_t thread;
+	char *map, *huge;
 
 	if (pin_to_node(c->cpu_node))
 		_exit(1);
-	w.huge = thp_on(c->cpu_node, &map);
-	if (!w.huge)
+	huge = thp_on(c->cpu_node, &map);
+	if (!huge)
 		_exit(NO_THP);
-	if (pthread_create(&writer, NULL, writer_thread, &w))
+	second.at = huge;
+	if (pthread_create(&thread, NULL, second_thread, &second))
 		_exit(1);
-	while (shared < noise && numab_now() - t0 < FAULTS_S) {
-		numab_touch_for(w.huge, (size_t)pmd_size(), (size_t)page_size(), SLICE_S);
-		if (numab_stats(&s))
+	while (shared < noise && second.turn != TURN_STOP && numab_now() - t0 < SHARED_S) {
+		second.turn = TURN_SECOND;
+		while (second.turn == TURN_SECOND && numab_now() - t0 < SHARED_S)
+			usleep(1000);
+		if (second.turn != TURN_MAIN || !hinting_fault(huge, t0 + SHARED_S) || numab_stats(&s))
 			break;
+		rounds++;
 		stats_max(&max, &s);
 		shared = 0;
 		for (int i = 0; i < MAX_NODES; i++)
 			shared += max.shared[i];
 	}
-	w.stop = 1;
-	pthread_join(writer, NULL);
-	ktap_diag("after %.1f s: shared faults %ld at most on the THP two threads on nodes %d and %d write "
-		  "(want %ld), node %d private %ld at most", numab_now() - t0, shared, c->cpu_node, c->thp_node,
-		  noise, c->cpu_node, max.priv[c->cpu_node]);
+	second.turn = TURN_STOP;
+	pthread_join(thread, NULL);
+	ktap_diag("after %.1f s, %d rounds: shared faults %ld at most on the THP two threads on nodes %d and "
+		  "%d fault on in turn (want %ld), node %d private %ld at most", numab_now() - t0, rounds, shared,
+		  c->cpu_node, c->thp_node, noise, c->cpu_node, max.priv[c->cpu_node]);
 	_exit(shared >= noise ? 0 : 1);
 }
 
