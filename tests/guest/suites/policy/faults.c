@@ -171,7 +171,8 @@ static int in_child(void (*fn)(void *), void *arg)
  * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask).  A round:
  * read the THP over and over until a read faults (the scanner has made the PMD a hinting fault:
  * numa_huge_pte_updates moved, else the round does not count), then write it, counting the
- * faults of the write alone.  The reads keep the VMA among those the scanner visits (it skips
+ * faults of the write alone (a round whose THP the scanner marked twice does not count either: a
+ * write that met the second marking took a hinting fault, 1 in a run beside a mutate run).  The reads keep the VMA among those the scanner visits (it skips
  * one the task has not faulted on lately, vma_is_accessed()).  Exit 0 after WRITABLE_ROUNDS
  * rounds whose writes took no fault.
  */
@@ -200,13 +201,21 @@ static void writable_child(void *arg)
 		long before = minor_faults(), after;
 
 		at = huge + (size_t)tries * ps;
+		long long updates;
+		long write;
+
+		at = huge + (size_t)tries * ps;
 		while ((after = minor_faults()) == before && numab_now() - t0 < WRITABLE_S)
 			(void)*at;
-		if (after == before || vmstat("numa_huge_pte_updates") == marked)
-			continue;               /* no hinting fault on the THP this round */
-		before = minor_faults();
+		/* The write at once: the scanner may mark the PMD again in a longer pause. */
 		*at = 1;
-		write_faults += minor_faults() - before;
+		write = minor_faults() - after;
+		updates = vmstat("numa_huge_pte_updates");
+		if (after == before || updates == marked)
+			continue;               /* no hinting fault on the THP this round */
+		if (updates > marked + 1)
+			continue;               /* marked again: the write may have met a new hinting fault */
+		write_faults += write;
 		rounds++;
 	}
 	ktap_diag("%d rounds of a hinting fault on the THP on node %d then a write: %lld write faults "
@@ -220,6 +229,7 @@ enum turn { TURN_MAIN, TURN_SECOND, TURN_STOP };
 struct second {
 	volatile char *at;
 	int node;
+	unsigned long all;          /* every memory node */
 	atomic_int turn;            /* an enum turn */
 };
 
@@ -238,7 +248,7 @@ static void *second_thread(void *arg)
 {
 	struct second *s = arg;
 
-	if (pin_to_node(s->node))
+	if (pin_to_node(s->node) || set_task(MPOL_BIND, s->all))
 		s->turn = TURN_STOP;
 	while (s->turn != TURN_STOP) {
 		if (s->turn == TURN_SECOND && hinting_fault(s->at, numab_now() + SLICE_S))
@@ -255,8 +265,13 @@ static void *second_thread(void *arg)
  * turn, so each fault of the main thread follows one of the other's, and is shared (sched.h:
  * private only when "the task that takes it is the one that took the page's last one").  In
  * turn, not both at once: under a loaded host one thread may take every fault of a free race
- * (1 shared page of 512 in 30 s, once).  Exit 0 once the main thread's shared counts
- * (/proc/self/sched is the leader's) hold an eighth of the THP, within SHARED_S.
+ * (1 shared page of 512 in 30 s, once).  The THP's VMA is the only one the scanner visits, so a
+ * thread's fault is one on the THP: the threads' policy is BIND (the scanner skips a VMA whose
+ * policy lacks MPOL_F_MOF, task_numa_work()), the THP's BIND|MPOL_F_NUMA_BALANCING over both
+ * nodes (mpol_misplaced() then asks should_numa_migrate_memory(), which records the cpupid);
+ * a hinting fault on a thread's stack passed for one on the THP before.  Exit 0 once the main
+ * thread's shared counts (/proc/self/sched is the leader's) hold an eighth of the THP, within
+ * SHARED_S.
  */
 static void shared_child(void *arg)
 {
@@ -264,16 +279,24 @@ static void shared_child(void *arg)
 	long noise = thp_pages() / 8, shared = 0;
 	struct numab_stats s, max = { 0 };
 	struct second second = { .node = c->thp_node, .turn = TURN_MAIN };
+	unsigned long both = 1UL << c->cpu_node | 1UL << c->thp_node;
 	double t0 = numab_now();
 	int rounds = 0;
 	pthread_t thread;
 	char *map, *huge;
 
+	for (int k = 0; k < c->n->nr_mem; k++)
+		second.all |= 1UL << c->n->mem[k];
 	if (pin_to_node(c->cpu_node))
 		_exit(1);
 	huge = thp_on(c->cpu_node, &map);
 	if (!huge)
 		_exit(NO_THP);
+	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &both, MAXNODE_LONG, 0) ||
+	    set_task(MPOL_BIND, second.all)) {
+		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
+		_exit(1);
+	}
 	second.at = huge;
 	if (pthread_create(&thread, NULL, second_thread, &second))
 		_exit(1);
