@@ -108,8 +108,9 @@ IDS2=$IDS2,09189cde528d,782427c8a0a0
 # line tells); auto weights rounded the wrong way on cxl's exact bandwidths.
 IDS2=$IDS2,a1801151af6e,754af874411d,0c88318b271c
 # Its seventh round: demotion_enabled written 0 while off resetting the nodes
-# kswapd gave up on, and 0 -> 1 not resetting them.
-IDS2=$IDS2,9606c68bc894,03debf6e0ed6
+# kswapd gave up on, and 0 -> 1 not resetting them; tiering mode taking the
+# cpupid of a top-tier page for its access time.
+IDS2=$IDS2,9606c68bc894,03debf6e0ed6,8649992ec2ea
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
