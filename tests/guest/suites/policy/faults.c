@@ -166,20 +166,23 @@ static int in_child(void (*fn)(void *), void *arg)
 }
 
 /*
- * The child of the writable row: single-threaded and pinned to cpu_node (so its own pages there
- * are not scanned), a THP on thp_node bound there with MPOL_F_NUMA_BALANCING (scanned, never
- * moved: mpol_misplaced() leaves a BIND|MORON page alone for a CPU outside the mask).  A round:
- * read the THP over and over until a read faults (the scanner has made the PMD a hinting fault:
- * numa_huge_pte_updates moved, else the round does not count), then write it, counting the
- * faults of the write alone (a round whose THP the scanner marked twice does not count either: a
- * write that met the second marking took a hinting fault, 1 in a run beside a mutate run).  The reads keep the VMA among those the scanner visits (it skips
- * one the task has not faulted on lately, vma_is_accessed()).  Exit 0 after WRITABLE_ROUNDS
- * rounds whose writes took no fault.
+ * The child of the writable row: single-threaded and pinned to cpu_node, a THP on thp_node
+ * bound there with MPOL_F_NUMA_BALANCING (scanned, never moved: mpol_misplaced() leaves a
+ * BIND|MORON page alone for a CPU outside the mask).  A round: read the THP over and over until
+ * a read faults (the scanner has made the PMD a hinting fault: numa_huge_pte_updates moved,
+ * else the round does not count), then write it at once, counting the faults of the write
+ * alone; a round whose THP the scanner marked twice does not count either (the write may have
+ * met the second marking).  The reads keep the VMA among those the scanner visits (it skips one
+ * the task has not faulted on lately, vma_is_accessed()).  The task's own policy is BIND, so
+ * the scanner passes over every other VMA (task_numa_work() skips a VMA whose policy lacks
+ * MPOL_F_MOF): a hinting fault on the stack in the read loop once passed for the THP's, and
+ * the write then took the THP's (1 write fault, 2node, beside a mutate run).  Exit 0 after
+ * WRITABLE_ROUNDS rounds whose writes took no fault.
  */
 static void writable_child(void *arg)
 {
 	const struct thp_child *c = arg;
-	unsigned long mask = 1UL << c->thp_node;
+	unsigned long mask = 1UL << c->thp_node, all = 0;
 	size_t ps = (size_t)page_size();
 	int rounds = 0, tries = 0;
 	long long write_faults = 0;
@@ -192,8 +195,11 @@ static void writable_child(void *arg)
 	huge = thp_on(c->thp_node, &map);
 	if (!huge)
 		_exit(NO_THP);
-	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0)) {
-		ktap_diag("mbind BIND|MPOL_F_NUMA_BALANCING: %s", strerror(errno));
+	for (int k = 0; k < c->n->nr_mem; k++)
+		all |= 1UL << c->n->mem[k];
+	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0) ||
+	    set_task(MPOL_BIND, all)) {
+		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
 		_exit(1);
 	}
 	while (rounds < WRITABLE_ROUNDS && tries++ < 3 * WRITABLE_ROUNDS && numab_now() - t0 < WRITABLE_S) {
