@@ -182,7 +182,7 @@ static int in_child(void (*fn)(void *), void *arg)
 static void writable_child(void *arg)
 {
 	const struct thp_child *c = arg;
-	unsigned long mask = 1UL << c->thp_node, all = 0;
+	unsigned long mask = 1UL << c->thp_node;
 	size_t ps = (size_t)page_size();
 	int rounds = 0, tries = 0;
 	long long write_faults = 0;
@@ -195,10 +195,8 @@ static void writable_child(void *arg)
 	huge = thp_on(c->thp_node, &map);
 	if (!huge)
 		_exit(NO_THP);
-	for (int k = 0; k < c->n->nr_mem; k++)
-		all |= 1UL << c->n->mem[k];
 	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0) ||
-	    set_task(MPOL_BIND, all)) {
+	    set_task(MPOL_BIND, all_mem(c->n))) {
 		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
 		_exit(1);
 	}
@@ -284,15 +282,13 @@ static void shared_child(void *arg)
 	const struct thp_child *c = arg;
 	long noise = thp_pages() / 8, shared = 0;
 	struct numab_stats s, max = { 0 };
-	struct second second = { .node = c->thp_node, .turn = TURN_MAIN };
+	struct second second = { .node = c->thp_node, .all = all_mem(c->n), .turn = TURN_MAIN };
 	unsigned long both = 1UL << c->cpu_node | 1UL << c->thp_node;
 	double t0 = numab_now();
 	int rounds = 0;
 	pthread_t thread;
 	char *map, *huge;
 
-	for (int k = 0; k < c->n->nr_mem; k++)
-		second.all |= 1UL << c->n->mem[k];
 	if (pin_to_node(c->cpu_node))
 		_exit(1);
 	huge = thp_on(c->cpu_node, &map);

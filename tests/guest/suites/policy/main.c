@@ -235,6 +235,15 @@ unsigned long mem_mask(const struct nodes *n, const char *ranks)
 	return mask;
 }
 
+unsigned long all_mem(const struct nodes *n)
+{
+	unsigned long mask = 0;
+
+	for (int k = 0; k < n->nr_mem; k++)
+		mask |= 1UL << n->mem[k];
+	return mask;
+}
+
 const char *errno_name(int e)
 {
 	switch (e) {
@@ -279,16 +288,13 @@ GUEST_CASE(faults, faults_plan(&n)) { faults_run(&n); }
 int main(void)
 {
 	int possible[MAX_NODES], nr_possible = 0;
-	unsigned long all = 0;
 
 	if (node_list("has_memory", n.mem, MAX_NODES, &n.nr_mem) || !n.nr_mem ||
 	    node_list("possible", possible, MAX_NODES, &nr_possible) || !nr_possible)
 		ktap_skip_all("cannot read the node sets from /sys/devices/system/node");
 	n.nr_possible = possible[nr_possible - 1] + 1;
-	for (int k = 0; k < n.nr_mem; k++)
-		all |= 1UL << n.mem[k];
 	guest_header();
-	ktap_diag("memory nodes %s, nr_node_ids %d, pages of %ld bytes", mask_str(all), n.nr_possible,
+	ktap_diag("memory nodes %s, nr_node_ids %d, pages of %ld bytes", mask_str(all_mem(&n)), n.nr_possible,
 		  page_size());
 	guest_run();
 	ktap_exit();

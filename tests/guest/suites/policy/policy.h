@@ -126,6 +126,8 @@ int pin_local_far(const struct nodes *n, int *local, int *far, int nr_rows, cons
 const char *mask_str(unsigned long mask);
 /* The mask of memory nodes of rank r0, r1, ...: mem_mask(n, "013"). */
 unsigned long mem_mask(const struct nodes *n, const char *ranks);
+/* The mask of every memory node. */
+unsigned long all_mem(const struct nodes *n);
 /* ktap_ok for an errno expectation: rc -1 with errno want (0: success). */
 int expect_errno(long rc, int want, const char *what);
 /* One touched page moved (MPOL_MF_MOVE) to node: the call fails with want, as expect_errno(). */

@@ -17,15 +17,6 @@
 #define NR_ROWS 14
 #define ADDR_PAGES 16
 
-static unsigned long all_mem(const struct nodes *n)
-{
-	unsigned long m = 0;
-
-	for (int k = 0; k < n->nr_mem; k++)
-		m |= 1UL << n->mem[k];
-	return m;
-}
-
 /* MPOL_F_NODE, no address, under mode over mask: the node reported (-1 on error). */
 static int next_node(int mode, unsigned long mask)
 {
