@@ -166,6 +166,30 @@ static int in_child(void (*fn)(void *), void *arg)
 }
 
 /*
+ * In a row's child: pinned to cpu_node, a THP faulted on thp_node whose policy is
+ * BIND|MPOL_F_NUMA_BALANCING over mask, and the task's own policy BIND over every memory node,
+ * so the THP is all the scanner marks (task_numa_work() skips a VMA whose policy lacks
+ * MPOL_F_MOF): a hinting fault this task takes is one on the THP, never one on its stack.
+ * The THP; the child exits (NO_THP, or 1 with a diag) when it cannot be had.
+ */
+static char *thp_scanned_alone(const struct thp_child *c, int thp_node, unsigned long mask, char **map)
+{
+	char *huge;
+
+	if (pin_to_node(c->cpu_node))
+		_exit(1);
+	huge = thp_on(thp_node, map);
+	if (!huge)
+		_exit(NO_THP);
+	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0) ||
+	    set_task(MPOL_BIND, all_mem(c->n))) {
+		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
+		_exit(1);
+	}
+	return huge;
+}
+
+/*
  * The child of the writable row: single-threaded and pinned to cpu_node, a THP on thp_node
  * bound there with MPOL_F_NUMA_BALANCING (scanned, never moved: mpol_misplaced() leaves a
  * BIND|MORON page alone for a CPU outside the mask).  A round: read the THP over and over until
@@ -182,7 +206,6 @@ static int in_child(void (*fn)(void *), void *arg)
 static void writable_child(void *arg)
 {
 	const struct thp_child *c = arg;
-	unsigned long mask = 1UL << c->thp_node;
 	size_t ps = (size_t)page_size();
 	int rounds = 0, tries = 0;
 	long long write_faults = 0;
@@ -190,16 +213,7 @@ static void writable_child(void *arg)
 	char *map, *huge;
 	volatile char *at;
 
-	if (pin_to_node(c->cpu_node))
-		_exit(1);
-	huge = thp_on(c->thp_node, &map);
-	if (!huge)
-		_exit(NO_THP);
-	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &mask, MAXNODE_LONG, 0) ||
-	    set_task(MPOL_BIND, all_mem(c->n))) {
-		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
-		_exit(1);
-	}
+	huge = thp_scanned_alone(c, c->thp_node, 1UL << c->thp_node, &map);
 	while (rounds < WRITABLE_ROUNDS && tries++ < 3 * WRITABLE_ROUNDS && numab_now() - t0 < WRITABLE_S) {
 		long long marked = vmstat("numa_huge_pte_updates");
 		long before = minor_faults(), after;
@@ -283,22 +297,12 @@ static void shared_child(void *arg)
 	long noise = thp_pages() / 8, shared = 0;
 	struct numab_stats s, max = { 0 };
 	struct second second = { .node = c->thp_node, .all = all_mem(c->n), .turn = TURN_MAIN };
-	unsigned long both = 1UL << c->cpu_node | 1UL << c->thp_node;
 	double t0 = numab_now();
 	int rounds = 0;
 	pthread_t thread;
 	char *map, *huge;
 
-	if (pin_to_node(c->cpu_node))
-		_exit(1);
-	huge = thp_on(c->cpu_node, &map);
-	if (!huge)
-		_exit(NO_THP);
-	if (p_mbind(huge, (size_t)pmd_size(), MPOL_BIND | MPOL_F_NUMA_BALANCING, &both, MAXNODE_LONG, 0) ||
-	    set_task(MPOL_BIND, second.all)) {
-		ktap_diag("the THP's BIND|MPOL_F_NUMA_BALANCING, the task's BIND: %s", strerror(errno));
-		_exit(1);
-	}
+	huge = thp_scanned_alone(c, c->cpu_node, 1UL << c->cpu_node | 1UL << c->thp_node, &map);
 	second.at = huge;
 	if (pthread_create(&thread, NULL, second_thread, &second))
 		_exit(1);

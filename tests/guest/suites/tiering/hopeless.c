@@ -62,8 +62,8 @@ static int wait_unreclaimable(int node, int want, int seconds)
 	}
 }
 
-/* Base pages bound to node until its free pages are below the low watermark; the count. */
-static size_t fill_below_low(int node, char *filler)
+/* Base pages bound to node until its free pages are below the low watermark. */
+static void fill_below_low(int node, char *filler)
 {
 	size_t ps = (size_t)page_size(), filled = 0;
 	struct zone_marks z;
@@ -74,7 +74,6 @@ static size_t fill_below_low(int node, char *filler)
 	if (!zone_marks(node, &z))
 		ktap_diag("node%d: %ld pages free, watermarks min %ld low %ld high %ld, %zu filler pages", node,
 			  z.free, z.min, z.low, z.high, filled);
-	return filled;
 }
 
 void hopeless_run(const struct tiering *t)
