@@ -417,3 +417,58 @@ int node_list(const char *file, int *nodes, int max, int *nr)
 			nodes[(*nr)++] = node;
 	return 0;
 }
+
+#define CGROUP_SUBTREE "/sys/fs/cgroup/cgroup.subtree_control"
+
+/* 1 if the root's subtree_control lists the memory controller. */
+static int memory_in_subtree(void)
+{
+	char buf[256];
+
+	for (char *save, *w = sys_read(CGROUP_SUBTREE, buf, sizeof(buf)) ? NULL : strtok_r(buf, " ", &save);
+	     w; w = strtok_r(NULL, " ", &save))
+		if (!strcmp(w, "memory"))
+			return 1;
+	return 0;
+}
+
+int memcg_controller_enable(struct memcg_controller *c)
+{
+	/* The mark first, whoever enabled the controller: a case killed after it still leaves it. */
+	int fd = open(MEMCG_ONLINE_MARK, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	c->enabled_here = 0;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (memory_in_subtree())
+		return 0;
+	if (sys_write(CGROUP_SUBTREE, "+memory"))
+		return -1;
+	c->enabled_here = 1;
+	return 0;
+}
+
+void memcg_controller_restore(const struct memcg_controller *c)
+{
+	if (c->enabled_here)
+		sys_write(CGROUP_SUBTREE, "-memory");
+}
+
+int memcg_kmem_may_be_on(void)
+{
+	char line[128];
+	long memcgs = 0;
+	FILE *f;
+
+	if (sys_exists(MEMCG_ONLINE_MARK) || memory_in_subtree())
+		return 1;
+	/* "#subsys_name hierarchy num_cgroups enabled" (cgroups(7)) */
+	if (!(f = fopen("/proc/cgroups", "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memory %*d %ld", &memcgs) == 1)
+			break;
+	fclose(f);
+	return memcgs > 1;
+}

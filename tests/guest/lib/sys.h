@@ -100,6 +100,31 @@ struct zone_marks {
 	int unreclaimable;
 };
 int zone_marks(int node, struct zone_marks *z);
+/*
+ * The memory controller for the children of the cgroup v2 root (/sys/fs/cgroup):
+ * memcg_controller_enable() adds it to the root's cgroup.subtree_control, and
+ * memcg_controller_restore() takes it out again if the enable put it there.
+ * The first memory cgroup that comes online turns memcg kmem accounting on
+ * until the guest powers off (memcontrol.c: memcg_online_kmem() enables a
+ * static key nothing disables), and from then on the page allocator's bulk
+ * path serves no __GFP_ACCOUNT request (page_alloc.c: "Bulk allocator does not
+ * support memcg accounting"), so later suites that need bulk batches (the
+ * mempolicy suite's, through accounted BPF map vmallocs) would see single
+ * pages.  The enable therefore leaves MEMCG_ONLINE_MARK first, and
+ * memcg_kmem_may_be_on() reports it.  0, or -1 with errno.
+ */
+#define MEMCG_ONLINE_MARK "/run/numalab-memcg-online"
+struct memcg_controller {
+	int enabled_here;
+};
+int memcg_controller_enable(struct memcg_controller *c);
+void memcg_controller_restore(const struct memcg_controller *c);
+/*
+ * 1 if memcg kmem accounting may be on in this boot: the mark is there, the
+ * root's subtree_control has the memory controller, or /proc/cgroups counts a
+ * memory cgroup besides the root; else 0.
+ */
+int memcg_kmem_may_be_on(void);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -227,7 +227,12 @@ static int log2_of(long v)
 	return n;
 }
 
-/* This case's memory cgroup, entered; 1, or 0 (the reason in diag) when there is none. */
+static struct memcg_controller controller;
+
+/*
+ * This case's memory cgroup, entered; 1, or 0 (the reason in diag) when there is none.
+ * memcg_leave() undoes it, whatever it returned.
+ */
 static int memcg_enter(void)
 {
 	char pid[32];
@@ -237,8 +242,8 @@ static int memcg_enter(void)
 		ktap_diag("cannot mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
 		return 0;
 	}
-	/* EBUSY/EINVAL when already enabled or absent: the child's memory.max tells. */
-	sys_write(CG_ROOT "/cgroup.subtree_control", "+memory");
+	/* Absent controller: the child's memory.max tells. */
+	memcg_controller_enable(&controller);
 	if (mkdir(CG_DIR, 0755) && errno != EEXIST) {
 		ktap_diag("mkdir " CG_DIR ": %s", strerror(errno));
 		return 0;
@@ -262,6 +267,7 @@ static void memcg_leave(void)
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	sys_write(CG_ROOT "/cgroup.procs", pid);
 	rmdir(CG_DIR);
+	memcg_controller_restore(&controller);
 }
 
 /*
@@ -674,7 +680,6 @@ void alloc_run(const struct topology *t)
 	part_mthp(pmd, memcg, have_fail);
 	part_alloc_sleep(pmd, memcg, have_fail);
 	part_reclaim(memcg);
-	if (memcg)
-		memcg_leave();
+	memcg_leave();
 	thp_knob_restore(&top);
 }

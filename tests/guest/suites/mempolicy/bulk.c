@@ -503,6 +503,11 @@ const char *bulk_unsupported(const struct nodes *n)
 	if (!sys_exists(FAIL_DIR) || !sys_exists("/proc/self/make-it-fail"))
 		return "the kernel has no fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC + FAULT_INJECTION_DEBUG_FS; "
 		       "the lab's recipe kernels have it) to steer vmalloc onto the bulk path";
+	/* On stock, khugepaged,mempolicy in one boot failed every bulk row here without it. */
+	if (memcg_kmem_may_be_on())
+		return "a memory cgroup came online earlier in this boot (khugepaged and tiering make one): "
+		       "the bulk allocator then refuses accounted pages (page_alloc.c: \"Bulk allocator does "
+		       "not support memcg accounting\"); put mempolicy first in --tests";
 	fd = bulk_map_create(16);
 	if (fd < 0)
 		return "bpf(BPF_MAP_CREATE) is not available";

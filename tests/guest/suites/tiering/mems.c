@@ -64,12 +64,13 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 {
 	size_t len = NR_PAGES * (size_t)page_size();
 	const char *why = cpuset_enter(MEMS_CGROUP, mems);
+	struct memcg_controller controller = { 0 };
 	char amount[32], *pages = NULL;
 	int stray, rc = -1;
 
 	if (why)
 		ktap_diag("%s", why);
-	else if (sys_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
+	else if (memcg_controller_enable(&controller))
 		ktap_diag("cannot enable the memory controller: %s", strerror(errno));
 	else if ((pages = anon_pages(len))) {
 		if (pages_where(pages, NR_PAGES, status) ||
@@ -88,6 +89,7 @@ static int reclaim_in_cpuset(const struct tiering *t, unsigned long mems, int *s
 		munmap(pages, len);
 	}
 	cpuset_leave();
+	memcg_controller_restore(&controller);
 	return rc;
 }
 
