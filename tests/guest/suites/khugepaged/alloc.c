@@ -189,7 +189,7 @@ static void size_dir(char *buf, size_t n, long bytes)
 	snprintf(buf, n, THP_DIR "/hugepages-%ldkB", bytes / 1024);
 }
 
-static long size_stat(long bytes, const char *name)
+long size_stat(long bytes, const char *name)
 {
 	char path[192], dir[128];
 	long v;
@@ -682,4 +682,38 @@ void alloc_run(const struct topology *t)
 	part_reclaim(memcg);
 	memcg_leave();
 	thp_knob_restore(&top);
+}
+
+int failslab_arm(int only_marked, int not_sleeping)
+{
+	const char *const knobs[][2] = {
+		{ "task-filter", "Y" }, { "cache-filter", only_marked ? "Y" : "N" },
+		{ "ignore-gfp-wait", not_sleeping ? "Y" : "N" }, { "verbose", "0" }, { "interval", "1" },
+		{ "space", "0" }, { "times", "1" }, { "probability", "100" },
+	};
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), FAILSLAB "/%s", knobs[i][0]);
+		if (sys_write(path, knobs[i][1]))
+			return -1;
+	}
+	/* Last: its own open() is an allocation too. */
+	return sys_write("/proc/self/make-it-fail", "1");
+}
+
+void failslab_disarm(void)
+{
+	/* An unfired arm fails the first open(), which fires it: the second goes through. */
+	if (sys_write("/proc/self/make-it-fail", "0"))
+		sys_write("/proc/self/make-it-fail", "0");
+	sys_write(FAILSLAB "/probability", "0");
+	sys_write(FAILSLAB "/cache-filter", "N");
+}
+
+int failslab_fired(void)
+{
+	long left = -1;
+
+	return !sys_read_long(FAILSLAB "/times", &left) && left == 0;
 }

@@ -16,6 +16,8 @@
  *               khugepaged's wait (alloc_sleep_millisecs) after a failure
  *   nodes.c     MADV_COLLAPSE's node rule exactly: ties, and a full target
  *               node (collapse_find_target_node()'s node and node mask)
+ *   reclaim.c   MADV_COLLAPSE under zone_reclaim_mode: a range on two
+ *               nodes farther apart than node_reclaim_distance left alone
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, and no leak per call
@@ -99,6 +101,22 @@ struct thp_knob {
 int thp_knob_set(struct thp_knob *k, const char *path, const char *val);
 int value_knob_set(struct thp_knob *k, const char *path, const char *val);
 void thp_knob_restore(const struct thp_knob *k);
+/*
+ * failslab (fault-injection.rst) for this task: failslab_arm() makes its next
+ * slab allocation fail, once: from any cache, or with only_marked from those
+ * whose /sys/kernel/slab/NAME/failslab is 1; GFP_KERNEL ones too unless
+ * not_sleeping ("ignore-gfp-wait").  0, or -1 with errno; failslab_disarm()
+ * after either.  failslab_fired() is 1 once the failure has been handed out.
+ * A disarm of an unfired arm costs the open() it needs its one failure.
+ */
+#define FAILSLAB "/sys/kernel/debug/failslab"
+int failslab_arm(int only_marked, int not_sleeping);
+void failslab_disarm(void);
+int failslab_fired(void);
+
+/* THP_DIR/hugepages-<bytes/1024>kB/stats/name (transhuge.rst's per-size counters); -1 if absent. */
+long size_stat(long bytes, const char *name);
+
 /* The global two and every size's two. */
 #define MAX_THP_KNOBS 64
 /*
@@ -108,10 +126,19 @@ void thp_knob_restore(const struct thp_knob *k);
  */
 int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr);
 
+/*
+ * The memfd fd's first PMD mapped shared at a PMD-aligned address inside a fresh
+ * PROT_NONE mapping of two PMDs (*map, to munmap with 2 * pmd); NULL on failure.
+ */
+char *shmem_range_map(int fd, size_t pmd, char **map);
+
 int alloc_plan(const struct topology *t);
 void alloc_run(const struct topology *t);
 int nodes_plan(const struct topology *t);
 void nodes_run(const struct topology *t);
+/* MADV_COLLAPSE under zone_reclaim_mode: distant nodes' ranges left alone (reclaim.c). */
+int reclaim_plan(const struct topology *t);
+void reclaim_run(const struct topology *t);
 int shmem_plan(const struct topology *t);
 void shmem_run(const struct topology *t);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */

@@ -74,6 +74,9 @@ GUEST_CASE_TIMEOUT(collapse_alloc, alloc_plan(&topo), 2 * COLLAPSE_WAIT_S + 60)
 /* MADV_COLLAPSE's node rule: ties and a full node (nodes.c). */
 GUEST_CASE(collapse_node_rule, nodes_plan(&topo)) { nodes_run(&topo); }
 
+/* MADV_COLLAPSE under zone_reclaim_mode (reclaim.c): collapse_scan_abort(). */
+GUEST_CASE(collapse_reclaim_distance, reclaim_plan(&topo)) { reclaim_run(&topo); }
+
 /* MADV_COLLAPSE of shmem (shmem.c): collapse_file(). */
 GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
 

@@ -63,6 +63,19 @@
  *              collapse_file's `xas_unlock_irq(&xas)` before `xas_nomem()`
  *              removed (322a0fd88ba8: the lock taken again while held, the
  *              guest hangs).  SKIP without failslab (CONFIG_FAILSLAB).
+ *   retracted  the same file mapped twice, both PMD-aligned, the pages
+ *              written through the first and read through the second (so
+ *              it has a page table of PTEs), MADV_COLLAPSE through the
+ *              first, the second read again: it maps the THP by a PMD,
+ *              with the data.  transhuge.rst counts as collapsed both "A
+ *              PTE mapping being replaced by a PMD mapping" and "physical
+ *              pages replaced by one hugepage"; collapse_file() does the
+ *              first for every aligned mapping of the range ("Remove pte
+ *              page tables, so we can re-fault the page as huge").  Kills
+ *              mm/khugepaged.c:file_backed_vma_is_retractable
+ *              `if (vma_test_atomic_flag(vma, VMA_MAYBE_GUARD_BIT))` ->
+ *              `if (1)` (938c58dca622: no page table retracted, the second
+ *              mapping stays PTE-mapped).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -83,12 +96,11 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 8
+#define NR_SHMEM_ROWS 9
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
-#define FAILSLAB "/sys/kernel/debug/failslab"
 #define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
 
 static long bind_task(int node)
@@ -105,8 +117,7 @@ static int hole(size_t i)
 	return i % 8 == 7;
 }
 
-/* The memfd's first PMD mapped shared at a PMD-aligned address; NULL on failure. */
-static char *map_shmem(int fd, size_t pmd, char **map)
+char *shmem_range_map(int fd, size_t pmd, char **map)
 {
 	char *huge;
 
@@ -208,6 +219,59 @@ static int untouched_collapses(int fd, size_t pmd)
 }
 
 /*
+ * The retracted row: 1 if the second mapping, read after the collapse through the first,
+ * maps the THP by a PMD and reads the data, else 0 (diag printed).
+ */
+static int retracted_collapses(size_t pmd)
+{
+	size_t ps = (size_t)page_size(), nr = pmd / ps;
+	int fd = memfd_create("numalab-retracted", 0), ok = 0;
+	char *map = NULL, *map2 = NULL, *first = NULL, *second = NULL;
+	volatile char sink;
+	struct thp_knob knob;
+	/* Base pages to collapse: shmem_enabled may say always or force. */
+	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(first = shmem_range_map(fd, pmd, &map)) ||
+	    !(second = shmem_range_map(fd, pmd, &map2))) {
+		ktap_diag("the retracted row's memfd mapped twice: %s", strerror(errno));
+	} else {
+		for (size_t i = 0; i < nr; i++)
+			pmd_range_fill_page(first, i);
+		for (size_t i = 0; i < nr; i++)
+			sink = second[i * ps];
+		if (knob_set)
+			thp_knob_restore(&knob);
+		knob_set = 0;
+		if (collapse_range(first, pmd)) {
+			ktap_diag("MADV_COLLAPSE through the first mapping: %s", strerror(errno));
+		} else {
+			for (size_t i = 0; i < nr; i++)
+				sink = second[i * ps];
+			ok = smaps_bytes_at(second, "ShmemPmdMapped") == (long long)pmd;
+			if (!ok)
+				ktap_diag("the second mapping: ShmemPmdMapped %lld after the collapse and a read",
+					  smaps_bytes_at(second, "ShmemPmdMapped"));
+			for (size_t i = 0; ok && i < nr; i++)
+				if (second[i * ps] != pmd_range_value(i)) {
+					ktap_diag("the second mapping's page %zu reads %d", i, second[i * ps]);
+					ok = 0;
+				}
+		}
+	}
+	(void)sink;
+	if (knob_set)
+		thp_knob_restore(&knob);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (map2)
+		munmap(map2, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
  * The pte-mapped row: 1 if MADV_COLLAPSE of a shmem THP mapped by PTEs returns 0 and leaves it
  * PMD-mapped with its data, 0 if not, -1 (a SKIP, why says) when no shmem THP could be had.
  * Then the untouched row on the same file, its result in *untouched (0 when not run).
@@ -221,7 +285,7 @@ static int pte_mapped_collapses(size_t pmd, const char **why, int *untouched)
 	volatile char sink;
 
 	*why = "no shmem THP: shmem_enabled cannot be set to always, or none was allocated";
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)) ||
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)) ||
 	    thp_knob_set(&knob, SHMEM_ENABLED, "always")) {
 		*why = "no memfd mapped at a PMD-aligned address";
 		goto out;
@@ -298,7 +362,7 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 		return -1;
 	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
 	fd = memfd_create("numalab-swapped", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)))
 		goto out;
 	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
 	for (size_t i = 0; i < nr; i++)
@@ -324,34 +388,6 @@ out:
 	return ok;
 }
 
-/* failslab armed for xarray nodes: the next one this task allocates without sleeping fails, once. */
-static int xa_node_fail_arm(void)
-{
-	static const char *const knobs[][2] = {
-		{ "task-filter", "Y" }, { "cache-filter", "Y" }, { "ignore-gfp-wait", "Y" },
-		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" }, { "times", "1" },
-		{ "probability", "100" },
-	};
-	char path[128];
-
-	if (sys_write(XA_NODE_FAILSLAB, "1"))
-		return -1;
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		snprintf(path, sizeof(path), FAILSLAB "/%s", knobs[i][0]);
-		if (sys_write(path, knobs[i][1]))
-			return -1;
-	}
-	return sys_write("/proc/self/make-it-fail", "1");
-}
-
-static void xa_node_fail_disarm(void)
-{
-	sys_write("/proc/self/make-it-fail", "0");
-	sys_write(FAILSLAB "/probability", "0");
-	sys_write(FAILSLAB "/cache-filter", "N");
-	sys_write(XA_NODE_FAILSLAB, "0");
-}
-
 /*
  * The xarray row: 1 if MADV_COLLAPSE of a half-written shmem PMD succeeds (PMD-mapped, data
  * kept, the hole reading 0) while an xarray node allocation fails, 0 if not, -1 (a SKIP, why
@@ -362,7 +398,6 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 	size_t nr = pmd / (size_t)page_size();
 	struct thp_knob knob;
 	int fd, knob_set = 0, ok = -1, err;
-	long left = -1;
 	char *map = NULL, *huge;
 
 	if (!sys_exists(FAILSLAB "/probability") || !sys_exists(XA_NODE_FAILSLAB)) {
@@ -372,7 +407,7 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 	}
 	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
 	fd = memfd_create("numalab-xarray", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)))
 		goto out;
 	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
 	for (size_t i = 0; i < nr / 2; i++)
@@ -380,14 +415,17 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 	if (knob_set)
 		thp_knob_restore(&knob);
 	knob_set = 0;
-	if (xa_node_fail_arm()) {
+	/* Only xarray nodes, and only one allocated without sleeping. */
+	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, 1)) {
 		snprintf(why, why_size, "cannot arm failslab: %s", strerror(errno));
-		xa_node_fail_disarm();
+		failslab_disarm();
+		sys_write(XA_NODE_FAILSLAB, "0");
 		goto out;
 	}
 	err = collapse_range(huge, pmd) ? errno : 0;
-	xa_node_fail_disarm();
-	if (sys_read_long(FAILSLAB "/times", &left) || left != 0) {
+	failslab_disarm();
+	sys_write(XA_NODE_FAILSLAB, "0");
+	if (!failslab_fired()) {
 		snprintf(why, why_size, "no xarray node allocation failed (madvise %s)", err ? strerror(err) : "0");
 		goto out;
 	}
@@ -419,6 +457,7 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
 		"MADV_COLLAPSE of shmem with half its pages on swap: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
+		"MADV_COLLAPSE of shmem through one mapping: a second aligned mapping then maps it by a PMD",
 	};
 	const char *why;
 	char swap_why[256];   /* why the swapped or xarray row skips */
@@ -441,7 +480,7 @@ void shmem_run(const struct topology *t)
 	a = mem[nr_mem - 2];
 	b = mem[nr_mem - 1];
 	fd = memfd_create("numalab-collapse", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = map_shmem(fd, pmd, &map)))
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)))
 		ktap_diag("memfd: %s", strerror(errno));
 	/* Base pages to collapse: shmem_enabled may say always or force. */
 	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
@@ -473,24 +512,25 @@ void shmem_run(const struct topology *t)
 	}
 	if (knob_set)
 		thp_knob_restore(&knob);
-	for (int i = 0; i < NR_SHMEM_ROWS - 4; i++)
+	for (int i = 0; i < 4; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
 	pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
-	for (int i = NR_SHMEM_ROWS - 4; i < NR_SHMEM_ROWS - 2; i++)
+	for (int i = 4; i < 6; i++)
 		if (pte_mapped < 0)
 			ktap_skip(rows[i], "%s", why);
 		else
-			ktap_ok(i == NR_SHMEM_ROWS - 4 ? pte_mapped : untouched, "%s", rows[i]);
+			ktap_ok(i == 4 ? pte_mapped : untouched, "%s", rows[i]);
 	swapped = swapped_collapses(pmd, swap_why, sizeof(swap_why));
 	if (swapped < 0)
-		ktap_skip(rows[NR_SHMEM_ROWS - 2], "%s", swap_why);
+		ktap_skip(rows[6], "%s", swap_why);
 	else
-		ktap_ok(swapped, "%s", rows[NR_SHMEM_ROWS - 2]);
+		ktap_ok(swapped, "%s", rows[6]);
 	xarray = xarray_nomem_collapses(pmd, swap_why, sizeof(swap_why));
 	if (xarray < 0)
-		ktap_skip(rows[NR_SHMEM_ROWS - 1], "%s", swap_why);
+		ktap_skip(rows[7], "%s", swap_why);
 	else
-		ktap_ok(xarray, "%s", rows[NR_SHMEM_ROWS - 1]);
+		ktap_ok(xarray, "%s", rows[7]);
+	ktap_ok(retracted_collapses(pmd), "%s", rows[8]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
