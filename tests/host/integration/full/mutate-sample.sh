@@ -37,6 +37,11 @@ IDS=$IDS,e2a937c6b854
 # khugepaged sleeping on past a new scan_sleep_millisecs (its wait's
 # wake-up condition `||` -> `&&`).
 IDS=$IDS,93e22db923e6
+# Its fifth round: a second mapping's page table never retracted; zone_reclaim
+# locality ignored by the anon and the file scan; MADV_COLLAPSE writing to a
+# collapse_control it could not allocate; khugepaged reading past
+# max_ptes_none.
+IDS=$IDS,938c58dca622,280419f69c64,106e41ac016c,00b5bf046565,061973b172e4
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -44,7 +49,8 @@ IDS=$IDS,00274b22e00d,046d91dd1660,0391994643e4,05d8f5b215b4,015b5132567d,0a2318
 ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
-      --function collapse_scan_file --function set_huge_pmd
+      --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
+      --function collapse_scan_abort --function collapse_scan_pmd
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
