@@ -42,6 +42,8 @@ IDS=$IDS,93e22db923e6
 # collapse_control it could not allocate; khugepaged reading past
 # max_ptes_none.
 IDS=$IDS,938c58dca622,280419f69c64,106e41ac016c,00b5bf046565,061973b172e4
+# An exited process's mm_slot kept for ever when khugepaged was scanning it.
+IDS=$IDS,b93f4902549e
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -50,7 +52,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_find_target_node --function alloc_charge_folio --function collapse_file
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
       --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
-      --function collapse_scan_abort --function collapse_scan_pmd
+      --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
