@@ -1,6 +1,6 @@
 # numalab mutate kills a fixed sample of mutants of the interleave and
 # collapse-node code with the lab's suites (4node, topology, mempolicy,
-# khugepaged): one of them surviving fails the test.  Then the same --out
+# khugepaged, mthp): one of them surviving fails the test.  Then the same --out
 # resumes: nothing is built or run again, the reports stay the same.
 # The ids are from the mutation runs of issues 18 and 33 (docs/mutate.md); a
 # change of the mutated files in the stock recipe changes them, and --ids
@@ -42,8 +42,9 @@ IDS=$IDS,93e22db923e6
 # collapse_control it could not allocate; khugepaged reading past
 # max_ptes_none.
 IDS=$IDS,938c58dca622,280419f69c64,106e41ac016c,00b5bf046565,061973b172e4
-# An exited process's mm_slot kept for ever when khugepaged was scanning it.
-IDS=$IDS,b93f4902549e
+# An exited process's mm_slot kept for ever when khugepaged was scanning it;
+# a small-size range's isolated pages given back one pfn off (mthp).
+IDS=$IDS,b93f4902549e,34a9d13ff501
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -53,6 +54,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
       --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
+      --function release_pte_pages
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
@@ -60,7 +62,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function node_show --function node_store --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
-      --topo 4node --tests topology,mempolicy,khugepaged --ids "$IDS" --out "$SCRATCH/m")
+      --topo 4node --tests topology,mempolicy,khugepaged,mthp --ids "$IDS" --out "$SCRATCH/m")
 
 expect_rc 0 $NUMALAB mutate "${ARGS[@]}"
 n=$(echo "$IDS" | tr , '\n' | wc -l)
