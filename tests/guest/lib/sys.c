@@ -472,3 +472,15 @@ int memcg_kmem_may_be_on(void)
 	fclose(f);
 	return memcgs > 1;
 }
+
+int page_soft_dirty(const void *addr)
+{
+	unsigned long long entry = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	off_t at = (off_t)((uintptr_t)addr / (uintptr_t)page_size() * sizeof(entry));
+	int ok = fd >= 0 && pread(fd, &entry, sizeof(entry), at) == (ssize_t)sizeof(entry);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? (int)(entry >> 55 & 1) : -1;
+}

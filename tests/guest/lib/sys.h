@@ -125,6 +125,11 @@ void memcg_controller_restore(const struct memcg_controller *c);
  * memory cgroup besides the root; else 0.
  */
 int memcg_kmem_may_be_on(void);
+/*
+ * /proc/self/pagemap's soft-dirty bit (55) of the page at addr: 0 or 1, -1 if unreadable.
+ * soft-dirty.rst: "If set, the respective PTE was written to" since clear_refs got "4".
+ */
+int page_soft_dirty(const void *addr);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -76,6 +76,13 @@
  *              `if (vma_test_atomic_flag(vma, VMA_MAYBE_GUARD_BIT))` ->
  *              `if (1)` (938c58dca622: no page table retracted, the second
  *              mapping stays PTE-mapped).
+ *   soft-dirty a second, fresh mapping of a file THP, the task's soft-dirty
+ *              bits cleared (clear_refs 4), then MADV_COLLAPSE maps it by a
+ *              PMD: pagemap shows it not soft-dirty, and soft-dirty once
+ *              written (soft-dirty.rst: "If set, the respective PTE was
+ *              written to since step 1"; mapping is no write).  Kills
+ *              set_huge_pmd's `.flags = 0` -> `1` (38d5442b4b40:
+ *              FAULT_FLAG_WRITE, the PMD installed dirty, so soft-dirty).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -96,7 +103,7 @@
 
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
-#define NR_SHMEM_ROWS 9
+#define NR_SHMEM_ROWS 10
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
@@ -260,6 +267,47 @@ static int retracted_collapses(size_t pmd)
 		}
 	}
 	(void)sink;
+	if (knob_set)
+		thp_knob_restore(&knob);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (map2)
+		munmap(map2, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The soft-dirty row: 1 if it holds, else 0 (diag printed). */
+static int soft_dirty_collapses(size_t pmd)
+{
+	int fd = memfd_create("numalab-soft-dirty", 0), ok = 0, clean = -1, written = -1;
+	char *map = NULL, *map2 = NULL, *first = NULL, *second = NULL;
+	struct thp_knob knob;
+	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(first = shmem_range_map(fd, pmd, &map))) {
+		ktap_diag("the soft-dirty row's memfd: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < pmd / (size_t)page_size(); i++)
+		pmd_range_fill_page(first, i);
+	if (knob_set)
+		thp_knob_restore(&knob);
+	knob_set = 0;
+	if (collapse_range(first, pmd) || !(second = shmem_range_map(fd, pmd, &map2)) ||
+	    sys_write("/proc/self/clear_refs", "4") || collapse_range(second, pmd)) {
+		ktap_diag("the file's THP, a second mapping, clear_refs 4 and its MADV_COLLAPSE: %s", strerror(errno));
+		goto out;
+	}
+	clean = page_soft_dirty(second);
+	second[0] = 1;
+	written = page_soft_dirty(second);
+	ok = smaps_bytes_at(second, "ShmemPmdMapped") == (long long)pmd && clean == 0 && written == 1;
+	if (!ok)
+		ktap_diag("the second mapping: ShmemPmdMapped %lld, soft-dirty %d after MADV_COLLAPSE, %d written",
+			  smaps_bytes_at(second, "ShmemPmdMapped"), clean, written);
+out:
 	if (knob_set)
 		thp_knob_restore(&knob);
 	if (map)
@@ -458,6 +506,7 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem with half its pages on swap: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
 		"MADV_COLLAPSE of shmem through one mapping: a second aligned mapping then maps it by a PMD",
+		"MADV_COLLAPSE maps a shmem THP by a PMD not soft-dirty; written, it is",
 	};
 	const char *why;
 	char swap_why[256];   /* why the swapped or xarray row skips */
@@ -531,6 +580,7 @@ void shmem_run(const struct topology *t)
 	else
 		ktap_ok(xarray, "%s", rows[7]);
 	ktap_ok(retracted_collapses(pmd), "%s", rows[8]);
+	ktap_ok(soft_dirty_collapses(pmd), "%s", rows[9]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)

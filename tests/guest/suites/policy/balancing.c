@@ -437,19 +437,6 @@ out:
 	return ok;
 }
 
-/* /proc/self/pagemap's soft-dirty bit (55) of the page at addr: 0 or 1, -1 if unreadable. */
-static int soft_dirty(const char *addr)
-{
-	unsigned long long entry = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	off_t at = (off_t)((uintptr_t)addr / (uintptr_t)page_size() * sizeof(entry));
-	int ok = fd >= 0 && pread(fd, &entry, sizeof(entry), at) == (ssize_t)sizeof(entry);
-
-	if (fd >= 0)
-		close(fd);
-	return ok ? (int)(entry >> 55 & 1) : -1;
-}
-
 /*
  * A THP on node, its soft-dirty bits cleared (clear_refs 4), mprotect()ed read-only and back to
  * read-write, then written: 1 if pagemap shows it soft-dirty after the write (and not before),
@@ -474,17 +461,17 @@ static int thp_soft_dirty(int node, char *why, size_t cap)
 	}
 	memset(huge, COW_OLD, pmd);
 	/* A page just written is soft-dirty where the kernel tracks it at all (not LoongArch's). */
-	if (soft_dirty(huge) != 1) {
+	if (page_soft_dirty(huge) != 1) {
 		snprintf(why, cap, "a page just written is not soft-dirty: no soft-dirty tracking here");
 		munmap(map, 2 * pmd);
 		return -1;
 	}
 	if (sys_write("/proc/self/clear_refs", "4") == 0) {
-		before = soft_dirty(huge);
+		before = page_soft_dirty(huge);
 		if (mprotect(huge, pmd, PROT_READ) || mprotect(huge, pmd, PROT_READ | PROT_WRITE))
 			ktap_diag("mprotect: %s", strerror(errno));
 		huge[0] = COW_NEW;
-		after = soft_dirty(huge);
+		after = page_soft_dirty(huge);
 	} else {
 		ktap_diag("clear_refs 4: %s", strerror(errno));
 	}
