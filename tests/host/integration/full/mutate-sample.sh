@@ -45,6 +45,8 @@ IDS=$IDS,938c58dca622,280419f69c64,106e41ac016c,00b5bf046565,061973b172e4
 # An exited process's mm_slot kept for ever when khugepaged was scanning it;
 # a small-size range's isolated pages given back one pfn off (mthp).
 IDS=$IDS,b93f4902549e,34a9d13ff501
+# A PMD MADV_COLLAPSE installs made dirty, so soft-dirty (FAULT_FLAG_WRITE).
+IDS=$IDS,38d5442b4b40
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
