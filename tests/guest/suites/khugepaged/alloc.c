@@ -684,12 +684,14 @@ void alloc_run(const struct topology *t)
 	thp_knob_restore(&top);
 }
 
-int failslab_arm(int only_marked, int not_sleeping)
+static int make_it_fail_fd = -1;
+
+int failslab_arm(int only_marked, int not_sleeping, int once)
 {
 	const char *const knobs[][2] = {
 		{ "task-filter", "Y" }, { "cache-filter", only_marked ? "Y" : "N" },
 		{ "ignore-gfp-wait", not_sleeping ? "Y" : "N" }, { "verbose", "0" }, { "interval", "1" },
-		{ "space", "0" }, { "times", "1" }, { "probability", "100" },
+		{ "space", "0" }, { "times", once ? "1" : "-1" }, { "probability", "100" },
 	};
 	char path[128];
 
@@ -698,15 +700,18 @@ int failslab_arm(int only_marked, int not_sleeping)
 		if (sys_write(path, knobs[i][1]))
 			return -1;
 	}
-	/* Last: its own open() is an allocation too. */
-	return sys_write("/proc/self/make-it-fail", "1");
+	make_it_fail_fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	return make_it_fail_fd < 0 || write(make_it_fail_fd, "1", 1) != 1 ? -1 : 0;
 }
 
 void failslab_disarm(void)
 {
-	/* An unfired arm fails the first open(), which fires it: the second goes through. */
-	if (sys_write("/proc/self/make-it-fail", "0"))
-		sys_write("/proc/self/make-it-fail", "0");
+	if (make_it_fail_fd >= 0) {
+		if (pwrite(make_it_fail_fd, "0", 1, 0) != 1)
+			ktap_diag("cannot clear make-it-fail: %s", strerror(errno));
+		close(make_it_fail_fd);
+		make_it_fail_fd = -1;
+	}
 	sys_write(FAILSLAB "/probability", "0");
 	sys_write(FAILSLAB "/cache-filter", "N");
 }

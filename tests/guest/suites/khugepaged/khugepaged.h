@@ -102,15 +102,17 @@ int thp_knob_set(struct thp_knob *k, const char *path, const char *val);
 int value_knob_set(struct thp_knob *k, const char *path, const char *val);
 void thp_knob_restore(const struct thp_knob *k);
 /*
- * failslab (fault-injection.rst) for this task: failslab_arm() makes its next
- * slab allocation fail, once: from any cache, or with only_marked from those
- * whose /sys/kernel/slab/NAME/failslab is 1; GFP_KERNEL ones too unless
- * not_sleeping ("ignore-gfp-wait").  0, or -1 with errno; failslab_disarm()
- * after either.  failslab_fired() is 1 once the failure has been handed out.
- * A disarm of an unfired arm costs the open() it needs its one failure.
+ * failslab (fault-injection.rst) for this task: failslab_arm() makes its slab
+ * allocations fail, the next one only (once) or every one until the disarm:
+ * from any cache, or with only_marked from those whose
+ * /sys/kernel/slab/NAME/failslab is 1; GFP_KERNEL ones too unless
+ * not_sleeping ("ignore-gfp-wait").  It keeps /proc/self/make-it-fail open,
+ * so failslab_disarm() needs no allocation.  0, or -1 with errno;
+ * failslab_disarm() after either.  failslab_fired() is 1 once a single
+ * failure has been handed out.
  */
 #define FAILSLAB "/sys/kernel/debug/failslab"
-int failslab_arm(int only_marked, int not_sleeping);
+int failslab_arm(int only_marked, int not_sleeping, int once);
 void failslab_disarm(void);
 int failslab_fired(void);
 

@@ -464,7 +464,7 @@ static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
 		thp_knob_restore(&knob);
 	knob_set = 0;
 	/* Only xarray nodes, and only one allocated without sleeping. */
-	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, 1)) {
+	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, 1, 1)) {
 		snprintf(why, why_size, "cannot arm failslab: %s", strerror(errno));
 		failslab_disarm();
 		sys_write(XA_NODE_FAILSLAB, "0");
