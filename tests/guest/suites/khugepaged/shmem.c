@@ -225,105 +225,109 @@ static int untouched_collapses(int fd, size_t pmd)
 	return ok;
 }
 
+/* A memfd of one PMD mapped twice, each PMD-aligned in a mapping of its own. */
+struct shmem_twice {
+	int fd;
+	char *map, *map2, *first, *second;
+};
+
 /*
- * The retracted row: 1 if the second mapping, read after the collapse through the first,
- * maps the THP by a PMD and reads the data, else 0 (diag printed).
+ * t's file written through first as base pages (shmem_enabled never meanwhile), every page;
+ * second mapped too: 0, or -1 (diag printed).  shmem_twice_close() after either.
+ */
+static int shmem_twice_open(struct shmem_twice *t, const char *name, size_t pmd)
+{
+	struct thp_knob knob;
+	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never"), rc = -1;
+
+	*t = (struct shmem_twice){ .fd = memfd_create(name, 0) };
+	if (t->fd < 0 || ftruncate(t->fd, (off_t)pmd) || !(t->first = shmem_range_map(t->fd, pmd, &t->map)) ||
+	    !(t->second = shmem_range_map(t->fd, pmd, &t->map2))) {
+		ktap_diag("%s mapped twice: %s", name, strerror(errno));
+	} else {
+		for (size_t i = 0; i < pmd / (size_t)page_size(); i++)
+			pmd_range_fill_page(t->first, i);
+		rc = 0;
+	}
+	if (knob_set)
+		thp_knob_restore(&knob);
+	return rc;
+}
+
+static void shmem_twice_close(struct shmem_twice *t, size_t pmd)
+{
+	if (t->map)
+		munmap(t->map, 2 * pmd);
+	if (t->map2)
+		munmap(t->map2, 2 * pmd);
+	if (t->fd >= 0)
+		close(t->fd);
+}
+
+/* Every page of the mapping at at read; 1 if each holds pmd_range_fill_page()'s value. */
+static int shmem_reads_values(const char *at, size_t pmd)
+{
+	size_t ps = (size_t)page_size();
+
+	for (size_t i = 0; i < pmd / ps; i++)
+		if (at[i * ps] != pmd_range_value(i)) {
+			ktap_diag("the mapping's page %zu reads %d", i, at[i * ps]);
+			return 0;
+		}
+	return 1;
+}
+
+/*
+ * The retracted row: 1 if the second mapping, read before the collapse through the first (a
+ * page table of its own) and after it, maps the THP by a PMD and reads the data, else 0.
  */
 static int retracted_collapses(size_t pmd)
 {
-	size_t ps = (size_t)page_size(), nr = pmd / ps;
-	int fd = memfd_create("numalab-retracted", 0), ok = 0;
-	char *map = NULL, *map2 = NULL, *first = NULL, *second = NULL;
-	volatile char sink;
-	struct thp_knob knob;
-	/* Base pages to collapse: shmem_enabled may say always or force. */
-	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	struct shmem_twice t;
+	int ok = 0;
 
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(first = shmem_range_map(fd, pmd, &map)) ||
-	    !(second = shmem_range_map(fd, pmd, &map2))) {
-		ktap_diag("the retracted row's memfd mapped twice: %s", strerror(errno));
-	} else {
-		for (size_t i = 0; i < nr; i++)
-			pmd_range_fill_page(first, i);
-		for (size_t i = 0; i < nr; i++)
-			sink = second[i * ps];
-		if (knob_set)
-			thp_knob_restore(&knob);
-		knob_set = 0;
-		if (collapse_range(first, pmd)) {
+	if (!shmem_twice_open(&t, "numalab-retracted", pmd) && shmem_reads_values(t.second, pmd)) {
+		if (collapse_range(t.first, pmd))
 			ktap_diag("MADV_COLLAPSE through the first mapping: %s", strerror(errno));
-		} else {
-			for (size_t i = 0; i < nr; i++)
-				sink = second[i * ps];
-			ok = smaps_bytes_at(second, "ShmemPmdMapped") == (long long)pmd;
-			if (!ok)
-				ktap_diag("the second mapping: ShmemPmdMapped %lld after the collapse and a read",
-					  smaps_bytes_at(second, "ShmemPmdMapped"));
-			for (size_t i = 0; ok && i < nr; i++)
-				if (second[i * ps] != pmd_range_value(i)) {
-					ktap_diag("the second mapping's page %zu reads %d", i, second[i * ps]);
-					ok = 0;
-				}
-		}
+		else if (!(ok = shmem_reads_values(t.second, pmd) &&
+				smaps_bytes_at(t.second, "ShmemPmdMapped") == (long long)pmd))
+			ktap_diag("the second mapping: ShmemPmdMapped %lld after the collapse and a read",
+				  smaps_bytes_at(t.second, "ShmemPmdMapped"));
 	}
-	(void)sink;
-	if (knob_set)
-		thp_knob_restore(&knob);
-	if (map)
-		munmap(map, 2 * pmd);
-	if (map2)
-		munmap(map2, 2 * pmd);
-	if (fd >= 0)
-		close(fd);
+	shmem_twice_close(&t, pmd);
 	return ok;
 }
 
 /*
  * The soft-dirty row: 1 if it holds, 0 if not (diag printed), -1 (a SKIP) when pagemap shows a
  * page just written through a new mapping not soft-dirty: a kernel without soft-dirty tracking
- * (no CONFIG_MEM_SOFT_DIRTY, e.g. LoongArch's).
+ * (no CONFIG_MEM_SOFT_DIRTY, e.g. LoongArch's).  The second mapping stays untouched (no page
+ * table) until the MADV_COLLAPSE that maps it.
  */
 static int soft_dirty_collapses(size_t pmd)
 {
-	int fd = memfd_create("numalab-soft-dirty", 0), ok = 0, clean = -1, written = -1;
-	char *map = NULL, *map2 = NULL, *first = NULL, *second = NULL;
-	struct thp_knob knob;
-	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	struct shmem_twice t;
+	int ok = 0, clean = -1, written = -1;
 
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(first = shmem_range_map(fd, pmd, &map))) {
-		ktap_diag("the soft-dirty row's memfd: %s", strerror(errno));
+	if (shmem_twice_open(&t, "numalab-soft-dirty", pmd))
 		goto out;
-	}
-	for (size_t i = 0; i < pmd / (size_t)page_size(); i++)
-		pmd_range_fill_page(first, i);
-	if (knob_set)
-		thp_knob_restore(&knob);
-	knob_set = 0;
-	if (page_soft_dirty(first) != 1) {
+	if (page_soft_dirty(t.first) != 1) {
 		ok = -1;
 		goto out;
 	}
-	if (collapse_range(first, pmd) || !(second = shmem_range_map(fd, pmd, &map2)) ||
-	    sys_write("/proc/self/clear_refs", "4") || collapse_range(second, pmd)) {
-		ktap_diag("the file's THP, a second mapping, clear_refs 4 and its MADV_COLLAPSE: %s", strerror(errno));
+	if (collapse_range(t.first, pmd) || sys_write("/proc/self/clear_refs", "4") || collapse_range(t.second, pmd)) {
+		ktap_diag("the file's THP, clear_refs 4 and the second mapping's MADV_COLLAPSE: %s", strerror(errno));
 		goto out;
 	}
-	clean = page_soft_dirty(second);
-	second[0] = 1;
-	written = page_soft_dirty(second);
-	ok = smaps_bytes_at(second, "ShmemPmdMapped") == (long long)pmd && clean == 0 && written == 1;
+	clean = page_soft_dirty(t.second);
+	t.second[0] = 1;
+	written = page_soft_dirty(t.second);
+	ok = smaps_bytes_at(t.second, "ShmemPmdMapped") == (long long)pmd && clean == 0 && written == 1;
 	if (!ok)
 		ktap_diag("the second mapping: ShmemPmdMapped %lld, soft-dirty %d after MADV_COLLAPSE, %d written",
-			  smaps_bytes_at(second, "ShmemPmdMapped"), clean, written);
+			  smaps_bytes_at(t.second, "ShmemPmdMapped"), clean, written);
 out:
-	if (knob_set)
-		thp_knob_restore(&knob);
-	if (map)
-		munmap(map, 2 * pmd);
-	if (map2)
-		munmap(map2, 2 * pmd);
-	if (fd >= 0)
-		close(fd);
+	shmem_twice_close(&t, pmd);
 	return ok;
 }
 
