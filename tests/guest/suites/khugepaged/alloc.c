@@ -71,6 +71,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -721,4 +722,12 @@ int failslab_fired(void)
 	long left = -1;
 
 	return !sys_read_long(FAILSLAB "/times", &left) && left == 0;
+}
+
+long bind_task(int node)
+{
+	unsigned long mask = node < 0 ? 0 : 1UL << node;
+
+	/* uapi <linux/mempolicy.h>: MPOL_DEFAULT 0, MPOL_BIND 2. */
+	return syscall(SYS_set_mempolicy, node < 0 ? 0 : 2, node < 0 ? NULL : &mask, sizeof(mask) * CHAR_BIT + 1);
 }

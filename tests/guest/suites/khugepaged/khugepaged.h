@@ -85,6 +85,8 @@ int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled);
  * case.  Each retry is a diagnostic line.
  */
 int collapse_range(void *addr, size_t len);
+/* This task's policy MPOL_BIND to node, or MPOL_DEFAULT for node -1: 0, or -1 with errno. */
+long bind_task(int node);
 /* The node of the page at addr (move_pages query), -1 if unknown. */
 int page_node(const void *addr);
 

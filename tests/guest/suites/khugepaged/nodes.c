@@ -28,29 +28,18 @@
  * guest) or the kernel has no hugetlb pages of the PMD size.
  */
 #include <errno.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 
-#define MPOL_DEFAULT 0
-#define MPOL_BIND 2
 #define NR_RULES 4
-
-static long set_policy(int mode, int node)
-{
-	unsigned long mask = node < 0 ? 0 : 1UL << node;
-
-	return syscall(SYS_set_mempolicy, mode, node < 0 ? NULL : &mask, sizeof(mask) * CHAR_BIT + 1);
-}
 
 /* Pages 0..nr-1 written, the even ones on a, the odd ones on b; 1 if all landed there. */
 static int place(char *huge, size_t nr, int a, int b)
@@ -61,14 +50,14 @@ static int place(char *huge, size_t nr, int a, int b)
 	for (size_t i = 0; i < nr; i++) {
 		int want = i % 2 ? b : a;
 
-		if (want != bound && set_policy(MPOL_BIND, (bound = want))) {
+		if (want != bound && bind_task((bound = want))) {
 			ktap_diag("set_mempolicy MPOL_BIND: %s", strerror(errno));
-			set_policy(MPOL_DEFAULT, -1);
+			bind_task(-1);
 			return 0;
 		}
 		pmd_range_fill_page(huge, i);
 	}
-	set_policy(MPOL_DEFAULT, -1);
+	bind_task(-1);
 	for (size_t i = 0; i < nr; i++) {
 		int node = page_node(huge + i * ps);
 

@@ -29,19 +29,15 @@
  * SKIP on shapes without a node farther than the distance from the first.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 
-#define MPOL_DEFAULT 0
-#define MPOL_BIND 2
 #define NR_RECLAIM_ROWS 3
 #define ZONE_RECLAIM_MODE "/proc/sys/vm/zone_reclaim_mode"
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
@@ -62,28 +58,20 @@ static int reclaim_distance(void)
 	return !strcmp(vendor, "AuthenticAMD") && family >= 0x17 ? 32 : 30;
 }
 
-static long bind_to(int node)
-{
-	unsigned long mask = node < 0 ? 0 : 1UL << node;
-
-	return syscall(SYS_set_mempolicy, node < 0 ? MPOL_DEFAULT : MPOL_BIND, node < 0 ? NULL : &mask,
-		       sizeof(mask) * CHAR_BIT + 1);
-}
-
 /* Every page of huge written, the first half on a, the second on b; 1 if all landed there. */
 static int halves(char *huge, size_t nr, int a, int b)
 {
 	size_t ps = (size_t)page_size();
 
-	for (size_t i = 0; i < nr; i++)
-		if ((i == 0 || i == nr / 2) && bind_to(i ? b : a)) {
+	for (size_t i = 0; i < nr; i++) {
+		if ((i == 0 || i == nr / 2) && bind_task(i ? b : a)) {
 			ktap_diag("set_mempolicy MPOL_BIND: %s", strerror(errno));
-			bind_to(-1);
+			bind_task(-1);
 			return 0;
-		} else {
-			pmd_range_fill_page(huge, i);
 		}
-	bind_to(-1);
+		pmd_range_fill_page(huge, i);
+	}
+	bind_task(-1);
 	for (size_t i = 0; i < nr; i++)
 		if (page_node(huge + i * ps) != (i < nr / 2 ? a : b)) {
 			ktap_diag("page %zu is on node %d, not %d", i, page_node(huge + i * ps), i < nr / 2 ? a : b);

@@ -88,35 +88,23 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 #include "swap.h"
 
-#define MPOL_DEFAULT 0
-#define MPOL_BIND 2
 #define NR_SHMEM_ROWS 10
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
-
-static long bind_task(int node)
-{
-	unsigned long mask = node < 0 ? 0 : 1UL << node;
-
-	return syscall(SYS_set_mempolicy, node < 0 ? MPOL_DEFAULT : MPOL_BIND, node < 0 ? NULL : &mask,
-		       sizeof(mask) * CHAR_BIT + 1);
-}
 
 /* Page i is left a hole (every eighth). */
 static int hole(size_t i)
