@@ -55,6 +55,7 @@
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define COLLAPSE_S 30
+#define ZERO_INDEX 1               /* collapse_shared()'s page that is only read */
 
 static long sizes_kb[MAX_SIZES];
 static char saved_enabled[MAX_SIZES][32];
@@ -346,7 +347,10 @@ static void collapse(long kb, long pmd_kb, int node)
  * isolated the lower half when it meets the first shared page and must give those pages
  * back.  Kills mm/khugepaged.c:release_pte_pages' `pfn = pte_pfn(pteval)` -> `- 1`
  * (34a9d13ff501: other pages unlocked and put back, the range's own left locked and off
- * the LRU: no collapse later, if the guest lives).
+ * the LRU: no collapse later, if the guest lives).  Page 1 is only read (the shared zero
+ * page; max_ptes_none at HPAGE_PMD_NR - 1 for the case lets the collapse take it as
+ * empty), so giving back passes over a zero pfn too: kills release_pte_pages' `if
+ * (is_zero_pfn(pfn))` -> `if (0)` (51eeafacfd23: the zero page put back as a folio).
  */
 static void collapse_shared(long pmd_kb, int node)
 {
@@ -357,6 +361,8 @@ static void collapse_shared(long pmd_kb, int node)
 	long kb = 0;
 	long long before;
 	int go[2] = { -1, -1 }, counted = 0, ok = 0;
+	volatile char zero_sink;
+	char none[24], none_was[24] = "";
 	pid_t child = -1;
 	double t0;
 
@@ -375,7 +381,10 @@ static void collapse_shared(long pmd_kb, int node)
 	r.len = (size_t)kb << 10;
 	r.n = r.len / page;
 	for (size_t i = 0; i < r.n; i++)
-		r.base[i * page] = 1;
+		if (i == ZERO_INDEX)
+			zero_sink = r.base[i * page];
+		else
+			r.base[i * page] = 1;
 	child = fork();
 	if (child == 0) {
 		char c;
@@ -383,13 +392,18 @@ static void collapse_shared(long pmd_kb, int node)
 		close(go[1]);
 		_exit(read(go[0], &c, 1) < 0);
 	}
+	(void)zero_sink;
 	close(go[0]);
 	go[0] = -1;
 	if (child < 0)
 		goto out;
 	for (size_t i = 0; i < r.n / 2; i++)
-		r.base[i * page] = 2;
-	if (only_size(kb, "madvise") || madvise(pmd.base, pmd.len, MADV_HUGEPAGE))
+		if (i != ZERO_INDEX)
+			r.base[i * page] = 2;
+	snprintf(none, sizeof(none), "%ld", pmd_kb * 1024 / (long)page - 1);
+	if (sys_read(KHUGEPAGED_DIR "/max_ptes_none", none_was, sizeof(none_was)) ||
+	    sys_write(KHUGEPAGED_DIR "/max_ptes_none", none) || only_size(kb, "madvise") ||
+	    madvise(pmd.base, pmd.len, MADV_HUGEPAGE))
 		goto out;
 	t0 = now_s();
 	while (now_s() - t0 < COLLAPSE_S && !(counted = stat_of(kb, "collapse_exceed_shared_pte") > before))
@@ -406,14 +420,17 @@ static void collapse_shared(long pmd_kb, int node)
 		usleep(50000);
 	ok = range_is_folio_on(&r, node);
 	for (size_t i = 0; ok && i < r.n; i++)
-		if (r.base[i * page] != (i < r.n / 2 ? 2 : 1)) {
+		if (r.base[i * page] != (i == ZERO_INDEX ? 0 : i < r.n / 2 ? 2 : 1)) {
 			ktap_diag("page %zu reads %d after the collapse", i, r.base[i * page]);
 			ok = 0;
 		}
 	ktap_ok(ok, "%s", rows[1]);
+	sys_write(KHUGEPAGED_DIR "/max_ptes_none", none_was);
 	range_unmap(&pmd);
 	return;
 out:
+	if (none_was[0])
+		sys_write(KHUGEPAGED_DIR "/max_ptes_none", none_was);
 	ktap_diag("the shared range: %s", strerror(errno));
 	for (int i = 0; i < 2; i++)
 		if (go[i] >= 0)
