@@ -442,6 +442,50 @@ out:
 		ktap_ok(0, "%s", rows[i]);
 }
 
+/*
+ * A whole PMD range of base pages with only the smallest size below the PMD enabled:
+ * khugepaged "collapses sequences of basic pages into huge pages of either PMD size or
+ * mTHP" (transhuge.rst), every size-aligned sequence of the range, not just the first.
+ * The second and the last chunk are checked.  Kills mm/khugepaged.c:max_order_from_offset's
+ * `min_t(...)` -> `- 1` (4f3d19cc2d2f: after a collapse at offset 0 the walk tries only
+ * smaller orders at the next offsets and leaves them alone).
+ */
+static void collapse_every_chunk(long pmd_kb, int node)
+{
+	const char *row = "khugepaged collapses every chunk of a populated PMD range into small-size folios";
+	struct range pmd = { 0 }, second, last;
+	long kb = 0;
+	int ok = 0;
+	double t0 = now_s();
+
+	for (int s = 0; s < nr_sizes && !kb; s++)
+		if (sizes_kb[s] < pmd_kb && ((size_t)sizes_kb[s] << 10) / page >= 4)
+			kb = sizes_kb[s];
+	if (!kb || stat_of(kb, "collapse_alloc") < 0) {
+		ktap_skip(row, "no size below the PMD of 4 pages or more that khugepaged collapses to");
+		return;
+	}
+	if (!only_size(0, "never") && !range_map(&pmd, (size_t)pmd_kb << 10) && !bind_to(&pmd, node)) {
+		for (size_t i = 0; i < pmd.n; i++)
+			pmd.base[i * page] = 1;
+		second = last = pmd;
+		second.len = last.len = (size_t)kb << 10;
+		second.n = last.n = second.len / page;
+		second.base = pmd.base + second.len;
+		last.base = pmd.base + pmd.len - last.len;
+		if (!only_size(kb, "madvise") && !madvise(pmd.base, pmd.len, MADV_HUGEPAGE)) {
+			while (now_s() - t0 < COLLAPSE_S && !(first_page_is_head(&second) && first_page_is_head(&last)))
+				usleep(50000);
+			ok = range_is_folio_on(&second, node) && range_is_folio_on(&last, node);
+			ktap_diag("%ldkB chunks of a PMD: the second %s, the last %s after %.1f s", kb,
+				  first_page_is_head(&second) ? "a folio" : "not", first_page_is_head(&last) ? "a folio" : "not",
+				  now_s() - t0);
+		}
+	}
+	range_unmap(&pmd);
+	ktap_ok(ok, "%s", row);
+}
+
 static void print_stats(long kb)
 {
 	static const char *const names[] = { "anon_fault_alloc", "anon_fault_fallback", "split",
@@ -497,6 +541,12 @@ GUEST_CASE_TIMEOUT(collapse, nr_sizes, MAX_SIZES * COLLAPSE_S)
 {
 	for (int s = 0; s < nr_sizes; s++)
 		collapse(sizes_kb[s], pmd_size() / 1024, nodes[0]);
+}
+
+/* Every chunk of a PMD range, not only the first (collapse_every_chunk()). */
+GUEST_CASE_TIMEOUT(collapse_every_chunk, 1, COLLAPSE_S + 60)
+{
+	collapse_every_chunk(pmd_size() / 1024, nodes[0]);
 }
 
 /* The isolation khugepaged undoes when it meets a shared page (collapse_shared()). */
