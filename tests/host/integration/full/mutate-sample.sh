@@ -45,8 +45,10 @@ IDS=$IDS,938c58dca622,280419f69c64,106e41ac016c,00b5bf046565,061973b172e4
 # An exited process's mm_slot kept for ever when khugepaged was scanning it;
 # a small-size range's isolated pages given back one pfn off (mthp).
 IDS=$IDS,b93f4902549e,34a9d13ff501
-# A PMD MADV_COLLAPSE installs made dirty, so soft-dirty (FAULT_FLAG_WRITE).
-IDS=$IDS,38d5442b4b40
+# A PMD MADV_COLLAPSE installs made dirty, so soft-dirty (FAULT_FLAG_WRITE);
+# the zero page given back as a folio; the mTHP walk one order low after a
+# collapse (mthp).
+IDS=$IDS,38d5442b4b40,51eeafacfd23,4f3d19cc2d2f
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -56,7 +58,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function retract_page_tables --function collapse_max_ptes_none --function madvise_collapse
       --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
-      --function release_pte_pages
+      --function release_pte_pages --function max_order_from_offset
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
