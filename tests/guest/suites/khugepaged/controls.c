@@ -87,6 +87,7 @@
 #define NR_SHMEM_NEVER_ROWS 1
 #define NR_WAKE_ROWS 1
 #define NR_NONE_LIMIT_ROWS 1
+#define NR_NONE_DEFAULT_ROWS 1
 #define NR_SLOT_ROWS 1
 #define SLOT_CACHE "/sys/kernel/slab/mm_slot"
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
@@ -125,7 +126,7 @@ static const struct control controls[] = {
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS;
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS;
 }
 
 /* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
@@ -426,6 +427,24 @@ static void none_limit_row(void)
 	ktap_ok(scanned && huge_bytes == 0 && after > before, "%s", row);
 }
 
+/*
+ * max_ptes_none as the kernel booted with it (each row before puts back what it set) is one
+ * of the two values mTHP collapse supports (transhuge.rst: "For mTHP collapse, only 0 or
+ * (HPAGE_PMD_NR - 1) are supported"; any other "will emit a warning").  Kills
+ * mm/khugepaged.c:khugepaged_init's `khugepaged_max_ptes_none = KHUGEPAGED_MAX_PTES_LIMIT`
+ * -> `- 1` (676e7f3a1ac0: a default of HPAGE_PMD_NR - 2).
+ */
+static void none_default_row(void)
+{
+	const char *row = "khugepaged/max_ptes_none boots at a value mTHP collapse supports: 0 or HPAGE_PMD_NR - 1";
+	long none = -1, limit = pmd_size() / page_size() - 1;
+
+	if (sys_read_long(KHP_DIR "/max_ptes_none", &none))
+		ktap_diag("cannot read max_ptes_none: %s", strerror(errno));
+	ktap_diag("max_ptes_none %ld at boot, HPAGE_PMD_NR - 1 is %ld", none, limit);
+	ktap_ok(none == 0 || none == limit, "%s", row);
+}
+
 /* A child's life: SLOT_PMDS PMD ranges, one page each, MADV_HUGEPAGE, then gone after ms. */
 static void short_life(size_t pmd, int ms)
 {
@@ -593,6 +612,7 @@ static void shmem_never_row(void)
 
 void controls_run(void)
 {
+	none_default_row();
 	for (size_t i = 0; i < NR_CONTROLS; i++)
 		control_row(&controls[i]);
 	refusal_row();
