@@ -49,6 +49,8 @@ IDS=$IDS,b93f4902549e,34a9d13ff501
 # the zero page given back as a folio; the mTHP walk one order low after a
 # collapse (mthp).
 IDS=$IDS,38d5442b4b40,51eeafacfd23,4f3d19cc2d2f
+# max_ptes_none booting at a value mTHP collapse does not support.
+IDS=$IDS,676e7f3a1ac0
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -59,6 +61,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
       --function release_pte_pages --function max_order_from_offset
+      --function khugepaged_init
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
