@@ -29,8 +29,9 @@
  * PMD range of written base pages, MADV_COLLAPSE while this task's slab
  * allocations fail (failslab; the collapse's own state is the first on
  * stock, a debug kernel's bookkeeping may come before it) fails with ENOMEM
- * and leaves the pages as they were; asked again, it collapses.  Kills madvise_collapse's `if (!cc)` -> `if (0)`
- * (00b5bf046565: the NULL state written to, the guest oopses).  SKIP
+ * and leaves the pages as they were; asked again, it collapses.  Kills
+ * madvise_collapse's `if (!cc)` -> `if (0)` (00b5bf046565: the NULL state
+ * written to, the guest oopses).  SKIP
  * without failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS).
  */
 #include <errno.h>

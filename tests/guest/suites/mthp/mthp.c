@@ -338,6 +338,15 @@ static void collapse(long kb, long pmd_kb, int node)
 	ktap_ok(ok, "khugepaged collapsed %ldkB of base pages into one folio on node %d", kb, node);
 }
 
+/* The smallest size below the PMD of at least min_pages base pages, in kB; 0 if none. */
+static long smallest_below(long pmd_kb, size_t min_pages)
+{
+	for (int s = 0; s < nr_sizes; s++)
+		if (sizes_kb[s] < pmd_kb && ((size_t)sizes_kb[s] << 10) / page >= min_pages)
+			return sizes_kb[s];
+	return 0;
+}
+
 /*
  * A range of one smaller size (the smallest of 8 pages or more) with its upper half shared
  * with a child (fork, then the parent writes its lower half again: those pages its own).
@@ -358,7 +367,7 @@ static void collapse_shared(long pmd_kb, int node)
 				"no folio, counted in collapse_exceed_shared_pte",
 				"... and collapses it into one folio once the child is gone" };
 	struct range pmd = { 0 }, r;
-	long kb = 0;
+	long kb = smallest_below(pmd_kb, 8);
 	long long before;
 	int go[2] = { -1, -1 }, counted = 0, ok = 0;
 	volatile char zero_sink;
@@ -366,9 +375,6 @@ static void collapse_shared(long pmd_kb, int node)
 	pid_t child = -1;
 	double t0;
 
-	for (int s = 0; s < nr_sizes && !kb; s++)
-		if (sizes_kb[s] < pmd_kb && ((size_t)sizes_kb[s] << 10) / page >= 8)
-			kb = sizes_kb[s];
 	if (!kb || (before = stat_of(kb, "collapse_exceed_shared_pte")) < 0) {
 		for (int i = 0; i < 2; i++)
 			ktap_skip(rows[i], "no size below the PMD of 8 pages or more with "
@@ -385,6 +391,7 @@ static void collapse_shared(long pmd_kb, int node)
 			zero_sink = r.base[i * page];
 		else
 			r.base[i * page] = 1;
+	(void)zero_sink;
 	child = fork();
 	if (child == 0) {
 		char c;
@@ -392,7 +399,6 @@ static void collapse_shared(long pmd_kb, int node)
 		close(go[1]);
 		_exit(read(go[0], &c, 1) < 0);
 	}
-	(void)zero_sink;
 	close(go[0]);
 	go[0] = -1;
 	if (child < 0)
@@ -454,13 +460,10 @@ static void collapse_every_chunk(long pmd_kb, int node)
 {
 	const char *row = "khugepaged collapses every chunk of a populated PMD range into small-size folios";
 	struct range pmd = { 0 }, second, last;
-	long kb = 0;
+	long kb = smallest_below(pmd_kb, 4);
 	int ok = 0;
 	double t0 = now_s();
 
-	for (int s = 0; s < nr_sizes && !kb; s++)
-		if (sizes_kb[s] < pmd_kb && ((size_t)sizes_kb[s] << 10) / page >= 4)
-			kb = sizes_kb[s];
 	if (!kb || stat_of(kb, "collapse_alloc") < 0) {
 		ktap_skip(row, "no size below the PMD of 4 pages or more that khugepaged collapses to");
 		return;
