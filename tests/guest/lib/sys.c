@@ -473,7 +473,8 @@ int memcg_kmem_may_be_on(void)
 	return memcgs > 1;
 }
 
-int page_soft_dirty(const void *addr)
+/* Bit `bit` of /proc/self/pagemap's entry for the page at addr: 0 or 1, -1 if unreadable. */
+static int pagemap_bit(const void *addr, int bit)
 {
 	unsigned long long entry = 0;
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -482,5 +483,15 @@ int page_soft_dirty(const void *addr)
 
 	if (fd >= 0)
 		close(fd);
-	return ok ? (int)(entry >> 55 & 1) : -1;
+	return ok ? (int)(entry >> bit & 1) : -1;
+}
+
+int page_soft_dirty(const void *addr)
+{
+	return pagemap_bit(addr, 55);
+}
+
+int page_swapped(const void *addr)
+{
+	return pagemap_bit(addr, 62);
 }

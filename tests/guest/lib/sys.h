@@ -130,6 +130,8 @@ int memcg_kmem_may_be_on(void);
  * soft-dirty.rst: "If set, the respective PTE was written to" since clear_refs got "4".
  */
 int page_soft_dirty(const void *addr);
+/* 1 if the page at addr is swapped out (pagemap bit 62, pagemap.rst), 0 if not, -1 if unreadable. */
+int page_swapped(const void *addr);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

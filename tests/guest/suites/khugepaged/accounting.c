@@ -20,19 +20,49 @@
  *              contract.  Kills set_recommended_min_free_kbytes
  *              `if (!hugepage_enabled())` -> `if (1)` (d5a02ba14144: the
  *              default kept with THP on).
+ *   swapin     MADV_COLLAPSE of a written PMD range with one page in
+ *              SWAP_STRIDE paged out (MADV_PAGEOUT onto zram): 0, one THP,
+ *              contents intact (MADV_COLLAPSE ignores max_ptes_swap and swaps
+ *              them in), and the swap they held is given back: SwapFree and
+ *              SwapCached (proc(5): "Memory that once was swapped out, is
+ *              swapped back in but still also is in the swapfile") where they
+ *              were before the page-out.  Kills
+ *              __collapse_huge_page_copy_succeeded's `free_swap_cache(src)`
+ *              removed (7efff5c81989: the swapped-in pages stay in the swap
+ *              cache, holding their slots).
+ *   mthp-swap  khugepaged with only the MTHP_ORDER size enabled
+ *              (max_ptes_none HPAGE_PMD_NR - 1, which mTHP collapse scales to
+ *              the size) over the same range: every chunk holds a swap PTE,
+ *              and transhuge.rst's collapse_exceed_swap_pte says "For non-PMD
+ *              orders this occurs if a mTHP range contains at least one swap
+ *              PTE": the counter rises by EXCEED_PASSES chunks' worth, the
+ *              paged-out pages stay swapped out, the contents intact, and
+ *              MemFree loses less than a quarter of the folios the attempts
+ *              allocated (each is freed again).  Kills collapse_huge_page's
+ *              `if (folio) folio_put(folio)` -> `if (0)` (6d04a6bb01d9: every
+ *              failed attempt leaks its folio, 8 MB here).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
+#include "swap.h"
 
-#define NR_ACCOUNTING_ROWS 2
+#define NR_ACCOUNTING_ROWS 4
 #define MIN_FREE_KBYTES "/proc/sys/vm/min_free_kbytes"
+#define SWAP_BYTES (64 << 20)
+#define SWAP_STRIDE (1 << MTHP_ORDER)   /* one page per mTHP chunk */
+#define PAGEOUT_TRIES 4
+#define EXCEED_PASSES 4
+#define SWAPIN_ROW "MADV_COLLAPSE swaps paged-out pages in: one THP, contents intact, swap and swap cache given back"
+#define MTHP_SWAP_ROW "khugepaged leaves an mTHP range with a swap PTE alone: collapse_exceed_swap_pte counted, " \
+		      "still swapped, no folio leaked"
 
 int accounting_plan(void)
 {
@@ -107,8 +137,171 @@ static void reserve_row(void)
 	ktap_ok(off > 0 && on > off && again > off, "%s", row);
 }
 
+static long meminfo_kb(const char *key)
+{
+	return file_key_value("/proc/meminfo", key);
+}
+
+/*
+ * The nr pages at huge written, then every SWAP_STRIDE-th paged out, with
+ * the task on one CPU: MADV_PAGEOUT drains only this CPU's LRU batch, and a
+ * page still in another CPU's batch would stay.  1 if pagemap shows them all
+ * swapped out.
+ */
+static int fill_and_page_out(char *huge, size_t nr)
+{
+	size_t ps = (size_t)page_size();
+	cpu_set_t was, one;
+	int pinned = !sched_getaffinity(0, sizeof(was), &was), all = 0;
+
+	if (pinned) {
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		pinned = !sched_setaffinity(0, sizeof(one), &one);
+	}
+	for (size_t i = 0; i < nr; i++)
+		pmd_range_fill_page(huge, i);
+	for (int t = 0; t < PAGEOUT_TRIES && !all; t++) {
+		all = 1;
+		for (size_t i = 0; i < nr; i += SWAP_STRIDE) {
+			if (page_swapped(huge + i * ps) != 1 && madvise(huge + i * ps, ps, MADV_PAGEOUT))
+				ktap_diag("MADV_PAGEOUT: %s", strerror(errno));
+			all = all && page_swapped(huge + i * ps) == 1;
+		}
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(was), &was);
+	if (!all)
+		ktap_diag("MADV_PAGEOUT left some of every %d-th page resident", SWAP_STRIDE);
+	return all;
+}
+
+static int all_swapped(const char *huge, size_t nr)
+{
+	for (size_t i = 0; i < nr; i += SWAP_STRIDE)
+		if (page_swapped(huge + i * (size_t)page_size()) != 1)
+			return 0;
+	return 1;
+}
+
+/* A PMD range of base pages, every SWAP_STRIDE-th paged out; NULL (why in diag) if not. */
+static char *swapped_range(size_t pmd, char **map)
+{
+	char *huge = pmd_range_map(pmd, map);
+
+	if (!huge) {
+		ktap_diag("mmap: %s", strerror(errno));
+		return NULL;
+	}
+	/* Base pages at the fault, then the VMA eligible again: MADV_COLLAPSE respects VM_NOHUGEPAGE. */
+	if (madvise(*map, 2 * pmd, MADV_NOHUGEPAGE) || !fill_and_page_out(huge, pmd / (size_t)page_size())) {
+		munmap(*map, 2 * pmd);
+		return NULL;
+	}
+	return huge;
+}
+
+static void swapin_row(size_t pmd)
+{
+	const char *row = SWAPIN_ROW;
+	size_t nr = pmd / (size_t)page_size();
+	long free0 = meminfo_kb("SwapFree"), cached0 = meminfo_kb("SwapCached"), free1, free2 = -1, cached2 = -1;
+	long slack_kb = (long)(nr / SWAP_STRIDE) * page_size() / 1024 / 2;
+	char *map, *huge = swapped_range(pmd, &map);
+	int ok = 0;
+
+	if (!huge) {
+		ktap_ok(0, "%s", row);
+		return;
+	}
+	free1 = meminfo_kb("SwapFree");
+	if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
+		ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
+	} else {
+		free2 = meminfo_kb("SwapFree");
+		cached2 = meminfo_kb("SwapCached");
+		ok = smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, nr);
+	}
+	munmap(map, 2 * pmd);
+	ktap_diag("SwapFree kB: %ld before, %ld paged out, %ld collapsed; SwapCached kB: %ld before, %ld collapsed",
+		  free0, free1, free2, cached0, cached2);
+	ktap_ok(ok && free1 < free0 && free0 - free2 <= slack_kb && cached2 - cached0 <= slack_kb, "%s", row);
+}
+
+static void mthp_swap_row(size_t pmd)
+{
+	const char *row = MTHP_SWAP_ROW;
+	long msize = page_size() << MTHP_ORDER, nr_chunks = (long)pmd / msize, target = EXCEED_PASSES * nr_chunks;
+	size_t nr = pmd / (size_t)page_size();
+	struct thp_knob pmd_knob = { "", "" }, m_knob = { "", "" }, none = { "", "" };
+	char path[192], limit[32], *map = NULL, *huge = NULL;
+	long exceed0 = -1, exceed = -1, free0 = -1, free1 = -1;
+	int ok = 0, swapped = 0, intact = 0;
+	double start;
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ldkB/enabled", msize / 1024);
+	if (khugepaged_thread_pid() < 0 || !sys_exists(path) || size_stat(msize, "collapse_exceed_swap_pte") < 0) {
+		ktap_skip(row, "%s", khugepaged_thread_pid() < 0 ? "no khugepaged thread"
+								 : "the kernel has no mTHP collapse counters");
+		return;
+	}
+	snprintf(limit, sizeof(limit), "%zu", nr - 1);
+	if (thp_knob_set(&m_knob, path, "madvise") || value_knob_set(&none, KHP_DIR "/max_ptes_none", limit)) {
+		ktap_diag("cannot set %s / max_ptes_none: %s", path, strerror(errno));
+		goto restore;
+	}
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%zukB/enabled", pmd / 1024);
+	if (thp_knob_set(&pmd_knob, path, "never")) {
+		ktap_diag("cannot set %s to never: %s", path, strerror(errno));
+		goto restore;
+	}
+	huge = swapped_range(pmd, &map);
+	if (!huge)
+		goto restore;
+	exceed0 = size_stat(msize, "collapse_exceed_swap_pte");
+	free0 = mem_free_kb();
+	if (madvise(map, 2 * pmd, MADV_HUGEPAGE)) {
+		ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		goto restore;
+	}
+	start = now();
+	do {
+		usleep(20000);
+		exceed = size_stat(msize, "collapse_exceed_swap_pte");
+	} while (exceed - exceed0 < target && now() - start < COLLAPSE_WAIT_S);
+	free1 = mem_free_kb();
+	/* khugepaged stopped first: the checks below swap the pages in. */
+	madvise(map, 2 * pmd, MADV_NOHUGEPAGE);
+	ktap_diag("metric: accounting.mthp_swap_wait_s %.2f", now() - start);
+	swapped = all_swapped(huge, nr);
+	intact = pmd_range_intact(huge, pmd, nr);
+	ok = 1;
+restore:
+	if (map)
+		munmap(map, 2 * pmd);
+	thp_knob_restore(&pmd_knob);
+	thp_knob_restore(&none);
+	thp_knob_restore(&m_knob);
+	ktap_diag("hugepages-%ldkB collapse_exceed_swap_pte %+ld (%ld wanted); MemFree %ld kB before, %ld kB after; "
+		  "paged-out pages %s swapped out", msize / 1024, exceed - exceed0, target, free0, free1,
+		  swapped ? "still" : "no longer");
+	ktap_ok(ok && exceed - exceed0 >= target && swapped && intact && free0 - free1 < target * msize / 1024 / 4,
+		"%s", row);
+}
+
 void accounting_run(void)
 {
+	char why[128];
+	size_t pmd = (size_t)pmd_size();
+
 	rss_row();
 	reserve_row();
+	if (swap_zram_on(SWAP_BYTES, why, sizeof(why))) {
+		ktap_skip(SWAPIN_ROW, "no swap: %s", why);
+		ktap_skip(MTHP_SWAP_ROW, "no swap: %s", why);
+		return;
+	}
+	swapin_row(pmd);
+	mthp_swap_row(pmd);
+	swap_zram_off();
 }

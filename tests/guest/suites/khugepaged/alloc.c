@@ -89,7 +89,6 @@
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_DIR CG_ROOT "/numalab-khugepaged"
 #define FAIL_DIR "/sys/kernel/debug/fail_page_alloc"
-#define MTHP_ORDER 4               /* >= KHUGEPAGED_MIN_MTHP_ORDER (2), < PMD order everywhere */
 #define LEAK_ROUNDS 16
 #define LEAK_SLACK_PMDS 4
 #define COLLAPSE_RETRIES 4         /* collapse_range(): EAGAIN asked again, 20 ms apart */
@@ -606,7 +605,7 @@ static void part_reclaim(int memcg)
 		khugepaged_after == khugepaged, "%s", row);
 }
 
-static long mem_free(void)
+long mem_free_kb(void)
 {
 	return file_key_value("/proc/meminfo", "MemFree");   /* kB */
 }
@@ -638,10 +637,10 @@ static void part_charge(size_t pmd, int memcg)
 			first_err = rc ? errno : -1;
 		attempts++;
 		if (i == 0)
-			free_before = mem_free();
+			free_before = mem_free_kb();
 	}
 	if (huge) {
-		free_after = mem_free();
+		free_after = mem_free_kb();
 		drop_kb = free_before - free_after;
 		intact = smaps_anon_huge(huge) == 0 && pmd_range_intact(huge, pmd, pmd / (size_t)page_size());
 		sys_write(CG_DIR "/memory.max", "max");

@@ -52,6 +52,7 @@
 #define SELFTEST_CASE_TIMEOUT_S (SELFTEST_TIMEOUT_S * SELFTEST_GROUPS * (1 + MAX_RERUNS) + 60)
 
 #define COLLAPSE_WAIT_S 120        /* TCG on a loaded host: khugepaged is slow to come round */
+#define MTHP_ORDER 4               /* the mTHP size the parts use: >= KHUGEPAGED_MIN_MTHP_ORDER (2), < PMD order everywhere */
 
 /* khugepaged's pid (-1: no thread); its Cpus_allowed_list into buf (-1: unreadable). */
 int khugepaged_thread_pid(void);
@@ -117,6 +118,9 @@ void thp_knob_restore(const struct thp_knob *k);
 int failslab_arm(int only_marked, int not_sleeping, int once);
 void failslab_disarm(void);
 int failslab_fired(void);
+
+/* /proc/meminfo's MemFree in kB, -1 if unreadable. */
+long mem_free_kb(void);
 
 /* THP_DIR/hugepages-<bytes/1024>kB/stats/name (transhuge.rst's per-size counters); -1 if absent. */
 long size_stat(long bytes, const char *name);

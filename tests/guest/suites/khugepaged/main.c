@@ -83,8 +83,15 @@ GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
 /* MADV_COLLAPSE past khugepaged's max_ptes_none (limits.c). */
 GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 
-/* What a collapse and THP leave in RssAnon and min_free_kbytes (accounting.c). */
-GUEST_CASE(collapse_accounting, accounting_plan()) { accounting_run(); }
+/* What a collapse and THP leave in RssAnon, min_free_kbytes, swap and MemFree (accounting.c), tuned as above. */
+GUEST_CASE_TIMEOUT(collapse_accounting, accounting_plan(), COLLAPSE_WAIT_S + 60)
+{
+	struct saved saved;
+
+	tune(&saved);
+	accounting_run();
+	restore(&saved);
+}
 
 /* khugepaged's own sysfs files, thread and sleep (controls.c); each row puts back what it set. */
 GUEST_CASE(khugepaged_controls, controls_plan()) { controls_run(); }
