@@ -27,9 +27,21 @@
  *              SwapCached (proc(5): "Memory that once was swapped out, is
  *              swapped back in but still also is in the swapfile") where they
  *              were before the page-out.  Kills
+ *              Fails on a collapse that leaves swap behind.
+ *   swapcache  the same range, its paged-out pages read back while a
+ *              forked child still held their swap entries (so they come in
+ *              through the swap cache and stay there once the child is
+ *              gone): MADV_COLLAPSE replaces them, and SwapCached and
+ *              SwapFree are back where they were before the page-out.  Kills
  *              __collapse_huge_page_copy_succeeded's `free_swap_cache(src)`
- *              removed (7efff5c81989: the swapped-in pages stay in the swap
- *              cache, holding their slots).
+ *              removed (7efff5c81989: the replaced pages stay in the swap
+ *              cache, holding their slots; zram's swap-in bypasses the
+ *              cache, so the swapin row cannot see it).
+ *   swapin-trace  the same collapse traced: huge_memory's
+ *              mm_collapse_huge_page_swapin event (include/trace/events/
+ *              huge_memory.h) reports swapped_in= the pages paged out.
+ *              Kills __collapse_huge_page_swapin's `swapped_in = 0` -> `1`
+ *              (677c04c76cfe: one more than were swapped in).
  *   mthp-swap  khugepaged with only the MTHP_ORDER size enabled
  *              (max_ptes_none HPAGE_PMD_NR - 1, which mTHP collapse scales to
  *              the size) over the same range: every chunk holds a swap PTE,
@@ -43,24 +55,30 @@
  *              failed attempt leaks its folio, 8 MB here).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 #include "swap.h"
 
-#define NR_ACCOUNTING_ROWS 4
+#define NR_ACCOUNTING_ROWS 6
+#define TRACING "/sys/kernel/tracing"
+#define SWAPIN_EVENT TRACING "/events/huge_memory/mm_collapse_huge_page_swapin"
 #define MIN_FREE_KBYTES "/proc/sys/vm/min_free_kbytes"
 #define SWAP_BYTES (64 << 20)
 #define SWAP_STRIDE (1 << MTHP_ORDER)   /* one page per mTHP chunk */
 #define PAGEOUT_TRIES 4
 #define EXCEED_PASSES 4
 #define SWAPIN_ROW "MADV_COLLAPSE swaps paged-out pages in: one THP, contents intact, swap and swap cache given back"
+#define SWAPCACHE_ROW "MADV_COLLAPSE of pages held in the swap cache gives their swap back"
+#define SWAPIN_TRACE_ROW "mm_collapse_huge_page_swapin reports swapped_in= the pages swapped in"
 #define MTHP_SWAP_ROW "khugepaged leaves an mTHP range with a swap PTE alone: collapse_exceed_swap_pte counted, " \
 		      "still swapped, no folio leaked"
 
@@ -201,20 +219,63 @@ static char *swapped_range(size_t pmd, char **map)
 	return huge;
 }
 
+/* The swapin event on for this task, the buffer emptied; 0, or -1 (why in diag). */
+static int swapin_trace_on(struct thp_knob *tracing_on)
+{
+	char filter[48];
+	int fd;
+
+	snprintf(filter, sizeof(filter), "common_pid == %d", (int)getpid());
+	if (sys_write(SWAPIN_EVENT "/filter", filter) || sys_write(SWAPIN_EVENT "/enable", "1") ||
+	    value_knob_set(tracing_on, TRACING "/tracing_on", "1")) {
+		ktap_diag("cannot enable " SWAPIN_EVENT ": %s", strerror(errno));
+		return -1;
+	}
+	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* The sum of the swapin events' swapped_in= in the buffer (-1: no event), the event off again. */
+static long swapin_trace_off(const struct thp_knob *tracing_on)
+{
+	FILE *f = fopen(TRACING "/trace", "re");
+	char line[512];
+	long sum = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, " mm_collapse_huge_page_swapin:");
+
+		if (p && (p = strstr(p, "swapped_in=")))
+			sum = (sum < 0 ? 0 : sum) + atol(p + strlen("swapped_in="));
+	}
+	if (f)
+		fclose(f);
+	sys_write(SWAPIN_EVENT "/enable", "0");
+	sys_write(SWAPIN_EVENT "/filter", "0");
+	thp_knob_restore(tracing_on);
+	return sum;
+}
+
 static void swapin_row(size_t pmd)
 {
 	const char *row = SWAPIN_ROW;
 	size_t nr = pmd / (size_t)page_size();
 	long free0 = meminfo_kb("SwapFree"), cached0 = meminfo_kb("SwapCached"), free1, free2 = -1, cached2 = -1;
 	long slack_kb = (long)(nr / SWAP_STRIDE) * page_size() / 1024 / 2;
+	long traced = -1;
 	char *map, *huge = swapped_range(pmd, &map);
-	int ok = 0;
+	struct thp_knob tracing_on = { "", "" };
+	int ok = 0, tracing = sys_exists(SWAPIN_EVENT "/enable");
 
 	if (!huge) {
 		ktap_ok(0, "%s", row);
+		ktap_ok(0, SWAPIN_TRACE_ROW);
 		return;
 	}
 	free1 = meminfo_kb("SwapFree");
+	tracing = tracing && !swapin_trace_on(&tracing_on);
 	if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
 		ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
 	} else {
@@ -222,10 +283,66 @@ static void swapin_row(size_t pmd)
 		cached2 = meminfo_kb("SwapCached");
 		ok = smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, nr);
 	}
+	if (tracing)
+		traced = swapin_trace_off(&tracing_on);
 	munmap(map, 2 * pmd);
 	ktap_diag("SwapFree kB: %ld before, %ld paged out, %ld collapsed; SwapCached kB: %ld before, %ld collapsed",
 		  free0, free1, free2, cached0, cached2);
 	ktap_ok(ok && free1 < free0 && free0 - free2 <= slack_kb && cached2 - cached0 <= slack_kb, "%s", row);
+	if (!sys_exists(SWAPIN_EVENT "/enable")) {
+		ktap_skip(SWAPIN_TRACE_ROW, "no " SWAPIN_EVENT " (CONFIG_TRACEPOINTS, tracefs)");
+		return;
+	}
+	ktap_diag("mm_collapse_huge_page_swapin: swapped_in=%ld in all, %zu pages paged out", traced, nr / SWAP_STRIDE);
+	ktap_ok(ok && traced == (long)(nr / SWAP_STRIDE), SWAPIN_TRACE_ROW);
+}
+
+static void swapcache_row(size_t pmd)
+{
+	size_t nr = pmd / (size_t)page_size(), ps = (size_t)page_size();
+	long nr_kb = (long)(nr / SWAP_STRIDE) * (long)ps / 1024;
+	long free0 = meminfo_kb("SwapFree"), cached0 = meminfo_kb("SwapCached"), cached1 = -1, free2 = -1, cached2 = -1;
+	char *map, *huge = swapped_range(pmd, &map);
+	int go[2] = { -1, -1 }, ok = 0;
+	pid_t child = -1;
+
+	if (huge && !pipe(go))
+		child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	if (child > 0) {
+		volatile char sink = 0;
+
+		/* Read faults on entries the child shares: in through the swap cache, and kept there. */
+		for (size_t i = 0; i < nr; i += SWAP_STRIDE)
+			sink += huge[i * ps];
+		(void)sink;
+		close(go[1]);
+		go[1] = -1;
+		waitpid(child, NULL, 0);
+		cached1 = meminfo_kb("SwapCached");
+		if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
+			ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
+		} else {
+			free2 = meminfo_kb("SwapFree");
+			cached2 = meminfo_kb("SwapCached");
+			ok = smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, nr);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (go[i] >= 0)
+			close(go[i]);
+	if (huge)
+		munmap(map, 2 * pmd);
+	ktap_diag("SwapCached kB: %ld before, %ld read back (%ld paged out), %ld collapsed; SwapFree kB: %ld before, "
+		  "%ld collapsed", cached0, cached1, nr_kb, cached2, free0, free2);
+	/* Without the pages in the swap cache first, the row would check nothing. */
+	ktap_ok(ok && cached1 - cached0 >= nr_kb / 2 && cached2 - cached0 <= nr_kb / 2 && free0 - free2 <= nr_kb / 2,
+		SWAPCACHE_ROW);
 }
 
 static void mthp_swap_row(size_t pmd)
@@ -298,10 +415,13 @@ void accounting_run(void)
 	reserve_row();
 	if (swap_zram_on(SWAP_BYTES, why, sizeof(why))) {
 		ktap_skip(SWAPIN_ROW, "no swap: %s", why);
+		ktap_skip(SWAPIN_TRACE_ROW, "no swap: %s", why);
+		ktap_skip(SWAPCACHE_ROW, "no swap: %s", why);
 		ktap_skip(MTHP_SWAP_ROW, "no swap: %s", why);
 		return;
 	}
 	swapin_row(pmd);
+	swapcache_row(pmd);
 	mthp_swap_row(pmd);
 	swap_zram_off();
 }
