@@ -489,73 +489,6 @@ static void collapse_every_chunk(long pmd_kb, int node)
 	ktap_ok(ok, "%s", row);
 }
 
-/*
- * Folios of the smallest size, faulted and then mremap()ed one page off their
- * alignment, so that every chunk of the next size up begins and ends inside
- * a folio.  khugepaged collapses the chunks into folios of that size, taking
- * from each cut folio only the chunk's own pages: afterwards every page of
- * the PMD range still reads what was written to it (mremap(2) moves the
- * pages, a collapse keeps their contents).  Kills mm/khugepaged.c:
- * __collapse_huge_page_copy_succeeded's folio_pte_batch(..., max_nr_ptes) ->
- * (..., order) (64e8ded9b180: the batch at a chunk's last page runs past the
- * chunk's end and unmaps the next chunk's first pages, which then read 0).
- */
-static void collapse_straddling(long pmd_kb)
-{
-	const char *row = "khugepaged collapses chunks that cut folios mremap()ed off their alignment, contents intact";
-	long src_kb = sizes_kb[0], kb = nr_sizes > 1 ? sizes_kb[1] : 0;
-	size_t pmd_len = (size_t)pmd_kb << 10, len = pmd_len + ((size_t)src_kb << 10), n = len / page;
-	char *src = MAP_FAILED, *dst = MAP_FAILED, *base, *moved = MAP_FAILED;
-	struct range first = { 0 }, second;
-	long bad = -1;
-	int ok = 0;
-	double t0 = now_s();
-
-	if (!kb || kb >= pmd_kb || stat_of(kb, "collapse_alloc") < 0) {
-		ktap_skip(row, "no two sizes below the PMD that khugepaged collapses to");
-		return;
-	}
-	/* The PMD range and one folio more, to fault and move; three PMDs to move it into. */
-	src = mmap(NULL, len + pmd_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	dst = mmap(NULL, 3 * pmd_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (src == MAP_FAILED || dst == MAP_FAILED || only_size(src_kb, "always")) {
-		ktap_diag("mmap / %ldkB always: %s", src_kb, strerror(errno));
-		goto out;
-	}
-	base = (char *)(((uintptr_t)src + pmd_len - 1) & ~(uintptr_t)(pmd_len - 1));
-	for (size_t i = 0; i < n; i++)
-		base[i * page] = (char)(i * 7 + 1);
-	first.base = (char *)(((uintptr_t)dst + pmd_len) & ~(uintptr_t)(pmd_len - 1));
-	first.len = (size_t)kb << 10;
-	first.n = first.len / page;
-	second = first;
-	second.base += first.len;
-	/* Page 0 of every source folio lands one page below a chunk's boundary. */
-	moved = mremap(base, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, first.base - page);
-	if (only_size(0, "never") || moved == MAP_FAILED || madvise(moved, len, MADV_HUGEPAGE) ||
-	    only_size(kb, "madvise")) {
-		ktap_diag("mremap / MADV_HUGEPAGE / %ldkB madvise: %s", kb, strerror(errno));
-		goto out;
-	}
-	while (now_s() - t0 < COLLAPSE_S && !(first_page_is_head(&first) && first_page_is_head(&second)))
-		usleep(50000);
-	ok = first_page_is_head(&first) && first_page_is_head(&second);
-	for (size_t i = 0; i < pmd_len / page && bad < 0; i++)
-		if (first.base[i * page] != (char)((i + 1) * 7 + 1))
-			bad = (long)i;
-	ktap_diag("%ldkB folios moved a page off, %ldkB chunks: the first two %s after %.1f s; page %ld of the PMD "
-		  "range %s", src_kb, kb, ok ? "collapsed" : "not collapsed", now_s() - t0, bad,
-		  bad < 0 ? "(none) lost its contents" : "lost its contents");
-	ok = ok && bad < 0;
-out:
-	only_size(0, "never");
-	if (dst != MAP_FAILED)
-		munmap(dst, 3 * pmd_len);
-	if (src != MAP_FAILED)
-		munmap(src, len + pmd_len);
-	ktap_ok(ok, "%s", row);
-}
-
 static void print_stats(long kb)
 {
 	static const char *const names[] = { "anon_fault_alloc", "anon_fault_fallback", "split",
@@ -617,12 +550,6 @@ GUEST_CASE_TIMEOUT(collapse, nr_sizes, MAX_SIZES * COLLAPSE_S)
 GUEST_CASE_TIMEOUT(collapse_every_chunk, 1, COLLAPSE_S + 60)
 {
 	collapse_every_chunk(pmd_size() / 1024, nodes[0]);
-}
-
-/* Chunks that cut PTE-mapped folios (collapse_straddling()). */
-GUEST_CASE_TIMEOUT(collapse_straddling, 1, COLLAPSE_S + 60)
-{
-	collapse_straddling(pmd_size() / 1024);
 }
 
 /* The isolation khugepaged undoes when it meets a shared page (collapse_shared()). */
