@@ -98,6 +98,15 @@ int topo_node_has_cpus(const struct topology *topo, int node);
 /* The node CPU cpu belongs to, or -1. */
 int topo_cpu_node(const struct topology *topo, int cpu);
 
+/*
+ * The first node with CPUs after the first whose own HMAT entry (itself as
+ * initiator) is more than 10% off the first's in latency or bandwidth, -1 if
+ * none or no such entries.  mm/memory-tiers.c expects one DRAM performance
+ * ("the variation is less than 10%") and otherwise turns the HMAT-based
+ * abstract distance off: every node, CPU-less ones too, in the DRAM tier.
+ */
+int topo_hmat_dram_mismatch(const struct topology *topo);
+
 /* The HMAT entry for initiator → target, or NULL. */
 const struct topo_hmat_lb *topo_hmat_find(const struct topology *topo,
 					  int initiator, int target);

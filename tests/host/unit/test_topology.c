@@ -178,6 +178,8 @@ UNIT_TEST(topo_cxl)
 	CHECK_INT(t.nodes[2].cpu_first, -1);
 	CHECK_INT(topo_cpu_node(&t, 3), 1);
 	CHECK_INT(topo_has_hmat(&t), 1);
+	/* 88 ns against 80: exactly 10%, still one DRAM performance. */
+	CHECK_INT(topo_hmat_dram_mismatch(&t), -1);
 	CHECK_INT(t.nr_hmat_lb, 8);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct topo_hmat_lb *lb = topo_hmat_find(&t, want[i].initiator, want[i].target);
@@ -201,6 +203,17 @@ UNIT_TEST(topo_cxl)
 	}
 	CHECK_INT(t.timeout_s, 600);
 	CHECK_STR(t.tests, "topology,mempolicy,tiering");
+}
+
+UNIT_TEST(topo_cxl_mismatch)
+{
+	struct topology t;
+
+	CHECK_INT(load("topologies/cxl-mismatch.topo", &t), 0);
+	/* 100 ns against 80: node 1 is off; 8node has no HMAT at all. */
+	CHECK_INT(topo_hmat_dram_mismatch(&t), 1);
+	CHECK_INT(load("topologies/8node.topo", &t), 0);
+	CHECK_INT(topo_hmat_dram_mismatch(&t), -1);
 }
 
 UNIT_TEST(topo_8node_timeout)

@@ -26,13 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 
 #include "ktap.h"
 #include "tiering.h"
-
-#define SYSLOG_ACTION_READ_ALL 3
-#define SYSLOG_ACTION_SIZE_BUFFER 10
 
 /*
  * The last log line for node: 1 for "null" (*preferred = *fallback = 0), 0
@@ -86,16 +82,11 @@ int targets_plan(const struct tiering *t)
 
 void targets_run(const struct tiering *t)
 {
-	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), len = -1;
-	char *log = size > 0 ? malloc((size_t)size + 1) : NULL;
+	char *log = kernel_log();
 
-	if (log && (len = klogctl(SYSLOG_ACTION_READ_ALL, log, size)) >= 0)
-		log[len] = '\0';
-	else
-		ktap_diag("cannot read the kernel log: %s", strerror(errno));
 	for (int node = 0; node < t->nr_nodes; node++) {
 		unsigned long want = demotion_targets(t, node), lower = 0, pref = 0, fall = 0;
-		int form = len >= 0 ? logged_targets(log, node, &pref, &fall) : -1;
+		int form = log ? logged_targets(log, node, &pref, &fall) : -1;
 		/*
 		 * A node with no target is logged as "null", not as empty lists:
 		 * kills dump_demotion_targets()' `if (nodes_empty(preferred))` ->

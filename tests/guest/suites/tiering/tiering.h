@@ -1,8 +1,10 @@
 /*
  * tiering: memory tiers built from HMAT and the page movement between them.
  * Runs on shapes with CPU-less memory nodes and HMAT (cxl); elsewhere the
- * whole suite is one SKIP with the reason.  Parts, each with a fixed number
- * of KTAP results (*_plan()):
+ * whole suite is one SKIP with the reason.  Where the HMAT puts every node in
+ * one tier (cxl-mismatch: DRAM nodes too different, so the kernel turns the
+ * HMAT tiers off), the parts that move pages between tiers SKIP.  Parts, each
+ * with a fixed number of KTAP results (*_plan()):
  *
  *   tiers.c    every node in the memory tier the kernel's abstract-distance
  *              rule gives for its HMAT access1 latency and bandwidth; the
@@ -46,6 +48,8 @@ struct tiering {
 	int distance[MAX_NODES][MAX_NODES];
 	int dram;                     /* the first node with CPUs */
 	int dram_cpu;                 /* its first CPU */
+	int dram_mismatch;            /* a DRAM node whose HMAT differs from dram's by > 10%, -1: none */
+	int lower_tier;               /* 1 if some node is in a tier below dram's */
 };
 
 /* Raw move_pages query of n pages from base at stride page_size(); -1 on failure. */
@@ -58,6 +62,14 @@ unsigned long long node_free(int node);
 int pin_to_cpu(int cpu);
 /* The demotion targets the kernel's rule gives node: nearest nodes of the next lower tier. */
 unsigned long demotion_targets(const struct tiering *t, int node);
+/* The kernel log (klogctl), NUL-terminated, to free(); NULL on failure (diag printed). */
+char *kernel_log(void);
+/*
+ * mm/memory-tiers.c mt_set_default_dram_perf(): the first DRAM node after
+ * t->dram whose HMAT access1 numbers differ from its by more than 10% (the
+ * kernel then turns the HMAT-based tiers off), -1 if none or unreadable.
+ */
+int dram_mismatch(const struct tiering *t);
 /* len bytes of anonymous base pages faulted here; NULL on failure (diag printed). */
 char *anon_pages(size_t len);
 /* Every page of [addr, addr+len) on the inactive LRU when it returns (MADV_COLD). */

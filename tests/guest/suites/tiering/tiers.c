@@ -19,9 +19,19 @@
  *  - a manual weight switches auto off and sticks; auto=true brings the
  *    derived weights back.  Fails on the mutant `mode_auto = true;` in
  *    node_store().
+ *  - mm/memory-tiers.c mt_set_default_dram_perf(): "The performance of all
+ *    default DRAM nodes is expected to be same (that is, the variation is
+ *    less than 10%)".  Where a DRAM node's numbers differ by more (cxl-
+ *    mismatch), every node keeps the DRAM distance, so all share one tier,
+ *    and the kernel logs why: the two nodes, and "from ACPI HMAT" for the
+ *    source of each one's numbers.  That log line replaces the CPU-less-
+ *    below-DRAM check there.  Kills the mutant `default_dram_perf_ref_source
+ *    = kstrdup(source, GFP_KERNEL)` -> `... - 1` (2dd0425e9f5a: the
+ *    reference's source printed from one byte before the string).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktap.h"
@@ -58,6 +68,27 @@ int tiers_plan(const struct tiering *t)
 	return t->nr_nodes + 3;
 }
 
+/* One number off the reference's by more than 10% of it (the kernel's integer test). */
+static int off_by_tenth(long v, long ref)
+{
+	return (v > ref ? v - ref : ref - v) * 10 > ref;
+}
+
+int dram_mismatch(const struct tiering *t)
+{
+	struct coords ref, c;
+
+	if (t->dram < 0 || read_coords(t->dram, &ref))
+		return -1;
+	for (int i = t->dram + 1; i < t->nr_nodes; i++)
+		if (t->has_cpu[i] && !read_coords(i, &c) &&
+		    (off_by_tenth(c.read_latency, ref.read_latency) || off_by_tenth(c.write_latency, ref.write_latency) ||
+		     off_by_tenth(c.read_bandwidth, ref.read_bandwidth) ||
+		     off_by_tenth(c.write_bandwidth, ref.write_bandwidth)))
+			return i;
+	return -1;
+}
+
 /* The tier of every node by mt_perf_to_adistance(), in the kernel's integer order. */
 static void check_tier_ids(const struct tiering *t)
 {
@@ -67,7 +98,7 @@ static void check_tier_ids(const struct tiering *t)
 	for (int i = 0; i < t->nr_nodes; i++) {
 		long adist = ADISTANCE_DRAM;
 
-		if (!t->has_cpu[i]) {
+		if (!t->has_cpu[i] && t->dram_mismatch < 0) {
 			if (!have_dram || read_coords(i, &c)) {
 				ktap_ok(0, "node%d memory tier from HMAT", i);
 				continue;
@@ -200,9 +231,34 @@ static void check_auto_weights(const struct tiering *t)
 		slow);
 }
 
+/* The mismatch as the kernel logs it (mt_set_default_dram_perf()'s pr_info lines). */
+static void check_mismatch_logged(const struct tiering *t)
+{
+	char *log = kernel_log(), want[4][96];
+	int found = 0;
+
+	snprintf(want[0], sizeof(want[0]), "the performance of DRAM node %d mismatches that of the reference",
+		 t->dram_mismatch);
+	snprintf(want[1], sizeof(want[1]), "DRAM node %d.\n", t->dram);
+	snprintf(want[2], sizeof(want[2]), "performance of reference DRAM node %d from ACPI HMAT:\n", t->dram);
+	snprintf(want[3], sizeof(want[3]), "performance of DRAM node %d from ACPI HMAT:\n", t->dram_mismatch);
+	for (int i = 0; log && i < 4; i++) {
+		if (strstr(log, want[i]))
+			found++;
+		else
+			ktap_diag("not in the kernel log: \"%s\"", want[i]);
+	}
+	free(log);
+	ktap_ok(found == 4, "the kernel logs DRAM node%d's HMAT mismatch with node%d, both from ACPI HMAT",
+		t->dram_mismatch, t->dram);
+}
+
 void tiers_run(const struct tiering *t)
 {
 	check_tier_ids(t);
-	check_cpuless_below(t);
+	if (t->dram_mismatch >= 0)
+		check_mismatch_logged(t);
+	else
+		check_cpuless_below(t);
 	check_auto_weights(t);
 }

@@ -268,10 +268,15 @@ static int read_memory_tiers(int tier[TOPO_MAX_NODES])
 	return 0;
 }
 
-/* Memory tiers: every CPU-less node in a higher-numbered (slower) tier than all CPU nodes. */
+/*
+ * Memory tiers: every CPU-less node in a higher-numbered (slower) tier than
+ * all CPU nodes; all in one tier where the DRAM nodes' HMAT differs by more
+ * than 10% (topo_hmat_dram_mismatch()).
+ */
 static void check_memory_tiers(const struct topology *t)
 {
 	int tier[TOPO_MAX_NODES], max_cpu_tier = -1, min_cpuless_tier = -1, ok = 1;
+	int mismatch = topo_hmat_dram_mismatch(t);
 
 	if (!topo_has_hmat(t) || !nr_cpuless_nodes(t)) {
 		ktap_skip("memory tiers", "no HMAT in this topology");
@@ -292,7 +297,11 @@ static void check_memory_tiers(const struct topology *t)
 		else if (!cpus && (min_cpuless_tier < 0 || tier[i] < min_cpuless_tier))
 			min_cpuless_tier = tier[i];
 	}
-	ktap_ok(ok && min_cpuless_tier > max_cpu_tier, "memory tiers: CPU-less nodes below CPU nodes");
+	if (mismatch >= 0)
+		ktap_ok(ok && min_cpuless_tier == max_cpu_tier,
+			"memory tiers: one for all nodes, DRAM node%d's HMAT more than 10%% off", mismatch);
+	else
+		ktap_ok(ok && min_cpuless_tier > max_cpu_tier, "memory tiers: CPU-less nodes below CPU nodes");
 }
 
 static void check_weighted_interleave_knobs(const struct topology *t)
