@@ -151,6 +151,8 @@ void qemu_hmat_lb_args(const struct topo_hmat_lb *lb, struct strvec *argv)
 	strvec_push(argv, "-numa");
 	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-latency,latency=%llu",
 		     lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
+	if (!lb->bandwidth_bps)
+		return;   /* a latency-only target (topology.h) */
 	qemu_format_size(lb->bandwidth_bps, size, sizeof(size));
 	strvec_push(argv, "-numa");
 	strvec_pushf(argv, "hmat-lb,initiator=%d,target=%d,hierarchy=memory,data-type=access-bandwidth,bandwidth=%s",

@@ -213,7 +213,7 @@ static int st_hmat_lb(struct parse *ps, char **w, int nw)
 	struct topo_hmat_lb entry = { 0 }, *lb = &entry;   /* hmat_lb[] may be full: copied in at the end */
 
 	if (nw < 3)
-		return fail(ps, ps->line, "hmat-lb needs: hmat-lb INITIATOR TARGET latency=NS bandwidth=SIZE");
+		return fail(ps, ps->line, "hmat-lb needs: hmat-lb INITIATOR TARGET latency=NS [bandwidth=SIZE]");
 	if (hmat_node(ps, w[1], "initiator", &lb->initiator) || hmat_node(ps, w[2], "target", &lb->target))
 		return -1;
 	if (!topo_node_has_cpus(t, lb->initiator))
@@ -230,8 +230,9 @@ static int st_hmat_lb(struct parse *ps, char **w, int nw)
 		return fail(ps, ps->line, "bad hmat-lb attribute '%s%s%s'; use latency=NS (ns, > 0) and bandwidth=SIZE (bytes/s, e.g. 8G)",
 			    w[i], v ? "=" : "", v ? v : "");
 	}
-	if (!lb->latency_ns || !lb->bandwidth_bps)
-		return fail(ps, ps->line, "hmat-lb %d %d needs both latency= and bandwidth=", lb->initiator, lb->target);
+	if (!lb->latency_ns)
+		return fail(ps, ps->line, "hmat-lb %d %d needs latency= (bandwidth= may be left out for a target "
+			    "with no hmat-cache)", lb->initiator, lb->target);
 	t->hmat_lb[t->nr_hmat_lb++] = entry;
 	if (!ps->hmat_line)
 		ps->hmat_line = ps->line;
@@ -411,7 +412,30 @@ static int check_hmat(struct parse *ps)
 	for (int i = 0; i < t->nr_nodes; i++)
 		for (int j = 0; topo_node_has_cpus(t, i) && j < t->nr_nodes; j++)
 			if (!topo_hmat_find(t, i, j))
-				return fail(ps, ps->hmat_line, "hmat-lb %d %d is missing; every initiator x target pair needs latency and bandwidth", i, j);
+				return fail(ps, ps->hmat_line, "hmat-lb %d %d is missing; every initiator x target pair needs a latency", i, j);
+	/*
+	 * A target's bandwidth is given from every initiator or from none (firmware
+	 * with latencies only); QEMU refuses a memory-side cache on a target without it.
+	 */
+	for (int j = 0; j < t->nr_nodes; j++) {
+		int with = 0, without = 0, first = -1;
+
+		for (int k = 0; k < t->nr_hmat_lb; k++) {
+			if (t->hmat_lb[k].target != j)
+				continue;
+			if (t->hmat_lb[k].bandwidth_bps)
+				with++;
+			else if (without++ == 0)
+				first = t->hmat_lb[k].initiator;
+		}
+		if (with && without)
+			return fail(ps, ps->hmat_line, "hmat-lb %d %d has no bandwidth= but other initiators' lines to node %d do; "
+				    "give target %d's bandwidth from every initiator or from none", first, j, j, j);
+		for (int k = 0; without && k < t->nr_hmat_cache; k++)
+			if (t->hmat_cache[k].node == j)
+				return fail(ps, ps->hmat_line, "node %d has an hmat-cache but no hmat-lb bandwidth; give it "
+					    "bandwidth= or remove the cache", j);
+	}
 	return 0;
 }
 
@@ -712,9 +736,12 @@ size_t topo_format(const struct topology *t, char *buf, size_t cap)
 	for (int i = 0; i < t->nr_hmat_lb; i++) {
 		const struct topo_hmat_lb *lb = &t->hmat_lb[i];
 
-		topo_size_str(lb->bandwidth_bps, size, sizeof(size));
-		put(&o, "hmat-lb %d %d latency=%llu bandwidth=%s\n", lb->initiator, lb->target,
-		    (unsigned long long)lb->latency_ns, size);
+		put(&o, "hmat-lb %d %d latency=%llu", lb->initiator, lb->target, (unsigned long long)lb->latency_ns);
+		if (lb->bandwidth_bps) {
+			topo_size_str(lb->bandwidth_bps, size, sizeof(size));
+			put(&o, " bandwidth=%s", size);
+		}
+		put(&o, "\n");
 	}
 	for (int i = 0; i < t->nr_hmat_cache; i++) {
 		const struct topo_hmat_cache *c = &t->hmat_cache[i];

@@ -325,7 +325,8 @@ static int best_initiator(const struct capture *c, int j)
 /*
  * hmat-lb for every initiator x target pair: sysfs's numbers for the
  * pairs it lists, the others estimated from the target's best pair scaled
- * by the SLIT (latency up, bandwidth down by dist(i,j) / dist(best,j)).
+ * by the SLIT (latency up, bandwidth down by dist(i,j) / dist(best,j)).  A
+ * target sysfs shows no bandwidth for gets latencies only.
  * 0 when HMAT cannot be written (a note says why).
  */
 static int build_hmat(struct capture *c, struct topology *t)
@@ -335,13 +336,13 @@ static int build_hmat(struct capture *c, struct topology *t)
 	for (int j = 0; j < c->nr; j++)
 		cpuless += !c->nodes[j].nr_cpus;
 	for (int j = 0; j < c->nr; j++)
-		if (best_initiator(c, j) < 0 || !c->nodes[j].latency_ns || !c->nodes[j].bandwidth_mib) {
+		if (best_initiator(c, j) < 0 || !c->nodes[j].latency_ns) {
 			int any = 0;
 
 			for (int k = 0; k < c->nr; k++)
 				any |= c->nodes[k].latency_ns != 0;
 			if (any)
-				note(c, "HMAT left out: node %d has no access0 latency and bandwidth in sysfs.", c->nodes[j].id);
+				note(c, "HMAT left out: node %d has no access0 latency in sysfs.", c->nodes[j].id);
 			return 0;
 		}
 	if (!cpuless) {
@@ -363,7 +364,8 @@ static int build_hmat(struct capture *c, struct topology *t)
 			if (!(tg->initiators >> i & 1)) {
 				lb->latency_ns = tg->latency_ns * (uint64_t)tg->dist[i] / (uint64_t)tg->dist[b];
 				mib = mib * (uint64_t)tg->dist[b] / (uint64_t)tg->dist[i];
-				mib = mib ? mib : 1;
+				/* Rounded up to the least a bandwidth can be; none stays none (latencies only). */
+				mib = mib || !tg->bandwidth_mib ? mib : 1;
 				estimated = 1;
 			}
 			lb->bandwidth_bps = mib << 20;

@@ -644,7 +644,7 @@ UNIT_TEST(summaries)
 }
 
 UNIT_MAIN(UNIT_CASE(shipped_topologies_parse), UNIT_CASE(topo_2node), UNIT_CASE(topo_cxl),
-	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
+	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(topo_cxl_mismatch), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
 	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars),
 	  UNIT_CASE(data_paths), UNIT_CASE(unknown_names), UNIT_CASE(format_round_trips),
 	  UNIT_CASE(description_and_sizes), UNIT_CASE(memory_tiers), UNIT_CASE(summaries))

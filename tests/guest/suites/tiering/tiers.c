@@ -28,6 +28,10 @@
  *    below-DRAM check there.  Kills the mutant `default_dram_perf_ref_source
  *    = kstrdup(source, GFP_KERNEL)` -> `... - 1` (2dd0425e9f5a: the
  *    reference's source printed from one byte before the string).
+ *  - mt_perf_to_adistance() refuses performance without bandwidth: a CPU-
+ *    less node whose HMAT gives latencies only (cxl-partial-hmat) keeps
+ *    DRAM's distance and tier.  Kills its `read_bandwidth + write_bandwidth
+ *    == 0` -> `== 1` (0a0eddd70cfe: a division by zero at boot).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +72,15 @@ int tiers_plan(const struct tiering *t)
 	return t->nr_nodes + 3;
 }
 
+/*
+ * mt_perf_to_adistance() refuses numbers without latency or without
+ * bandwidth (-EINVAL): such a node keeps DRAM's abstract distance.
+ */
+static int has_perf(const struct coords *c)
+{
+	return c->read_latency + c->write_latency && c->read_bandwidth + c->write_bandwidth;
+}
+
 /* One number off the reference's by more than 10% of it (the kernel's integer test). */
 static int off_by_tenth(long v, long ref)
 {
@@ -103,6 +116,12 @@ static void check_tier_ids(const struct tiering *t)
 				ktap_ok(0, "node%d memory tier from HMAT", i);
 				continue;
 			}
+			if (!has_perf(&c)) {
+				ktap_diag("node%d: no HMAT bandwidth: DRAM's abstract distance", i);
+				ktap_ok(t->tier[i] == (int)(adist >> CHUNK_BITS), "node%d in memory_tier%ld (guest: memory_tier%d)",
+					i, adist >> CHUNK_BITS, t->tier[i]);
+				continue;
+			}
 			adist = ADISTANCE_DRAM * (c.read_latency + c.write_latency) /
 				(dram.read_latency + dram.write_latency) *
 				(dram.read_bandwidth + dram.write_bandwidth) /
@@ -117,14 +136,17 @@ static void check_tier_ids(const struct tiering *t)
 	}
 }
 
+/* The CPU-less nodes with HMAT performance (has_perf()) below every DRAM node. */
 static void check_cpuless_below(const struct tiering *t)
 {
 	int worst_dram = -1, best_slow = -1;
+	struct coords c;
 
 	for (int i = 0; i < t->nr_nodes; i++) {
 		if (t->has_cpu[i] && t->tier[i] > worst_dram)
 			worst_dram = t->tier[i];
-		if (!t->has_cpu[i] && t->tier[i] >= 0 && (best_slow < 0 || t->tier[i] < best_slow))
+		if (!t->has_cpu[i] && t->tier[i] >= 0 && !read_coords(i, &c) && has_perf(&c) &&
+		    (best_slow < 0 || t->tier[i] < best_slow))
 			best_slow = t->tier[i];
 	}
 	ktap_ok(worst_dram >= 0 && best_slow > worst_dram,

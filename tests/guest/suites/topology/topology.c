@@ -268,15 +268,25 @@ static int read_memory_tiers(int tier[TOPO_MAX_NODES])
 	return 0;
 }
 
+/* Does node's HMAT give a bandwidth from its initiator? */
+static int has_hmat_bandwidth(const struct topology *t, int node)
+{
+	const struct topo_hmat_lb *lb = topo_hmat_find(t, t->nodes[node].initiator, node);
+
+	return lb && lb->bandwidth_bps;
+}
+
 /*
  * Memory tiers: every CPU-less node in a higher-numbered (slower) tier than
  * all CPU nodes; all in one tier where the DRAM nodes' HMAT differs by more
- * than 10% (topo_hmat_dram_mismatch()).
+ * than 10% (topo_hmat_dram_mismatch()).  A CPU-less node with HMAT latencies
+ * but no bandwidth keeps DRAM's abstract distance (mt_perf_to_adistance()
+ * refuses such numbers): it is in the first CPU node's tier.
  */
 static void check_memory_tiers(const struct topology *t)
 {
 	int tier[TOPO_MAX_NODES], max_cpu_tier = -1, min_cpuless_tier = -1, ok = 1;
-	int mismatch = topo_hmat_dram_mismatch(t);
+	int mismatch = topo_hmat_dram_mismatch(t), dram_tier;
 
 	if (!topo_has_hmat(t) || !nr_cpuless_nodes(t)) {
 		ktap_skip("memory tiers", "no HMAT in this topology");
@@ -286,6 +296,10 @@ static void check_memory_tiers(const struct topology *t)
 		ktap_skip("memory tiers", "no %s in this kernel", TIERS_DIR);
 		return;
 	}
+	dram_tier = -1;
+	for (int i = 0; i < t->nr_nodes && dram_tier < 0; i++)
+		if (topo_node_has_cpus(t, i))
+			dram_tier = tier[i];
 	for (int i = 0; i < t->nr_nodes; i++) {
 		int cpus = topo_node_has_cpus(t, i);
 
@@ -294,6 +308,8 @@ static void check_memory_tiers(const struct topology *t)
 			ok = 0;
 		else if (cpus && tier[i] > max_cpu_tier)
 			max_cpu_tier = tier[i];
+		else if (!cpus && !has_hmat_bandwidth(t, i))
+			ok = ok && tier[i] == dram_tier;
 		else if (!cpus && (min_cpuless_tier < 0 || tier[i] < min_cpuless_tier))
 			min_cpuless_tier = tier[i];
 	}
