@@ -291,6 +291,11 @@ UNIT_TEST(shipped_matrices)
 	CHECK(!has_cell(cells, n, "cxl-3tier.stock.mempolicy.r1"));
 	CHECK(has_cell(cells, n, "cxl-switch.stock.tiering.r1"));
 	CHECK(!has_cell(cells, n, "cxl-switch.stock.mempolicy.r1"));
+	/* the HMAT tier-rule shapes: topology and tiering, stock only. */
+	CHECK(has_cell(cells, n, "cxl-mismatch.stock.tiering.r1"));
+	CHECK(has_cell(cells, n, "cxl-partial-hmat.stock.topology.r1"));
+	CHECK(!has_cell(cells, n, "cxl-partial-hmat.stock.policy.r1"));
+	CHECK(!has_cell(cells, n, "cxl-mismatch.stock+debug.tiering.r1"));
 	CHECK(has_cell(cells, n, "la-3c5000l.stock.mthp.r1"));
 	CHECK(has_cell(cells, n, "8node.stock.mthp.r1"));
 	/* policy on every shape, stock and debug only. */
@@ -303,8 +308,10 @@ UNIT_TEST(shipped_matrices)
 	/* contract: three of each; the debug kernel on 4node only. */
 	CHECK_INT(load("matrices/contract.matrix", &m), 0);
 	matrix_expand(&m, &cells, &n);
-	CHECK_INT(n, 90);
+	CHECK_INT(n, 102);
 	CHECK(has_cell(cells, n, "cxl-switch.stock.tiering.r2"));
+	CHECK(has_cell(cells, n, "cxl-mismatch.stock.tiering.r3"));
+	CHECK(!has_cell(cells, n, "cxl-partial-hmat.stock.khugepaged.r1"));
 	CHECK(has_cell(cells, n, "la-2node.stock.khugepaged.r3"));
 	CHECK(has_cell(cells, n, "4node.stock+debug.khugepaged.r1"));
 	CHECK(has_cell(cells, n, "la-3c5000l.stock.policy.r3"));
