@@ -51,6 +51,10 @@ IDS=$IDS,b93f4902549e,34a9d13ff501
 IDS=$IDS,38d5442b4b40,51eeafacfd23,4f3d19cc2d2f
 # max_ptes_none booting at a value mTHP collapse does not support.
 IDS=$IDS,676e7f3a1ac0
+# Its sixth round: a failed mTHP collapse's folio never put (a swap PTE in
+# the range); the replaced pages left in the swap cache; the swapin trace
+# counting one page more than came in.
+IDS=$IDS,6d04a6bb01d9,7efff5c81989,677c04c76cfe
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -61,7 +65,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_scan_file --function set_huge_pmd --function file_backed_vma_is_retractable
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
       --function release_pte_pages --function max_order_from_offset
-      --function khugepaged_init
+      --function khugepaged_init --function collapse_huge_page --function __collapse_huge_page_swapin
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
@@ -137,5 +141,15 @@ expect_grep "^score 100\.0%: $n killed of $n judged" "$SCRATCH/out"
 # A mutant only cxl's tiering sees was booted on both, and said so.
 expect_grep '\] 57a3ad3c994b .*: killed: cxl: ' "$SCRATCH/out"
 [ -d "$SCRATCH/m2/mutants/57a3ad3c994b/run/4node" ] || fail "57a3ad3c994b did not boot on 4node first"
+
+# memory-tiers.c's HMAT rules on the shapes made for them: two equally near
+# lower-tier nodes both preferred (cxl-switch), the DRAM mismatch's log line
+# (cxl-mismatch), a CPU-less node without bandwidth keeping DRAM's distance
+# (cxl-partial-hmat: the mutant divides by zero at boot).
+IDS3=239f27d806d1,2dd0425e9f5a,0a0eddd70cfe
+expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --topo cxl-switch,cxl-mismatch,cxl-partial-hmat \
+	--tests topology,tiering --ids "$IDS3" --out "$SCRATCH/m3"
+expect_grep "^score 100\.0%: 3 killed of 3 judged" "$SCRATCH/out"
+expect_grep '\] 0a0eddd70cfe .*: killed: cxl-partial-hmat: ' "$SCRATCH/out"
 expect_no_qemu
 echo "mutate-sample: ok"
