@@ -609,30 +609,6 @@ int topo_has_hmat(const struct topology *topo)
 	return topo->nr_hmat_lb > 0 || topo->nr_hmat_cache > 0;
 }
 
-/* v more than a tenth off ref, as the kernel's integer test has it. */
-static int off_by_tenth(uint64_t v, uint64_t ref)
-{
-	return (v > ref ? v - ref : ref - v) * 10 > ref;
-}
-
-int topo_hmat_dram_mismatch(const struct topology *topo)
-{
-	const struct topo_hmat_lb *ref = NULL;
-
-	for (int i = 0; i < topo->nr_nodes; i++) {
-		const struct topo_hmat_lb *lb = topo_node_has_cpus(topo, i) ? topo_hmat_find(topo, i, i) : NULL;
-
-		if (!lb)
-			continue;
-		if (!ref)
-			ref = lb;
-		else if (off_by_tenth(lb->latency_ns, ref->latency_ns) ||
-			 off_by_tenth(lb->bandwidth_bps, ref->bandwidth_bps))
-			return i;
-	}
-	return -1;
-}
-
 int topo_cpu_node(const struct topology *topo, int cpu)
 {
 	for (int i = 0; i < topo->nr_nodes; i++)
@@ -797,8 +773,10 @@ int topo_memory_tier(const struct topology *t, int node)
 			return (int)(ADISTANCE_DRAM >> CHUNK_BITS);
 	}
 	lb = topo_hmat_find(t, t->nodes[node].initiator, node);
-	if (!lb || !(dram->bandwidth_bps >> 20) || !(lb->bandwidth_bps >> 20))
+	if (!lb)
 		return -1;
+	if (!(lb->bandwidth_bps >> 20))
+		return (int)(ADISTANCE_DRAM >> CHUNK_BITS);
 	/* In sysfs's units (ns, MiB/s) and the kernel's order of integer operations. */
 	adist = ADISTANCE_DRAM * lb->latency_ns / dram->latency_ns * (dram->bandwidth_bps >> 20) /
 		(lb->bandwidth_bps >> 20);

@@ -98,15 +98,6 @@ int topo_node_has_cpus(const struct topology *topo, int node);
 /* The node CPU cpu belongs to, or -1. */
 int topo_cpu_node(const struct topology *topo, int cpu);
 
-/*
- * The first node with CPUs after the first whose own HMAT entry (itself as
- * initiator) is more than 10% off the first's in latency or bandwidth, -1 if
- * none or no such entries.  mm/memory-tiers.c expects one DRAM performance
- * ("the variation is less than 10%") and otherwise turns the HMAT-based
- * abstract distance off: every node, CPU-less ones too, in the DRAM tier.
- */
-int topo_hmat_dram_mismatch(const struct topology *topo);
-
 /* The HMAT entry for initiator → target, or NULL. */
 const struct topo_hmat_lb *topo_hmat_find(const struct topology *topo,
 					  int initiator, int target);
@@ -132,7 +123,9 @@ size_t topo_format(const struct topology *topo, char *out, size_t cap);
  * class sysfs shows), DRAM being the first CPU node's local entry; the tier
  * is the distance >> 7.  When another CPU node's local latency or bandwidth
  * is more than 10% off the first's, the kernel gives up on HMAT distances
- * and every node is memory_tier4.  -1 when the topology has no HMAT (every
+ * and every node is memory_tier4; a CPU-less node with latencies but no
+ * bandwidth keeps DRAM's distance (mt_perf_to_adistance() refuses its
+ * numbers), memory_tier4 too.  -1 when the topology has no HMAT (every
  * node is then in memory_tier4, nothing to derive).
  */
 int topo_memory_tier(const struct topology *topo, int node);

@@ -178,8 +178,6 @@ UNIT_TEST(topo_cxl)
 	CHECK_INT(t.nodes[2].cpu_first, -1);
 	CHECK_INT(topo_cpu_node(&t, 3), 1);
 	CHECK_INT(topo_has_hmat(&t), 1);
-	/* 88 ns against 80: exactly 10%, still one DRAM performance. */
-	CHECK_INT(topo_hmat_dram_mismatch(&t), -1);
 	CHECK_INT(t.nr_hmat_lb, 8);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct topo_hmat_lb *lb = topo_hmat_find(&t, want[i].initiator, want[i].target);
@@ -205,15 +203,19 @@ UNIT_TEST(topo_cxl)
 	CHECK_STR(t.tests, "topology,mempolicy,tiering");
 }
 
-UNIT_TEST(topo_cxl_mismatch)
+UNIT_TEST(topo_hmat_tier_rules)
 {
 	struct topology t;
 
+	/* 100 ns against 80: DRAM more than 10% apart, every node in the DRAM tier. */
 	CHECK_INT(load("topologies/cxl-mismatch.topo", &t), 0);
-	/* 100 ns against 80: node 1 is off; 8node has no HMAT at all. */
-	CHECK_INT(topo_hmat_dram_mismatch(&t), 1);
-	CHECK_INT(load("topologies/8node.topo", &t), 0);
-	CHECK_INT(topo_hmat_dram_mismatch(&t), -1);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(topo_memory_tier(&t, i), 4);
+	/* Node 3 has latencies only: DRAM's distance; node 2 below as in cxl. */
+	CHECK_INT(load("topologies/cxl-partial-hmat.topo", &t), 0);
+	CHECK_INT(topo_memory_tier(&t, 3), 4);
+	CHECK(topo_memory_tier(&t, 2) > 4);
+	CHECK_INT(topo_hmat_find(&t, 1, 3)->bandwidth_bps, 0);
 }
 
 UNIT_TEST(topo_8node_timeout)
@@ -644,7 +646,7 @@ UNIT_TEST(summaries)
 }
 
 UNIT_MAIN(UNIT_CASE(shipped_topologies_parse), UNIT_CASE(topo_2node), UNIT_CASE(topo_cxl),
-	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(topo_cxl_mismatch), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
+	  UNIT_CASE(topo_8node_timeout), UNIT_CASE(topo_hmat_tier_rules), UNIT_CASE(good_fixtures), UNIT_CASE(bad_fixtures),
 	  UNIT_CASE(load_errors), UNIT_CASE(parse_buffer), UNIT_CASE(parse_scalars),
 	  UNIT_CASE(data_paths), UNIT_CASE(unknown_names), UNIT_CASE(format_round_trips),
 	  UNIT_CASE(description_and_sizes), UNIT_CASE(memory_tiers), UNIT_CASE(summaries))

@@ -268,25 +268,15 @@ static int read_memory_tiers(int tier[TOPO_MAX_NODES])
 	return 0;
 }
 
-/* Does node's HMAT give a bandwidth from its initiator? */
-static int has_hmat_bandwidth(const struct topology *t, int node)
-{
-	const struct topo_hmat_lb *lb = topo_hmat_find(t, t->nodes[node].initiator, node);
-
-	return lb && lb->bandwidth_bps;
-}
-
 /*
- * Memory tiers: every CPU-less node in a higher-numbered (slower) tier than
- * all CPU nodes; all in one tier where the DRAM nodes' HMAT differs by more
- * than 10% (topo_hmat_dram_mismatch()).  A CPU-less node with HMAT latencies
- * but no bandwidth keeps DRAM's abstract distance (mt_perf_to_adistance()
- * refuses such numbers): it is in the first CPU node's tier.
+ * Memory tiers: a CPU-less node the model's rule (topo_memory_tier()) puts
+ * below DRAM is in a higher-numbered (slower) tier than every CPU node; one
+ * the rule keeps at DRAM's distance (DRAM nodes' HMAT more than 10% apart,
+ * or no bandwidth for it) is in the first CPU node's tier.
  */
 static void check_memory_tiers(const struct topology *t)
 {
-	int tier[TOPO_MAX_NODES], max_cpu_tier = -1, min_cpuless_tier = -1, ok = 1;
-	int mismatch = topo_hmat_dram_mismatch(t), dram_tier;
+	int tier[TOPO_MAX_NODES], max_cpu_tier = -1, min_lower_tier = -1, dram_tier = -1, dram_rule = -1, ok = 1;
 
 	if (!topo_has_hmat(t) || !nr_cpuless_nodes(t)) {
 		ktap_skip("memory tiers", "no HMAT in this topology");
@@ -296,28 +286,27 @@ static void check_memory_tiers(const struct topology *t)
 		ktap_skip("memory tiers", "no %s in this kernel", TIERS_DIR);
 		return;
 	}
-	dram_tier = -1;
 	for (int i = 0; i < t->nr_nodes && dram_tier < 0; i++)
-		if (topo_node_has_cpus(t, i))
+		if (topo_node_has_cpus(t, i)) {
 			dram_tier = tier[i];
+			dram_rule = topo_memory_tier(t, i);
+		}
 	for (int i = 0; i < t->nr_nodes; i++) {
-		int cpus = topo_node_has_cpus(t, i);
+		int cpus = topo_node_has_cpus(t, i), rule = topo_memory_tier(t, i);
 
-		ktap_diag("node%d (%s): memory_tier%d", i, cpus ? "CPUs" : "CPU-less", tier[i]);
+		ktap_diag("node%d (%s): memory_tier%d, by the HMAT rule memory_tier%d", i, cpus ? "CPUs" : "CPU-less",
+			  tier[i], rule);
 		if (tier[i] < 0)
 			ok = 0;
 		else if (cpus && tier[i] > max_cpu_tier)
 			max_cpu_tier = tier[i];
-		else if (!cpus && !has_hmat_bandwidth(t, i))
+		else if (!cpus && rule <= dram_rule)
 			ok = ok && tier[i] == dram_tier;
-		else if (!cpus && (min_cpuless_tier < 0 || tier[i] < min_cpuless_tier))
-			min_cpuless_tier = tier[i];
+		else if (!cpus && (min_lower_tier < 0 || tier[i] < min_lower_tier))
+			min_lower_tier = tier[i];
 	}
-	if (mismatch >= 0)
-		ktap_ok(ok && min_cpuless_tier == max_cpu_tier,
-			"memory tiers: one for all nodes, DRAM node%d's HMAT more than 10%% off", mismatch);
-	else
-		ktap_ok(ok && min_cpuless_tier > max_cpu_tier, "memory tiers: CPU-less nodes below CPU nodes");
+	ktap_ok(ok && (min_lower_tier < 0 || min_lower_tier > max_cpu_tier),
+		"memory tiers: CPU-less nodes below CPU nodes, or in their tier where the HMAT rule keeps them");
 }
 
 static void check_weighted_interleave_knobs(const struct topology *t)
