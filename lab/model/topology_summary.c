@@ -116,7 +116,10 @@ void topo_summary(const struct topology *t, struct buf *out)
 				const struct topo_hmat_lb *lb = topo_hmat_find(t, i, j);
 				char cell[48];
 
-				topo_size_str(lb->bandwidth_bps, size, sizeof(size));
+				if (lb->bandwidth_bps)
+					topo_size_str(lb->bandwidth_bps, size, sizeof(size));
+				else
+					snprintf(size, sizeof(size), "-");   /* latencies only */
 				snprintf(cell, sizeof(cell), "%llu/%s", (unsigned long long)lb->latency_ns, size);
 				buf_addf(out, " %10s", cell);
 			}
