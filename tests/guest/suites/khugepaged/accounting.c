@@ -219,6 +219,22 @@ static char *swapped_range(size_t pmd, char **map)
 	return huge;
 }
 
+/*
+ * swapped_range()'s range made eligible and collapsed by MADV_COLLAPSE: 1 if
+ * it is one THP with its contents intact; SwapFree and SwapCached (kB) right
+ * after the collapse in *free and *cached.
+ */
+static int collapse_swapped(char *map, char *huge, size_t pmd, long *free, long *cached)
+{
+	if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
+		ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
+		return 0;
+	}
+	*free = meminfo_kb("SwapFree");
+	*cached = meminfo_kb("SwapCached");
+	return smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, pmd / (size_t)page_size());
+}
+
 /* The swapin event on for this task, the buffer emptied; 0, or -1 (why in diag). */
 static int swapin_trace_on(struct thp_knob *tracing_on)
 {
@@ -276,13 +292,7 @@ static void swapin_row(size_t pmd)
 	}
 	free1 = meminfo_kb("SwapFree");
 	tracing = tracing && !swapin_trace_on(&tracing_on);
-	if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
-		ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
-	} else {
-		free2 = meminfo_kb("SwapFree");
-		cached2 = meminfo_kb("SwapCached");
-		ok = smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, nr);
-	}
+	ok = collapse_swapped(map, huge, pmd, &free2, &cached2);
 	if (tracing)
 		traced = swapin_trace_off(&tracing_on);
 	munmap(map, 2 * pmd);
@@ -325,13 +335,7 @@ static void swapcache_row(size_t pmd)
 		go[1] = -1;
 		waitpid(child, NULL, 0);
 		cached1 = meminfo_kb("SwapCached");
-		if (madvise(map, 2 * pmd, MADV_HUGEPAGE) || collapse_range(huge, pmd)) {
-			ktap_diag("MADV_HUGEPAGE/MADV_COLLAPSE: %s", strerror(errno));
-		} else {
-			free2 = meminfo_kb("SwapFree");
-			cached2 = meminfo_kb("SwapCached");
-			ok = smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, nr);
-		}
+		ok = collapse_swapped(map, huge, pmd, &free2, &cached2);
 	}
 	for (int i = 0; i < 2; i++)
 		if (go[i] >= 0)
