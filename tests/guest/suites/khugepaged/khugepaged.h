@@ -21,7 +21,11 @@
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, and no leak per call
- *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes
+ *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
+ *               swap given back after a collapse swapped pages in; an mTHP
+ *               range holding a swap PTE refused without a leak
+ *   uprobe.c    a uprobe set and cleared on a shmem THP's text: the range is
+ *               PMD-mapped again (collapse_pte_mapped_thp())
  *   controls.c  khugepaged's sysfs files read and written as sysfs.rst says;
  *               its thread started and stopped with the THP settings; asleep
  *               with nothing to scan; no shmem THP of its own under
@@ -158,6 +162,8 @@ void controls_run(void);
 /* RssAnon across a collapse, min_free_kbytes with THP on and off (accounting.c). */
 int accounting_plan(void);
 void accounting_run(void);
+int uprobe_plan(void);
+void uprobe_run(void);
 
 int collapse_plan(const struct topology *t);
 void collapse_run(const struct topology *t);

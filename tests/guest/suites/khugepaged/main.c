@@ -93,6 +93,9 @@ GUEST_CASE_TIMEOUT(collapse_accounting, accounting_plan(), COLLAPSE_WAIT_S + 60)
 	restore(&saved);
 }
 
+/* A uprobe set and cleared on a shmem THP's text (uprobe.c): collapse_pte_mapped_thp(). */
+GUEST_CASE(collapse_after_uprobe, uprobe_plan()) { uprobe_run(); }
+
 /* khugepaged's own sysfs files, thread and sleep (controls.c); each row puts back what it set. */
 GUEST_CASE(khugepaged_controls, controls_plan()) { controls_run(); }
 
