@@ -55,6 +55,9 @@ IDS=$IDS,676e7f3a1ac0
 # the range); the replaced pages left in the swap cache; the swapin trace
 # counting one page more than came in.
 IDS=$IDS,6d04a6bb01d9,7efff5c81989,677c04c76cfe
+# uprobes' unregister never handing the range back to khugepaged
+# (collapse_pte_mapped_thp() a no-op: the text stays mapped by PTEs).
+IDS=$IDS,8e984be36a0a
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -66,6 +69,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
       --function release_pte_pages --function max_order_from_offset
       --function khugepaged_init --function collapse_huge_page --function __collapse_huge_page_swapin
+      --function collapse_pte_mapped_thp
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
