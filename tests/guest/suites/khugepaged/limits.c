@@ -33,19 +33,36 @@
  * madvise_collapse's `if (!cc)` -> `if (0)` (00b5bf046565: the NULL state
  * written to, the guest oopses).  SKIP
  * without failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS).
+ *
+ * A tmpfs's own limit: tmpfs.rst's size= is "the limit of allocated bytes
+ * for this tmpfs instance", and the holes MADV_COLLAPSE fills are
+ * allocated bytes.  On a tmpfs of one PMD, a file whose PMD is half written
+ * and half holes, the rest of the tmpfs taken by another file: MADV_COLLAPSE
+ * of the file's mapping fails (-1), and the file is as it was, its written
+ * pages with their data, its holes still holes (st_blocks), not PMD-mapped.
+ * The collapse gets as far as charging the holes (shmem_charge()) and rolls
+ * back.  Kills collapse_file's rollback loop `list_for_each_entry_safe(folio,
+ * tmp, ...)` iterating with new_folio (c2397d801d33: the new folio's
+ * pointer overwritten, the guest oopses).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 
 #define MAX_PTES_NONE KHP_DIR "/max_ptes_none"
 #define WRITTEN_BYTE 0x6b
-#define NR_LIMITS_ROWS 4
+#define NR_LIMITS_ROWS 5
+#define FULL_DIR "/run/numalab-khugepaged-full"
+#define FULL_BYTE 0x4d
 #define LEAK_CALLS 4000
 /* A quarter of what the mutant leaks per call on x86 (a collapse_control is kmalloc-512 there). */
 #define LEAK_BYTES_PER_CALL 128
@@ -171,10 +188,89 @@ static void nomem_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
+/* The half-written file, the filler taking the rest; 0, or -1 (diag printed). */
+static int fill_tmpfs(int fd, int filler, size_t pmd)
+{
+	static char page[1 << 16];
+	size_t ps = (size_t)page_size();
+
+	memset(page, FULL_BYTE, sizeof(page));
+	if (ftruncate(fd, (off_t)pmd)) {
+		ktap_diag("ftruncate: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t off = 0; off < pmd; off += 2 * ps)
+		if (pwrite(fd, page, ps, (off_t)off) != (ssize_t)ps) {
+			ktap_diag("writing the file: %s", strerror(errno));
+			return -1;
+		}
+	while (write(filler, page, ps) == (ssize_t)ps)
+		;
+	if (errno != ENOSPC) {
+		ktap_diag("filling the tmpfs: %s, not ENOSPC", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Every other page of the file's PMD holds FULL_BYTE, the rest reads 0. */
+static int half_written_intact(const char *at, size_t pmd)
+{
+	size_t ps = (size_t)page_size();
+
+	for (size_t off = 0; off < pmd; off += ps)
+		if (at[off] != (off / ps % 2 ? 0 : FULL_BYTE))
+			return 0;
+	return 1;
+}
+
+static void full_tmpfs_row(void)
+{
+	const char *row = "MADV_COLLAPSE of holes a full tmpfs cannot allocate fails, the file as it was";
+	size_t pmd = (size_t)pmd_size();
+	struct stat before = { 0 }, after = { 0 };
+	char opts[64], *map = NULL, *huge = NULL;
+	int fd = -1, filler = -1, mounted = 0, rc = 0, err = 0, ok = 0;
+
+	snprintf(opts, sizeof(opts), "size=%zu,huge=never", pmd);
+	if ((mkdir(FULL_DIR, 0700) && errno != EEXIST) || mount("tmpfs", FULL_DIR, "tmpfs", 0, opts)) {
+		ktap_skip(row, "cannot mount a tmpfs of %zu bytes on " FULL_DIR ": %s", pmd, strerror(errno));
+		rmdir(FULL_DIR);
+		return;
+	}
+	mounted = 1;
+	fd = open(FULL_DIR "/file", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	filler = open(FULL_DIR "/filler", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || filler < 0 || fill_tmpfs(fd, filler, pmd) || fstat(fd, &before)) {
+		ktap_diag("the files: %s", strerror(errno));
+	} else if (!(huge = shmem_range_map(fd, pmd, &map))) {
+		ktap_diag("mmap: %s", strerror(errno));
+	} else {
+		rc = collapse_range(huge, pmd);
+		err = errno;
+		ok = rc == -1 && !fstat(fd, &after) && after.st_blocks == before.st_blocks &&
+		     half_written_intact(huge, pmd) && smaps_bytes_at(huge, "ShmemPmdMapped") == 0;
+		ktap_diag("MADV_COLLAPSE returned %d (%s); st_blocks %lld before, %lld after; ShmemPmdMapped %lld", rc,
+			  rc ? strerror(err) : "success", (long long)before.st_blocks, (long long)after.st_blocks,
+			  smaps_bytes_at(huge, "ShmemPmdMapped"));
+	}
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	if (filler >= 0)
+		close(filler);
+	if (mounted && umount(FULL_DIR))
+		ktap_diag("umount " FULL_DIR ": %s", strerror(errno));
+	rmdir(FULL_DIR);
+	ktap_ok(ok, "%s", row);
+}
+
 void limits_run(void)
 {
 	empty_range_row();
 	nomem_row();
+	full_tmpfs_row();
 	const char *row = "MADV_COLLAPSE ignores max_ptes_none 0: one page written, the PMD collapses";
 	size_t pmd = (size_t)pmd_size();
 	struct thp_knob none;
