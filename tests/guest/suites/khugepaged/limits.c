@@ -213,13 +213,18 @@ static int fill_tmpfs(int fd, int filler, size_t pmd)
 	return 0;
 }
 
-/* Every other page of the file's PMD holds FULL_BYTE, the rest reads 0. */
-static int half_written_intact(const char *at, size_t pmd)
+/*
+ * Every other page of the file's PMD holds FULL_BYTE, the rest reads 0: read(2)
+ * of the file, since a fault on a hole of a shared mapping would allocate
+ * the page, which the full tmpfs refuses (SIGBUS).
+ */
+static int half_written_intact(int fd, size_t pmd)
 {
 	size_t ps = (size_t)page_size();
+	char byte;
 
 	for (size_t off = 0; off < pmd; off += ps)
-		if (at[off] != (off / ps % 2 ? 0 : FULL_BYTE))
+		if (pread(fd, &byte, 1, (off_t)off) != 1 || byte != (off / ps % 2 ? 0 : FULL_BYTE))
 			return 0;
 	return 1;
 }
@@ -249,7 +254,7 @@ static void full_tmpfs_row(void)
 		rc = collapse_range(huge, pmd);
 		err = errno;
 		ok = rc == -1 && !fstat(fd, &after) && after.st_blocks == before.st_blocks &&
-		     half_written_intact(huge, pmd) && smaps_bytes_at(huge, "ShmemPmdMapped") == 0;
+		     half_written_intact(fd, pmd) && smaps_bytes_at(huge, "ShmemPmdMapped") == 0;
 		ktap_diag("MADV_COLLAPSE returned %d (%s); st_blocks %lld before, %lld after; ShmemPmdMapped %lld", rc,
 			  rc ? strerror(err) : "success", (long long)before.st_blocks, (long long)after.st_blocks,
 			  smaps_bytes_at(huge, "ShmemPmdMapped"));
