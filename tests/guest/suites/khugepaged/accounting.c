@@ -20,6 +20,17 @@
  *              contract.  Kills set_recommended_min_free_kbytes
  *              `if (!hugepage_enabled())` -> `if (1)` (d5a02ba14144: the
  *              default kept with THP on).
+ *   reserve-size  and it is at least the rule set_recommended_min_free_kbytes()
+ *              states: two pageblocks per zone up to ZONE_NORMAL ("Ensure
+ *              2 pageblocks are free"), plus MIGRATE_PCPTYPES squared of
+ *              them ("at least two pageblocks are almost free of another
+ *              type ... There are 3 MIGRATE_TYPES"), but no more than 5% of
+ *              the low memory ("don't ever allow to reserve more than 5% of
+ *              the lowmem"), taken as 4% of MemTotal (the kernel counts the
+ *              free buffer pages, a little less).  Pageblock size from
+ *              /proc/pagetypeinfo, zones from /proc/zoneinfo.  Kills its
+ *              `recommended_min <<= (PAGE_SHIFT-10)` -> `- 11` (e2f83a6eff5b:
+ *              half the reserve in kB, still above the default).
  *   swapin     MADV_COLLAPSE of a written PMD range with one page in
  *              SWAP_STRIDE paged out (MADV_PAGEOUT onto zram): 0, one THP,
  *              contents intact (MADV_COLLAPSE ignores max_ptes_swap and swaps
@@ -68,7 +79,8 @@
 #include "ktap.h"
 #include "swap.h"
 
-#define NR_ACCOUNTING_ROWS 6
+#define NR_ACCOUNTING_ROWS 7
+#define MIGRATE_PCPTYPES 3
 #define TRACING "/sys/kernel/tracing"
 #define SWAPIN_EVENT TRACING "/events/huge_memory/mm_collapse_huge_page_swapin"
 #define MIN_FREE_KBYTES "/proc/sys/vm/min_free_kbytes"
@@ -133,6 +145,49 @@ static void rss_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
+static long meminfo_kb(const char *key)
+{
+	return file_key_value("/proc/meminfo", key);
+}
+
+/* Populated zones up to ZONE_NORMAL (DMA, DMA32, Normal) in /proc/zoneinfo; -1 if unreadable. */
+static int low_zones(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	char line[256], name[32] = "";
+	long present;
+	int nr = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %*d, zone %31s", name) == 1)
+			continue;
+		if (sscanf(line, " present %ld", &present) == 1 && present > 0 &&
+		    (!strcmp(name, "DMA") || !strcmp(name, "DMA32") || !strcmp(name, "Normal")))
+			nr++;
+	}
+	fclose(f);
+	return nr;
+}
+
+static void reserve_size_row(long on)
+{
+	const char *row = "min_free_kbytes with THP enabled is the kernel's pageblock reserve, or 5% of low memory";
+	long block = file_key_value("/proc/pagetypeinfo", "Pages per block"), total = meminfo_kb("MemTotal");
+	long zones = low_zones(), rule_kb, want_kb;
+
+	if (block <= 0 || zones <= 0 || total <= 0) {
+		ktap_skip(row, "cannot read /proc/pagetypeinfo's \"Pages per block\", /proc/zoneinfo or MemTotal");
+		return;
+	}
+	rule_kb = block * zones * (2 + MIGRATE_PCPTYPES * MIGRATE_PCPTYPES) * (page_size() / 1024);
+	want_kb = rule_kb < total / 25 ? rule_kb : total / 25;
+	ktap_diag("pageblocks of %ld pages, %ld zones: %ld kB by the rule, 4%% of MemTotal %ld kB; min_free_kbytes %ld",
+		  block, zones, rule_kb, total / 25, on);
+	ktap_ok(on >= want_kb, "%s", row);
+}
+
 static void reserve_row(void)
 {
 	const char *row = "min_free_kbytes with THP enabled is above its value with THP off";
@@ -153,11 +208,7 @@ static void reserve_row(void)
 	ktap_diag("min_free_kbytes %ld with THP as it was, %ld with THP off, %ld with THP back", on, off, again);
 	ktap_diag("metric: reserve.min_free_kbytes_thp %ld", on);
 	ktap_ok(off > 0 && on > off && again > off, "%s", row);
-}
-
-static long meminfo_kb(const char *key)
-{
-	return file_key_value("/proc/meminfo", key);
+	reserve_size_row(on);
 }
 
 /*

@@ -84,6 +84,7 @@
 
 #include "khugepaged.h"
 #include "ktap.h"
+#include "swap.h"
 
 #define NR_START_STOP_ROWS 2
 #define NR_IDLE_ROWS 1
@@ -92,6 +93,8 @@
 #define NR_NONE_LIMIT_ROWS 1
 #define NR_NONE_DEFAULT_ROWS 1
 #define NR_SLOT_ROWS 1
+#define NR_SWAP_LIMIT_ROWS 1
+#define SWAP_LIMIT_PAGES 8        /* shmem pages paged out, over max_ptes_swap 1 */
 #define SLOT_CACHE "/sys/kernel/slab/mm_slot"
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
 #define SLOT_AT_ONCE 8
@@ -129,7 +132,7 @@ static const struct control controls[] = {
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS;
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS;
 }
 
 /* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
@@ -616,6 +619,82 @@ static void shmem_never_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
+/*
+ * max_ptes_swap held for shmem too: transhuge.rst, "max_ptes_swap specifies how many
+ * pages can be brought in from swap when collapsing a group of pages into a transparent
+ * huge page".  A memfd's PMD written in base pages, SWAP_LIMIT_PAGES of them paged out to
+ * zram, max_ptes_swap 1, then shmem_enabled advise and MADV_HUGEPAGE: after
+ * thp_scan_exceed_swap_pte rises and two more full scans, the pages are still on swap
+ * (smaps Swap) and the range not PMD-mapped.  Kills mm/khugepaged.c:collapse_scan_file's
+ * `result = SCAN_EXCEED_SWAP_PTE` removed (e0986bc2f70e: the scan stops but reports
+ * success, and khugepaged collapses the range, swapping every page in).  SKIP without zram.
+ */
+static void swap_limit_row(void)
+{
+	const char *row = "khugepaged holds max_ptes_swap for shmem: a range with more pages on swap stays as it is";
+	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size(), stride = pmd / ps / SWAP_LIMIT_PAGES;
+	struct thp_knob top, size, swap_max, none, sleep_ms;
+	char path[200], why[128], limit[32], *map = NULL, *huge = NULL;
+	long long vm_before = vmstat("thp_scan_exceed_swap_pte"), swapped = -1, swapped_after = -1, pmd_mapped = -1;
+	int fd = -1, ok = 0, counted = 0, size_set = 0;
+	double start;
+
+	if (swap_zram_on(64 << 20, why, sizeof(why))) {
+		ktap_skip(row, "no swap: %s", why);
+		return;
+	}
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%zukB/shmem_enabled", pmd >> 10);
+	snprintf(limit, sizeof(limit), "%zu", pmd / ps - 1);
+	if (thp_knob_set(&top, THP_DIR "/shmem_enabled", "never") ||
+	    value_knob_set(&swap_max, KHP_DIR "/max_ptes_swap", "1") ||
+	    value_knob_set(&none, KHP_DIR "/max_ptes_none", limit) ||
+	    value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", "10"))
+		ktap_diag("cannot set shmem_enabled or a khugepaged control: %s", strerror(errno));
+	size_set = sys_exists(path) && !thp_knob_set(&size, path, "inherit");
+	fd = memfd_create("numalab-swap-limit", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map))) {
+		ktap_diag("memfd: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < pmd / ps; i++)
+		pmd_range_fill_page(huge, i);
+	for (size_t i = stride / 2; i < pmd / ps; i += stride)
+		if (madvise(huge + i * ps, ps, MADV_PAGEOUT))
+			ktap_diag("MADV_PAGEOUT: %s", strerror(errno));
+	swapped = smaps_bytes_at(huge, "Swap");
+	if (swapped < (long long)(2 * ps)) {
+		ktap_diag("only %lld bytes of the range went to swap", swapped);
+		goto out;
+	}
+	if (sys_write(THP_DIR "/shmem_enabled", "advise") || madvise(map, 2 * pmd, MADV_HUGEPAGE)) {
+		ktap_diag("shmem_enabled advise / MADV_HUGEPAGE: %s", strerror(errno));
+		goto out;
+	}
+	start = now();
+	while (!(counted = vmstat("thp_scan_exceed_swap_pte") > vm_before) && now() - start < COLLAPSE_WAIT_S)
+		usleep(20 * 1000);
+	ok = counted && full_scans_pass(2);
+	swapped_after = smaps_bytes_at(huge, "Swap");
+	pmd_mapped = smaps_bytes_at(huge, "ShmemPmdMapped");
+	ok = ok && swapped_after == swapped && pmd_mapped == 0;
+out:
+	ktap_diag("shmem on swap: %lld bytes before khugepaged, %lld after; ShmemPmdMapped %lld; "
+		  "thp_scan_exceed_swap_pte %+lld", swapped, swapped_after, pmd_mapped,
+		  vmstat("thp_scan_exceed_swap_pte") - vm_before);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	thp_knob_restore(&sleep_ms);
+	thp_knob_restore(&none);
+	thp_knob_restore(&swap_max);
+	if (size_set)
+		thp_knob_restore(&size);
+	thp_knob_restore(&top);
+	swap_zram_off();
+	ktap_ok(ok, "%s", row);
+}
+
 void controls_run(void)
 {
 	none_default_row();
@@ -627,5 +706,6 @@ void controls_run(void)
 	wake_row();
 	shmem_never_row();
 	none_limit_row();
+	swap_limit_row();
 	slot_row();
 }

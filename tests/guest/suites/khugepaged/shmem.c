@@ -83,6 +83,15 @@
  *              written to since step 1"; mapping is no write).  Kills
  *              set_huge_pmd's `.flags = 0` -> `1` (38d5442b4b40:
  *              FAULT_FLAG_WRITE, the PMD installed dirty, so soft-dirty).
+ *   private    a shmem THP mapped private, one page written there (its own
+ *              anonymous copy), the rest read: MADV_COLLAPSE cannot map the
+ *              THP by a PMD without losing the copy, so it fails (-1), or
+ *              if it answers 0 the range is PMD-mapped (madvise(2): 0 is
+ *              success); either way the copy keeps its value and the other
+ *              pages the file's.  Kills try_collapse_pte_mapped_thp's
+ *              `result = SCAN_FAIL` before its PTE check removed
+ *              (dcfccf9d0c8e: the check gives up but reports SCAN_SUCCEED,
+ *              so MADV_COLLAPSE answers 0 with the range still PTE-mapped).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -99,7 +108,8 @@
 #include "ktap.h"
 #include "swap.h"
 
-#define NR_SHMEM_ROWS 10
+#define NR_SHMEM_ROWS 11
+#define PRIVATE_BYTE 0x71
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
@@ -488,6 +498,48 @@ out:
 	return ok;
 }
 
+/*
+ * The private row: 1 if MADV_COLLAPSE of a private mapping of a shmem THP with one page
+ * written there either fails or PMD-maps the range, the written page and the file's kept.
+ */
+static int private_copy_kept(size_t pmd)
+{
+	struct shmem_twice t;
+	size_t ps = (size_t)page_size(), mid = pmd / ps / 2;
+	char *map = MAP_FAILED, *priv;
+	volatile char sink = 0;
+	int ok = 0, rc, err;
+	long long pmd_mapped;
+
+	if (shmem_twice_open(&t, "numalab-private", pmd) || collapse_range(t.first, pmd)) {
+		ktap_diag("the shmem THP: %s", strerror(errno));
+		goto out;
+	}
+	map = mmap(NULL, 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	priv = map == MAP_FAILED ? NULL : (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (!priv || mmap(priv, pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, t.fd, 0) == MAP_FAILED) {
+		ktap_diag("the private mapping: %s", strerror(errno));
+		goto out;
+	}
+	priv[mid * ps] = PRIVATE_BYTE;
+	for (size_t i = 0; i < pmd / ps; i++)
+		sink += priv[i * ps];
+	(void)sink;
+	rc = collapse_range(priv, pmd);
+	err = errno;
+	pmd_mapped = smaps_bytes_at(priv, "ShmemPmdMapped");
+	ok = (rc == -1 || pmd_mapped == (long long)pmd) && priv[mid * ps] == PRIVATE_BYTE;
+	for (size_t i = 0; ok && i < pmd / ps; i++)
+		ok = i == mid || priv[i * ps] == pmd_range_value(i);
+	ktap_diag("MADV_COLLAPSE of the private mapping returned %d (%s), ShmemPmdMapped %lld, Anonymous %lld", rc,
+		  rc ? strerror(err) : "success", pmd_mapped, smaps_bytes_at(priv, "Anonymous"));
+out:
+	if (map != MAP_FAILED)
+		munmap(map, 2 * pmd);
+	shmem_twice_close(&t, pmd);
+	return ok;
+}
+
 int shmem_plan(const struct topology *t)
 {
 	(void)t;
@@ -507,6 +559,7 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
 		"MADV_COLLAPSE of shmem through one mapping: a second aligned mapping then maps it by a PMD",
 		"MADV_COLLAPSE maps a shmem THP by a PMD not soft-dirty; written, it is",
+		"MADV_COLLAPSE of a private mapping of a shmem THP keeps its written copy: fails or PMD-maps",
 	};
 	const char *why;
 	char swap_why[256];   /* why the swapped or xarray row skips */
@@ -585,6 +638,7 @@ void shmem_run(const struct topology *t)
 			  "track soft-dirty (CONFIG_MEM_SOFT_DIRTY)");
 	else
 		ktap_ok(soft, "%s", rows[9]);
+	ktap_ok(private_copy_kept(pmd), "%s", rows[10]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
