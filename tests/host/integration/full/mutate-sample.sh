@@ -60,6 +60,11 @@ IDS=$IDS,6d04a6bb01d9,7efff5c81989,677c04c76cfe
 IDS=$IDS,8e984be36a0a
 # max_ptes_swap_store parsing base 11 (its own default, 64, read back as 70).
 IDS=$IDS,a571b2859dd1
+# collapse_file's rollback iterating with the new folio (a full tmpfs);
+# try_collapse_pte_mapped_thp answering success after giving up (a private
+# copy); min_free_kbytes raised to half the pageblock rule; khugepaged taking
+# a shmem range past max_ptes_swap.
+IDS=$IDS,c2397d801d33,dcfccf9d0c8e,e2f83a6eff5b,e0986bc2f70e
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -71,7 +76,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_scan_abort --function collapse_scan_pmd --function collect_mm_slot
       --function release_pte_pages --function max_order_from_offset
       --function khugepaged_init --function collapse_huge_page --function __collapse_huge_page_swapin
-      --function collapse_pte_mapped_thp --function max_ptes_swap_store
+      --function collapse_pte_mapped_thp --function max_ptes_swap_store --function try_collapse_pte_mapped_thp
       --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
