@@ -20,7 +20,8 @@
  *               nodes farther apart than node_reclaim_distance left alone
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
- *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, and no leak per call
+ *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, no leak per
+ *               call, ENOMEM, and a full tmpfs's holes (rolled back)
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
  *               swap given back after a collapse swapped pages in; an mTHP
  *               range holding a swap PTE refused without a leak
@@ -29,7 +30,7 @@
  *   controls.c  khugepaged's sysfs files read and written as sysfs.rst says;
  *               its thread started and stopped with the THP settings; asleep
  *               with nothing to scan; no shmem THP of its own under
- *               shmem_enabled never
+ *               shmem_enabled never; max_ptes_none and max_ptes_swap held
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
