@@ -65,6 +65,9 @@ IDS=$IDS,a571b2859dd1
 # copy); min_free_kbytes raised to half the pageblock rule; khugepaged taking
 # a shmem range past max_ptes_swap.
 IDS=$IDS,c2397d801d33,dcfccf9d0c8e,e2f83a6eff5b,e0986bc2f70e
+# The rollback putting the wrong folio (a huge page leaked per try); the
+# PTE-mapped THP's check against the mapped count after a hole (uprobe).
+IDS=$IDS,efbacdb1ac46,f7aa03d96bee
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
