@@ -26,14 +26,6 @@
  * now"), with the task on one CPU throughout.  Kills mm/khugepaged.c:
  * collapse_pte_mapped_thp's `try_collapse_pte_mapped_thp(mm, addr,
  * install_pmd)` removed (8e984be36a0a: the page table of PTEs stays).
- *
- * Right before the probe is enabled (the fault that allocates the range's
- * page table of PTEs), this CPU's free lists get pages that are all ones:
- * the page after that table in memory is then likely one of them, not a
- * zero page.  A collapse that reads a PTE past the table's end finds a
- * present entry with no page, and gives up: kills
- * try_collapse_pte_mapped_thp's step-2 loop `i < HPAGE_PMD_NR` -> `<=`
- * (c1354e0a51e0; with zeroes there, the read is skipped as pte_none).
  * x86_64 and LoongArch (a no-op each); SKIP without uprobe events
  * (CONFIG_UPROBE_EVENTS).
  */
@@ -55,7 +47,6 @@
 #define TEXT_FILE "/dev/shm/numalab-khugepaged-text"
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define NR_UPROBE_ROWS 1
-#define SPRAY_BYTES (8 << 20)
 
 #if defined(__x86_64__)
 static const unsigned char nop[] = { 0x90 };
@@ -115,19 +106,6 @@ static void make_active(const char *addr, char *spare)
 		ktap_diag("MADV_WILLNEED: %s", strerror(errno));
 }
 
-/* SPRAY_BYTES of anonymous pages written all ones and freed (see the header). */
-static void spray_free_pages(void)
-{
-	char *p = mmap(NULL, SPRAY_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	if (madvise(p, SPRAY_BYTES, MADV_NOHUGEPAGE))
-		ktap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
-	memset(p, 0xff, SPRAY_BYTES);
-	munmap(p, SPRAY_BYTES);
-}
-
 /* Every page of text read; 1 if each reads the no-op at its start and its middle. */
 static int reads_nops(const char *text, size_t pmd)
 {
@@ -179,10 +157,7 @@ void uprobe_run(void)
 	ktap_diag("the text before the probe: ShmemPmdMapped %lld", smaps_bytes_at(text, "ShmemPmdMapped"));
 	snprintf(probe, sizeof(probe), "p:numalab/khugepaged_text " TEXT_FILE ":%#zx", pmd / 2);
 	sys_write(UPROBE_EVENTS, UPROBE_CLEAR);   /* one a killed run left */
-	if (!sys_write(UPROBE_EVENTS, probe))
-		probed = 1;
-	spray_free_pages();
-	if (!probed || sys_write(UPROBE_ENABLE, "1")) {
+	if (sys_write(UPROBE_EVENTS, probe) || !(probed = 1) || sys_write(UPROBE_ENABLE, "1")) {
 		ktap_diag("%s: %s", probe, strerror(errno));
 		goto out;
 	}
