@@ -145,11 +145,6 @@ static void rss_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
-static long meminfo_kb(const char *key)
-{
-	return file_key_value("/proc/meminfo", key);
-}
-
 /* Populated zones up to ZONE_NORMAL (DMA, DMA32, Normal) in /proc/zoneinfo; -1 if unreadable. */
 static int low_zones(void)
 {
@@ -457,7 +452,7 @@ static void mthp_swap_row(size_t pmd)
 	if (!huge)
 		goto restore;
 	exceed0 = size_stat(msize, "collapse_exceed_swap_pte");
-	free0 = mem_free_kb();
+	free0 = meminfo_kb("MemFree");
 	if (madvise(map, 2 * pmd, MADV_HUGEPAGE)) {
 		ktap_diag("MADV_HUGEPAGE: %s", strerror(errno));
 		goto restore;
@@ -467,7 +462,7 @@ static void mthp_swap_row(size_t pmd)
 		usleep(20000);
 		exceed = size_stat(msize, "collapse_exceed_swap_pte");
 	} while (exceed - exceed0 < target && now() - start < COLLAPSE_WAIT_S);
-	free1 = mem_free_kb();
+	free1 = meminfo_kb("MemFree");
 	/* khugepaged stopped first: the checks below swap the pages in. */
 	madvise(map, 2 * pmd, MADV_NOHUGEPAGE);
 	ktap_diag("metric: accounting.mthp_swap_wait_s %.2f", now() - start);

@@ -605,9 +605,9 @@ static void part_reclaim(int memcg)
 		khugepaged_after == khugepaged, "%s", row);
 }
 
-long mem_free_kb(void)
+long meminfo_kb(const char *key)
 {
-	return file_key_value("/proc/meminfo", "MemFree");   /* kB */
+	return file_key_value("/proc/meminfo", key);
 }
 
 static void part_charge(size_t pmd, int memcg)
@@ -637,10 +637,10 @@ static void part_charge(size_t pmd, int memcg)
 			first_err = rc ? errno : -1;
 		attempts++;
 		if (i == 0)
-			free_before = mem_free_kb();
+			free_before = meminfo_kb("MemFree");
 	}
 	if (huge) {
-		free_after = mem_free_kb();
+		free_after = meminfo_kb("MemFree");
 		drop_kb = free_before - free_after;
 		intact = smaps_anon_huge(huge) == 0 && pmd_range_intact(huge, pmd, pmd / (size_t)page_size());
 		sys_write(CG_DIR "/memory.max", "max");

@@ -574,7 +574,7 @@ static void shmem_never_row(void)
 	size_t pmd = (size_t)pmd_size(), page = (size_t)page_size();
 	struct thp_knob top, size, sleep_ms;
 	char path[200], *anon_map = NULL, *anon, *map = MAP_FAILED, *huge;
-	long before = file_key_value("/proc/meminfo", "ShmemHugePages"), after = -1;
+	long before = meminfo_kb("ShmemHugePages"), after = -1;
 	long long pmd_mapped = -1;
 	int fd = memfd_create("numalab-shmem-never", 0), ok = 0, scanned = 0, top_set, size_set;
 
@@ -599,7 +599,7 @@ static void shmem_never_row(void)
 		scanned = full_scans_pass(SHMEM_NEVER_SCANS);
 		for (size_t i = 0; i < pmd; i += page)
 			huge[i]++;
-		after = file_key_value("/proc/meminfo", "ShmemHugePages");
+		after = meminfo_kb("ShmemHugePages");
 		pmd_mapped = smaps_bytes_at(huge, "ShmemPmdMapped");
 		ktap_diag("ShmemHugePages %ld kB before, %ld kB after %d full scan; ShmemPmdMapped %lld", before,
 			  after, SHMEM_NEVER_SCANS, pmd_mapped);

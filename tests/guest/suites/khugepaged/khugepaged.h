@@ -124,8 +124,8 @@ int failslab_arm(int only_marked, int not_sleeping, int once);
 void failslab_disarm(void);
 int failslab_fired(void);
 
-/* /proc/meminfo's MemFree in kB, -1 if unreadable. */
-long mem_free_kb(void);
+/* /proc/meminfo's key ("MemFree", "SwapCached") in kB, -1 if absent. */
+long meminfo_kb(const char *key);
 
 /* THP_DIR/hugepages-<bytes/1024>kB/stats/name (transhuge.rst's per-size counters); -1 if absent. */
 long size_stat(long bytes, const char *name);

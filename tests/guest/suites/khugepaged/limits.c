@@ -108,11 +108,11 @@ static int collapse_no_leak(char *huge, size_t pmd)
 
 	/* Freed objects KASAN's quarantine still holds (stock+debug) are not a leak: shrunk away. */
 	slab_shrink_all();
-	before = file_key_value("/proc/meminfo", "SUnreclaim");
+	before = meminfo_kb("SUnreclaim");
 	while (calls < LEAK_CALLS && !madvise(huge, pmd, MADV_COLLAPSE))
 		calls++;
 	slab_shrink_all();
-	after = file_key_value("/proc/meminfo", "SUnreclaim");
+	after = meminfo_kb("SUnreclaim");
 	ktap_diag("metric: limits.leak_kb %ld (after %d calls)", after - before, calls);
 	if (calls < LEAK_CALLS)
 		ktap_diag("MADV_COLLAPSE call %d: %s", calls + 1, strerror(errno));
@@ -265,10 +265,10 @@ static void full_tmpfs_row(void)
 				err = errno;
 			}
 			if (i == 0)
-				free_before = mem_free_kb();
+				free_before = meminfo_kb("MemFree");
 		}
 		rc = fails == FULL_ROUNDS + 1 ? -1 : 0;
-		free_after = mem_free_kb();
+		free_after = meminfo_kb("MemFree");
 		ok = rc == -1 && !fstat(fd, &after) && after.st_blocks == before.st_blocks &&
 		     half_written_intact(fd, pmd) && smaps_bytes_at(huge, "ShmemPmdMapped") == 0 &&
 		     free_before - free_after < 2 * (long)(pmd >> 10);
