@@ -38,7 +38,14 @@
  *              Pages": 0, the range PMD-mapped, the data kept.  Kills
  *              collapse_scan_file's `result = SCAN_PTE_MAPPED_HUGEPAGE`
  *              (the folio is PMD-size already) -> `- 1` (6ff64ef76286:
- *              SCAN_PTE_UFFD_WP, so no PMD is installed: EINVAL).
+ *              SCAN_PTE_UFFD_WP, so no PMD is installed: EINVAL).  The
+ *              range's page table is allocated between runs of this task's
+ *              page tables whose first entries are present (page_tables_
+ *              around()), so that a kernel reading one PTE past the table
+ *              finds a present entry there, not whatever a free page holds:
+ *              kills try_collapse_pte_mapped_thp's step 2 `i <
+ *              HPAGE_PMD_NR` -> `<=` (c1354e0a51e0: the 513th "PTE" is not
+ *              a page of the THP, the collapse aborts).
  *   untouched  the same THP mapped again where no page table exists yet (the
  *              first 2 MB of a 1 GB-aligned stretch nothing else maps, so
  *              not even its PUD entry): MADV_COLLAPSE maps it by a PMD at
@@ -97,6 +104,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +121,7 @@
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
+#define TABLES_AROUND 1024
 #define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
 
@@ -329,6 +338,71 @@ out:
 	return ok;
 }
 
+/* An area whose page tables surround the pte-mapped row's: see page_tables_around(). */
+struct table_run {
+	char *map;
+	size_t len;
+};
+
+/* Writes the first page of PMDs from..to-1 of at: each needs its own page table. */
+static void tables_touch(char *at, size_t from, size_t to, size_t pmd)
+{
+	for (size_t i = from; i < to; i++)
+		at[i * pmd] = 1;
+}
+
+/*
+ * Faults at (the first access to a range with no page table, whose PMD table exists) between
+ * two runs of TABLES_AROUND page tables of this task, each with its first entry present, on one
+ * CPU.  A page table is an unmovable order-0 page from that CPU's per-cpu list: the run before
+ * empties the list of freed pages, so at's table and the run after come from refills from the
+ * buddy allocator, which hand out a split block in ascending physical order (checked in a
+ * guest with /proc/kpageflags' KPF_PGTABLE).  The word after at's table is then, but for the
+ * last page of a refill, the first entry of the next table: a present PTE.  The PMD tables the
+ * runs need are made first, so that the first table after at's is not an empty PMD table.  The
+ * runs stay allocated until table_run_free(); one that cannot be had is said in a diagnostic,
+ * and the fault happens regardless.
+ */
+static void page_tables_around(const volatile char *at, struct table_run *r, size_t pmd)
+{
+	/* What one PMD table maps: 1 GB with 4K pages, 64 GB with LoongArch's 16K. */
+	const uintptr_t pmd_table_mask = pmd * ((size_t)page_size() / sizeof(uint64_t)) - 1;
+	cpu_set_t saved, one;
+	int cpu = sched_getcpu(), pinned;
+	volatile char sink;
+	char *tables;
+
+	r->len = (2 * TABLES_AROUND + 1) * pmd;
+	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->map == MAP_FAILED || madvise(r->map, r->len, MADV_NOHUGEPAGE)) {
+		ktap_diag("no area for page tables around the range's: %s", strerror(errno));
+		if (r->map == MAP_FAILED)
+			r->map = NULL;
+		sink = *at;
+		(void)sink;
+		return;
+	}
+	tables = (char *)(((uintptr_t)r->map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	for (size_t i = 0; i < 2 * TABLES_AROUND; i++)
+		if (i == 0 || !((uintptr_t)(tables + i * pmd) & pmd_table_mask))
+			tables_touch(tables, i, i + 1, pmd);
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	pinned = !sched_getaffinity(0, sizeof(saved), &saved) && !sched_setaffinity(0, sizeof(one), &one);
+	tables_touch(tables, 0, TABLES_AROUND, pmd);
+	sink = *at;
+	(void)sink;
+	tables_touch(tables, TABLES_AROUND, 2 * TABLES_AROUND, pmd);
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+static void table_run_free(struct table_run *r)
+{
+	if (r->map)
+		munmap(r->map, r->len);
+}
+
 /*
  * The pte-mapped row: 1 if MADV_COLLAPSE of a shmem THP mapped by PTEs returns 0 and leaves it
  * PMD-mapped with its data, 0 if not, -1 (a SKIP, why says) when no shmem THP could be had.
@@ -338,6 +412,7 @@ static int pte_mapped_collapses(size_t pmd, const char **why, int *untouched)
 {
 	size_t ps = (size_t)page_size();
 	struct thp_knob knob;
+	struct table_run tables = { 0 };
 	int fd = memfd_create("numalab-pte-mapped", 0), ok = -1;
 	char *map = NULL, *huge = NULL;
 	volatile char sink;
@@ -357,7 +432,8 @@ static int pte_mapped_collapses(size_t pmd, const char **why, int *untouched)
 		ktap_diag("mprotect of one page: %s", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < pmd; i += ps)
+	page_tables_around(huge, &tables, pmd);
+	for (size_t i = ps; i < pmd; i += ps)
 		sink = huge[i];
 	(void)sink;
 	if (mprotect(huge, ps, PROT_READ | PROT_WRITE)) {
@@ -378,6 +454,7 @@ static int pte_mapped_collapses(size_t pmd, const char **why, int *untouched)
 		ok = 1;
 	*untouched = untouched_collapses(fd, pmd);
 out:
+	table_run_free(&tables);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (fd >= 0)
