@@ -68,6 +68,9 @@ IDS=$IDS,c2397d801d33,dcfccf9d0c8e,e2f83a6eff5b,e0986bc2f70e
 # The rollback putting the wrong folio (a huge page leaked per try); the
 # PTE-mapped THP's check against the mapped count after a hole (uprobe).
 IDS=$IDS,efbacdb1ac46,f7aa03d96bee
+# try_collapse_pte_mapped_thp's step 2 reading one PTE past its table (the
+# pte-mapped row's table placed before one whose first entry is present).
+IDS=$IDS,c1354e0a51e0
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
