@@ -54,13 +54,17 @@
  *              Kills set_huge_pmd's `pudp = pud_alloc(mm, p4dp, addr)` ->
  *              `+ 1` (5da01ebecb04: the PMD table hung one PUD entry on, 1 GB
  *              away).
- *   swapped    every page of a PMD written, its first half paged out to a
- *              zram swap area (MADV_PAGEOUT), then MADV_COLLAPSE, which is
- *              "independent of any sysfs setting" (max_ptes_swap too): 0,
+ *   swapped    every page of a PMD written, its first three quarters paged
+ *              out to a zram swap area (MADV_PAGEOUT), then MADV_COLLAPSE,
+ *              which is "independent of any sysfs setting" (max_ptes_swap
+ *              too, so no count of swap entries may refuse it): 0,
  *              PMD-mapped, every page's data back from swap.  Kills
  *              collapse_scan_file's `if (xa_is_value(folio))` -> `if (0)`
  *              (f2035ed39883: a swap entry taken for a folio; the guest
- *              crashes).  SKIP where the kernel has no zram.
+ *              crashes), and its `swap += 1 << xas_get_order()` -> `2 <<`
+ *              (1111c17d55fe: more than half the PMD counted twice passes
+ *              the PMD's size, SCAN_EXCEED_SWAP_PTE).  SKIP where the
+ *              kernel has no zram.
  *   xarray     the first half of a PMD written, the second half a hole with
  *              no xarray node under it, and the next xarray node allocation
  *              that may not sleep failing once (failslab on the
@@ -99,24 +103,40 @@
  *              `result = SCAN_FAIL` before its PTE check removed
  *              (dcfccf9d0c8e: the check gives up but reports SCAN_SUCCEED,
  *              so MADV_COLLAPSE answers 0 with the range still PTE-mapped).
+ *   migrating  MADV_COLLAPSE of a shmem PMD, every page written, while a
+ *              child keeps moving the last eighth of its pages between a and
+ *              b (move_pages(2), MPOL_MF_MOVE), MIGRATING_ROUNDS times with a
+ *              fresh file: each answers 0 or EAGAIN ("trying again might
+ *              succeed": a page off the LRU or locked), and every page keeps
+ *              its value.  move_pages() takes its pages off the LRU before it
+ *              locks them, so collapse_file() meets pages it can lock but not
+ *              isolate.  Kills collapse_file's `result = SCAN_DEL_PAGE_LRU`
+ *              removed (0cd1c912c349: the collapse goes on without that page
+ *              and the ones after, which read 0 in the new THP).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
+#include "mpol.h"
 #include "swap.h"
 
-#define NR_SHMEM_ROWS 11
+#define NR_SHMEM_ROWS 12
+#define MIGRATING_ROUNDS 24
+#define MIGRATING_TRIES 8
 #define PRIVATE_BYTE 0x71
 #define GIB (1UL << 30)
 #define PTE_MAPPED_BYTE 0x3c
@@ -481,9 +501,9 @@ static int collapsed_whole(int err, const char *huge, size_t pmd, size_t nr_fill
 }
 
 /*
- * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with its first half on swap returns 0 and
- * leaves it PMD-mapped with every page's data, 0 if not, -1 (a SKIP, why says) when no page
- * could be put on swap.
+ * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with three quarters on swap returns 0 and
+ * leaves it PMD-mapped with every page's data, 0 if not, -1 (a SKIP, why says) when no more
+ * than half could be put on swap.
  */
 static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 {
@@ -502,8 +522,8 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
 	for (size_t i = 0; i < nr; i++)
 		pmd_range_fill_page(huge, i);
-	if (madvise(huge, pmd / 2, MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= 0) {
-		snprintf(why, why_size, "MADV_PAGEOUT put no page on swap (%s, Swap %lld)", strerror(errno),
+	if (madvise(huge, pmd / 4 * 3, MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= (long long)pmd / 2) {
+		snprintf(why, why_size, "MADV_PAGEOUT put no more than half the pages on swap (%s, Swap %lld)", strerror(errno),
 			 smaps_bytes_at(huge, "Swap"));
 		goto out;
 	}
@@ -511,7 +531,7 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 	if (knob_set)
 		thp_knob_restore(&knob);
 	knob_set = 0;
-	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the half-swapped range");
+	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the range three quarters on swap");
 out:
 	if (knob_set)
 		thp_knob_restore(&knob);
@@ -617,6 +637,120 @@ out:
 	return ok;
 }
 
+/*
+ * The migrating row's mover, in a child: moves the parent's pages from..from+nr-1 of huge
+ * (move_pages(2) with the parent's pid: the child's copy of the shared mapping has faulted
+ * none) to b and a in turn until killed.  After the first call it writes on ready how many
+ * pages that call moved.
+ */
+static void mover(char *huge, size_t from, size_t nr, int a, int b, int ready)
+{
+	void **pages = calloc(nr, sizeof(*pages));
+	int *nodes = calloc(nr, sizeof(*nodes)), *status = calloc(nr, sizeof(*status));
+	pid_t parent = getppid();
+	size_t ps = (size_t)page_size();
+
+	if (!pages || !nodes || !status)
+		_exit(1);
+	for (size_t i = 0; i < nr; i++)
+		pages[i] = huge + (from + i) * ps;
+	for (int round = 0;; round++) {
+		int moved = 0;
+
+		for (size_t i = 0; i < nr; i++)
+			nodes[i] = round % 2 ? a : b;
+		syscall(SYS_move_pages, parent, nr, pages, nodes, status, MPOL_MF_MOVE);
+		for (size_t i = 0; i < nr; i++)
+			moved += status[i] == nodes[i];
+		if (round == 0 && (write(ready, &moved, sizeof(moved)) != sizeof(moved) || close(ready)))
+			_exit(1);
+	}
+}
+
+/*
+ * One round of the migrating row on a fresh shmem PMD: MADV_COLLAPSE up to MIGRATING_TRIES
+ * times while mover() runs.  1 if every answer was 0 or EAGAIN and every page kept its value,
+ * 0 if not (said in a diagnostic), -1 if the round could not be set up; *collapsed is 1 if
+ * one answer was 0, *eagain counts the EAGAINs.
+ */
+static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain)
+{
+	size_t ps = (size_t)page_size(), nr = pmd / ps, moved = nr / 8;
+	int fd = memfd_create("numalab-migrating", 0), ready[2] = { -1, -1 }, ok = -1, knob_set;
+	char *map = NULL, *huge = NULL;
+	int first_moved = 0;
+	struct thp_knob knob;
+	pid_t child = -1;
+
+	*collapsed = 0;
+	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	if (fd >= 0 && !ftruncate(fd, (off_t)pmd) && (huge = shmem_range_map(fd, pmd, &map)))
+		for (size_t i = 0; i < nr; i++)
+			pmd_range_fill_page(huge, i);
+	if (knob_set)
+		thp_knob_restore(&knob);
+	if (huge && !pipe(ready))
+		child = fork();
+	if (child == 0) {
+		close(ready[0]);
+		mover(huge, nr - moved, moved, a, b, ready[1]);
+	}
+	if (child > 0) {
+		close(ready[1]);
+		ready[1] = -1;
+		if (read(ready[0], &first_moved, sizeof(first_moved)) == sizeof(first_moved) && first_moved > 0) {
+			ok = 1;
+			for (int t = 0; ok && !*collapsed && t < MIGRATING_TRIES; t++) {
+				if (!madvise(huge, pmd, MADV_COLLAPSE))
+					*collapsed = 1;
+				else if (errno == EAGAIN)
+					++*eagain;
+				else {
+					ktap_diag("MADV_COLLAPSE while pages move: %s", strerror(errno));
+					ok = 0;
+				}
+			}
+		}
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (ok == 1 && !pmd_range_intact(huge, pmd, nr)) {
+		for (size_t i = 0; i < nr; i++)
+			if (huge[i * ps] != pmd_range_value(i)) {
+				ktap_diag("page %zu reads %#x, want %#x (collapsed: %d)", i, (unsigned char)huge[i * ps],
+					  (unsigned char)pmd_range_value(i), *collapsed);
+				break;
+			}
+		ok = 0;
+	}
+	if (ok < 0)
+		ktap_diag("the migrating round: %s (the mover's first move_pages moved %d pages)", strerror(errno),
+			  first_moved);
+	for (int i = 0; i < 2; i++)
+		if (ready[i] >= 0)
+			close(ready[i]);
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The migrating row: 1 if MIGRATING_ROUNDS rounds kept the data and answered 0 or EAGAIN. */
+static int migrating_collapses(size_t pmd, int a, int b)
+{
+	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1, rc = 1;
+
+	for (int r = 0; ok && r < MIGRATING_ROUNDS; r++) {
+		rc = migrating_round(pmd, a, b, &collapsed, &eagain);
+		ok = rc == 1;
+		nr_collapsed += collapsed;
+	}
+	ktap_diag("MADV_COLLAPSE while pages move: %d of %d rounds collapsed, %d EAGAIN", nr_collapsed,
+		  MIGRATING_ROUNDS, eagain);
+	return ok;
+}
+
 int shmem_plan(const struct topology *t)
 {
 	(void)t;
@@ -632,11 +766,12 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
 		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
-		"MADV_COLLAPSE of shmem with half its pages on swap: success, PMD-mapped, data kept",
+		"MADV_COLLAPSE of shmem with three quarters of its pages on swap: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
 		"MADV_COLLAPSE of shmem through one mapping: a second aligned mapping then maps it by a PMD",
 		"MADV_COLLAPSE maps a shmem THP by a PMD not soft-dirty; written, it is",
 		"MADV_COLLAPSE of a private mapping of a shmem THP keeps its written copy: fails or PMD-maps",
+		"MADV_COLLAPSE of shmem while its pages move between nodes: 0 or EAGAIN, data kept",
 	};
 	const char *why;
 	char swap_why[256];   /* why the swapped or xarray row skips */
@@ -716,6 +851,7 @@ void shmem_run(const struct topology *t)
 	else
 		ktap_ok(soft, "%s", rows[9]);
 	ktap_ok(private_copy_kept(pmd), "%s", rows[10]);
+	ktap_ok(migrating_collapses(pmd, a, b), "%s", rows[11]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
