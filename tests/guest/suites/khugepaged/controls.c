@@ -99,6 +99,8 @@
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
 #define SLOT_AT_ONCE 8
 #define SLOT_PMDS 4
+#define MM_STRUCT_CACHE "/sys/kernel/slab/mm_struct"
+#define MM_STRUCT_SLACK 2
 #define WAKE_SLEEP_MS "120000"
 #define WAKE_RANGES 4             /* PMD ranges of the process khugepaged is in the middle of */
 #define WAKE_SETTLE_S 12          /* past a sleep begun with the default 10 s */
@@ -475,23 +477,27 @@ static void short_life(size_t pmd, int ms)
  * khugepaged's list of processes to scan forgets each one that is gone: after SLOT_CHILDREN
  * short-lived processes registered with it (MADV_HUGEPAGE), SLOT_AT_ONCE at a time while it
  * scans without sleeping, and two full scans, the mm_slot cache (one object per process on
- * the list; the lab kernels do not merge slab caches) holds what it held before.  A
- * process gone while khugepaged scans it stays on the list until khugepaged moves past it
- * (collect_mm_slot()): 256 exits give it many chances.  The oracle is no leak: a gone
- * process leaves nothing behind in the kernel.  Kills
+ * the list; the lab kernels do not merge slab caches) holds what it held before, and the
+ * mm_struct cache no more than MM_STRUCT_SLACK more (a CPU may still hold the last process's
+ * mm as its lazy one).  A process gone while khugepaged scans it stays on the list until
+ * khugepaged moves past it (collect_mm_slot()): 256 exits give it many chances.  The oracle
+ * is no leak: a gone process leaves nothing behind in the kernel.  Kills
  * mm/khugepaged.c:collect_mm_slot's `mm_slot_free(mm_slot_cache, slot)` removed
- * (b93f4902549e: each such slot leaked).
+ * (b93f4902549e: each such slot leaked) and its `mmdrop(mm)` removed (1097a13ef3e8: the
+ * slot freed, the process's mm_struct never).
  */
 static void slot_row(void)
 {
-	const char *row = "khugepaged forgets processes that are gone: its mm_slot objects back to what they were";
+	const char *row = "khugepaged forgets processes that are gone: its mm_slot objects, and the mm_structs "
+			  "they held, back to what they were";
 	size_t pmd = (size_t)pmd_size();
 	struct thp_knob sleep_ms, top;
-	long before = slab_objects(SLOT_CACHE), after;
+	long before = slab_objects(SLOT_CACHE), after, mm_before = slab_objects(MM_STRUCT_CACHE), mm_after;
 	int spawned = 0, scanned;
 
-	if (before < 0) {
-		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the cache, or SLUB without sysfs)");
+	if (before < 0 || mm_before < 0) {
+		ktap_skip(row, "no " SLOT_CACHE " or " MM_STRUCT_CACHE " (a kernel that merges the caches, or SLUB "
+			  "without sysfs)");
 		return;
 	}
 	if (value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", "0") ||
@@ -511,10 +517,13 @@ static void slot_row(void)
 		;
 	scanned = full_scans_pass(2);
 	after = slab_objects(SLOT_CACHE);
+	mm_after = slab_objects(MM_STRUCT_CACHE);
 	thp_knob_restore(&sleep_ms);
 	thp_knob_restore(&top);
-	ktap_diag("mm_slot objects: %ld before, %ld after %d processes", before, after, spawned);
-	ktap_ok(scanned && spawned == SLOT_CHILDREN && after == before, "%s", row);
+	ktap_diag("mm_slot objects: %ld before, %ld after %d processes; mm_struct objects: %ld before, %ld after",
+		  before, after, spawned, mm_before, mm_after);
+	ktap_ok(scanned && spawned == SLOT_CHILDREN && after == before && mm_after - mm_before <= MM_STRUCT_SLACK,
+		"%s", row);
 }
 
 static void wake_row(void)

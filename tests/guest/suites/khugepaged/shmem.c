@@ -104,15 +104,18 @@
  *              (dcfccf9d0c8e: the check gives up but reports SCAN_SUCCEED,
  *              so MADV_COLLAPSE answers 0 with the range still PTE-mapped).
  *   migrating  MADV_COLLAPSE of a shmem PMD, every page written, while a
- *              child keeps moving the last eighth of its pages between a and
- *              b (move_pages(2), MPOL_MF_MOVE), MIGRATING_ROUNDS times with a
+ *              child keeps moving all its pages between a and b
+ *              (move_pages(2), MPOL_MF_MOVE), MIGRATING_ROUNDS times with a
  *              fresh file: each answers 0 or EAGAIN ("trying again might
  *              succeed": a page off the LRU or locked), and every page keeps
- *              its value.  move_pages() takes its pages off the LRU before it
- *              locks them, so collapse_file() meets pages it can lock but not
- *              isolate.  Kills collapse_file's `result = SCAN_DEL_PAGE_LRU`
- *              removed (0cd1c912c349: the collapse goes on without that page
- *              and the ones after, which read 0 in the new THP).
+ *              its value.  move_pages() takes all its pages off the LRU
+ *              before it locks the first, and does so faster than
+ *              collapse_file() walks them, so a collapse that started
+ *              (its scan found every page on the LRU) meets pages it can
+ *              lock but not isolate.  Kills collapse_file's `result =
+ *              SCAN_DEL_PAGE_LRU` removed (0cd1c912c349: the collapse goes
+ *              on without that page and the ones after, which read 0 in the
+ *              new THP, or the guest crashes on the lost mappings' counts).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -638,12 +641,12 @@ out:
 }
 
 /*
- * The migrating row's mover, in a child: moves the parent's pages from..from+nr-1 of huge
- * (move_pages(2) with the parent's pid: the child's copy of the shared mapping has faulted
- * none) to b and a in turn until killed.  After the first call it writes on ready how many
+ * The migrating row's mover, in a child: moves the parent's nr pages at huge (move_pages(2)
+ * with the parent's pid: the child's copy of the shared mapping has faulted none) to b and a
+ * in turn until killed.  After the first call it writes on ready how many
  * pages that call moved.
  */
-static void mover(char *huge, size_t from, size_t nr, int a, int b, int ready)
+static void mover(char *huge, size_t nr, int a, int b, int ready)
 {
 	void **pages = calloc(nr, sizeof(*pages));
 	int *nodes = calloc(nr, sizeof(*nodes)), *status = calloc(nr, sizeof(*status));
@@ -653,7 +656,7 @@ static void mover(char *huge, size_t from, size_t nr, int a, int b, int ready)
 	if (!pages || !nodes || !status)
 		_exit(1);
 	for (size_t i = 0; i < nr; i++)
-		pages[i] = huge + (from + i) * ps;
+		pages[i] = huge + i * ps;
 	for (int round = 0;; round++) {
 		int moved = 0;
 
@@ -675,7 +678,7 @@ static void mover(char *huge, size_t from, size_t nr, int a, int b, int ready)
  */
 static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain)
 {
-	size_t ps = (size_t)page_size(), nr = pmd / ps, moved = nr / 8;
+	size_t ps = (size_t)page_size(), nr = pmd / ps;
 	int fd = memfd_create("numalab-migrating", 0), ready[2] = { -1, -1 }, ok = -1, knob_set;
 	char *map = NULL, *huge = NULL;
 	int first_moved = 0;
@@ -693,7 +696,7 @@ static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain
 		child = fork();
 	if (child == 0) {
 		close(ready[0]);
-		mover(huge, nr - moved, moved, a, b, ready[1]);
+		mover(huge, nr, a, b, ready[1]);
 	}
 	if (child > 0) {
 		close(ready[1]);
