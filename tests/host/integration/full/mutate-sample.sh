@@ -71,6 +71,10 @@ IDS=$IDS,efbacdb1ac46,f7aa03d96bee
 # try_collapse_pte_mapped_thp's step 2 reading one PTE past its table (the
 # pte-mapped row's table placed before one whose first entry is present).
 IDS=$IDS,c1354e0a51e0
+# From the seed-2 sample: collapse_file going on past a page it could not
+# take off the LRU (pages moving meanwhile); shmem swap entries counted
+# twice (three quarters of a PMD on swap); a gone process's mm never dropped.
+IDS=$IDS,0cd1c912c349,1111c17d55fe,1097a13ef3e8
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
