@@ -37,8 +37,9 @@
  *              them in), and the swap they held is given back: SwapFree and
  *              SwapCached (proc(5): "Memory that once was swapped out, is
  *              swapped back in but still also is in the swapfile") where they
- *              were before the page-out.  Kills
- *              Fails on a collapse that leaves swap behind.
+ *              were before the page-out.  Kills __collapse_huge_page_swapin's
+ *              `ret = do_swap_page(&vmf)` -> `+ 1` (cfa9f99a3600: each
+ *              swap-in read as VM_FAULT_OOM, so the collapse gives up).
  *   swapcache  the same range, its paged-out pages read back while a
  *              forked child still held their swap entries (so they come in
  *              through the swap cache and stay there once the child is
