@@ -74,6 +74,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -478,21 +479,44 @@ static void short_life(size_t pmd, int ms)
  * short-lived processes registered with it (MADV_HUGEPAGE), SLOT_AT_ONCE at a time while it
  * scans without sleeping, and two full scans, the mm_slot cache (one object per process on
  * the list; the lab kernels do not merge slab caches) holds what it held before, and the
- * mm_struct cache no more than MM_STRUCT_SLACK more (a CPU may still hold the last process's
- * mm as its lazy one).  A process gone while khugepaged scans it stays on the list until
+ * mm_struct cache no more than MM_STRUCT_SLACK more.  Both counts are taken after this task
+ * ran on every CPU (mm_structs_counted()): an idle CPU keeps the mm of the last process it
+ * ran as its lazy one, gone or not (8node: 6 more without).  A process gone while khugepaged scans it stays on the list until
  * khugepaged moves past it (collect_mm_slot()): 256 exits give it many chances.  The oracle
  * is no leak: a gone process leaves nothing behind in the kernel.  Kills
  * mm/khugepaged.c:collect_mm_slot's `mm_slot_free(mm_slot_cache, slot)` removed
  * (b93f4902549e: each such slot leaked) and its `mmdrop(mm)` removed (1097a13ef3e8: the
  * slot freed, the process's mm_struct never).
  */
+/*
+ * The mm_struct cache's objects in use once this task has run on each CPU it may, so that no
+ * CPU holds a gone process's mm as its lazy one; -1 if unknown.
+ */
+static long mm_structs_counted(void)
+{
+	cpu_set_t saved, one;
+
+	if (!sched_getaffinity(0, sizeof(saved), &saved)) {
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &saved))
+				continue;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (!sched_setaffinity(0, sizeof(one), &one))
+				usleep(1000);
+		}
+		sched_setaffinity(0, sizeof(saved), &saved);
+	}
+	return slab_objects(MM_STRUCT_CACHE);
+}
+
 static void slot_row(void)
 {
 	const char *row = "khugepaged forgets processes that are gone: its mm_slot objects, and the mm_structs "
 			  "they held, back to what they were";
 	size_t pmd = (size_t)pmd_size();
 	struct thp_knob sleep_ms, top;
-	long before = slab_objects(SLOT_CACHE), after, mm_before = slab_objects(MM_STRUCT_CACHE), mm_after;
+	long before = slab_objects(SLOT_CACHE), after, mm_before = mm_structs_counted(), mm_after;
 	int spawned = 0, scanned;
 
 	if (before < 0 || mm_before < 0) {
@@ -517,7 +541,7 @@ static void slot_row(void)
 		;
 	scanned = full_scans_pass(2);
 	after = slab_objects(SLOT_CACHE);
-	mm_after = slab_objects(MM_STRUCT_CACHE);
+	mm_after = mm_structs_counted();
 	thp_knob_restore(&sleep_ms);
 	thp_knob_restore(&top);
 	ktap_diag("mm_slot objects: %ld before, %ld after %d processes; mm_struct objects: %ld before, %ld after",
