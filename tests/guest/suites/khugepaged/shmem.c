@@ -104,21 +104,18 @@
  *              (dcfccf9d0c8e: the check gives up but reports SCAN_SUCCEED,
  *              so MADV_COLLAPSE answers 0 with the range still PTE-mapped).
  *   migrating  MADV_COLLAPSE of a shmem PMD, every page written, while a
- *              child keeps moving its pages between a and b (move_pages(2),
- *              MPOL_MF_MOVE), MIGRATING_ROUNDS times with a fresh file:
- *              each answers 0 or EAGAIN ("trying again might succeed": a
- *              page off the LRU or locked), and every page keeps its value.
- *              In even rounds the child moves all the pages: move_pages()
- *              takes them all off the LRU before it locks the first, faster
- *              than collapse_file() walks them, so a collapse that started
+ *              child keeps moving all its pages between a and b
+ *              (move_pages(2), MPOL_MF_MOVE), MIGRATING_ROUNDS times with a
+ *              fresh file: each answers 0 or EAGAIN ("trying again might
+ *              succeed": a page off the LRU or locked), and every page keeps
+ *              its value.  move_pages() takes all its pages off the LRU
+ *              before it locks the first, and does so faster than
+ *              collapse_file() walks them, so a collapse that started
  *              (its scan found every page on the LRU) meets pages it can
  *              lock but not isolate.  Kills collapse_file's `result =
  *              SCAN_DEL_PAGE_LRU` removed (0cd1c912c349: the collapse goes
  *              on without that page and the ones after, which read 0 in the
  *              new THP, or the guest crashes on the lost mappings' counts).
- *              In odd rounds it moves the first page alone, locked for most
- *              of each move, so the collapse meets it locked: SCAN_PAGE_LOCK,
- *              EAGAIN (meant for 7723e0d6cd89, `+ 1`: EINVAL).
  * Needs two memory nodes; a and b are the last two (never node 0 on 4node,
  * so a kernel that forgets the load lands elsewhere).
  */
@@ -141,7 +138,7 @@
 #include "swap.h"
 
 #define NR_SHMEM_ROWS 12
-#define MIGRATING_ROUNDS 32
+#define MIGRATING_ROUNDS 24
 #define MIGRATING_TRIES 8
 #define PRIVATE_BYTE 0x71
 #define GIB (1UL << 30)
@@ -675,11 +672,11 @@ static void mover(char *huge, size_t nr, int a, int b, int ready)
 
 /*
  * One round of the migrating row on a fresh shmem PMD: MADV_COLLAPSE up to MIGRATING_TRIES
- * times while mover() moves its first nr_moved pages.  1 if every answer was 0 or EAGAIN and every page kept its value,
+ * times while mover() runs.  1 if every answer was 0 or EAGAIN and every page kept its value,
  * 0 if not (said in a diagnostic), -1 if the round could not be set up; *collapsed is 1 if
  * one answer was 0, *eagain counts the EAGAINs.
  */
-static int migrating_round(size_t pmd, size_t nr_moved, int a, int b, int *collapsed, int *eagain)
+static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain)
 {
 	size_t ps = (size_t)page_size(), nr = pmd / ps;
 	int fd = memfd_create("numalab-migrating", 0), ready[2] = { -1, -1 }, ok = -1, knob_set;
@@ -699,7 +696,7 @@ static int migrating_round(size_t pmd, size_t nr_moved, int a, int b, int *colla
 		child = fork();
 	if (child == 0) {
 		close(ready[0]);
-		mover(huge, nr_moved, a, b, ready[1]);
+		mover(huge, nr, a, b, ready[1]);
 	}
 	if (child > 0) {
 		close(ready[1]);
@@ -745,11 +742,10 @@ static int migrating_round(size_t pmd, size_t nr_moved, int a, int b, int *colla
 /* The migrating row: 1 if MIGRATING_ROUNDS rounds kept the data and answered 0 or EAGAIN. */
 static int migrating_collapses(size_t pmd, int a, int b)
 {
-	size_t nr = pmd / (size_t)page_size();
 	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1, rc = 1;
 
 	for (int r = 0; ok && r < MIGRATING_ROUNDS; r++) {
-		rc = migrating_round(pmd, r % 2 ? 1 : nr, a, b, &collapsed, &eagain);
+		rc = migrating_round(pmd, a, b, &collapsed, &eagain);
 		ok = rc == 1;
 		nr_collapsed += collapsed;
 	}
