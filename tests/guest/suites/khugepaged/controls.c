@@ -40,7 +40,9 @@
  *              -> `if (1)`, 030dc6ae9811), one again when only the PMD
  *              size's own anon control is "always" (kills anon_hpage_enabled
  *              `if (READ_ONCE(huge_anon_orders_always))` -> `if (0)`,
- *              788f9ff71fd5).
+ *              788f9ff71fd5), and when it is "madvise" (kills its
+ *              `if (READ_ONCE(huge_anon_orders_madvise))` -> `if (0)`,
+ *              e64a5c197cd9).
  *   idle       with nothing to scan khugepaged sleeps: its CPU time grows by
  *              less than half the wall time (scan_sleep_millisecs 0 is
  *              the documented way "to run khugepaged at 100% utilization
@@ -87,7 +89,7 @@
 #include "ktap.h"
 #include "swap.h"
 
-#define NR_START_STOP_ROWS 2
+#define NR_START_STOP_ROWS 3
 #define NR_IDLE_ROWS 1
 #define NR_SHMEM_NEVER_ROWS 1
 #define NR_WAKE_ROWS 1
@@ -318,7 +320,7 @@ static void start_stop_rows(void)
 {
 	struct thp_knob knobs[MAX_THP_KNOBS], pmd_anon;
 	char path[200];
-	int nr, stopped, started = 0;
+	int nr, stopped, started = 0, started_madvise = 0;
 
 	stopped = thp_all_off(knobs, &nr);
 	ktap_ok(stopped, "no khugepaged thread with every THP size at never");
@@ -329,11 +331,20 @@ static void start_stop_rows(void)
 		started = thread_becomes(1);
 		thp_knob_restore(&pmd_anon);
 	}
+	if (!thread_becomes(0))
+		ktap_diag("khugepaged did not stop with every THP size at never again");
+	else if (thp_knob_set(&pmd_anon, path, "madvise"))
+		ktap_diag("cannot set %s: %s", path, strerror(errno));
+	else {
+		started_madvise = thread_becomes(1);
+		thp_knob_restore(&pmd_anon);
+	}
 	for (int i = nr - 1; i >= 0; i--)
 		thp_knob_restore(&knobs[i]);
 	if (!thread_becomes(1))
 		ktap_diag("khugepaged did not come back with the THP settings restored");
 	ktap_ok(started, "khugepaged runs with only the PMD size's anon control at always");
+	ktap_ok(started_madvise, "khugepaged runs with only the PMD size's anon control at madvise");
 }
 
 /* utime + stime (proc(5) fields 14 and 15) of pid in clock ticks, -1 if unreadable. */
