@@ -97,6 +97,7 @@
 #define NR_NONE_DEFAULT_ROWS 1
 #define NR_SLOT_ROWS 1
 #define NR_SWAP_LIMIT_ROWS 1
+#define NR_NOHUGEPAGE_ROWS 1
 #define SWAP_LIMIT_PAGES 8        /* shmem pages paged out, over max_ptes_swap 1 */
 #define SLOT_CACHE "/sys/kernel/slab/mm_slot"
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
@@ -134,10 +135,62 @@ static const struct control controls[] = {
 };
 #define NR_CONTROLS (sizeof(controls) / sizeof(controls[0]))
 
+/*
+ * Bytes of AnonHugePages after writing every page of a fresh PMD-aligned PMD with THP at
+ * always, the area given advice first (0: none); -1 if it cannot be mapped.
+ */
+static long long huge_after_advice(size_t pmd, int advice)
+{
+	char *map = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *huge;
+	long long bytes;
+
+	if (map == MAP_FAILED)
+		return -1;
+	huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	if (advice && madvise(map, 2 * pmd, advice))
+		ktap_diag("madvise %d: %s", advice, strerror(errno));
+	memset(huge, 1, pmd);
+	bytes = smaps_anon_huge(map);
+	munmap(map, 2 * pmd);
+	return bytes;
+}
+
+/*
+ * madvise(2) MADV_NOHUGEPAGE: "Ensures that memory in the address range specified by addr and
+ * length will not be backed by transparent hugepages".  With THP at always, a PMD written
+ * whole after MADV_NOHUGEPAGE has no AnonHugePages, where the same without advice has (else a
+ * SKIP: no THP to be had).  Kills mm/khugepaged.c:hugepage_madvise's `*vm_flags |=
+ * VM_NOHUGEPAGE` removed (ebe74232dd92: the advice only drops VM_HUGEPAGE, and the range is
+ * faulted as a THP).
+ */
+static void nohugepage_row(void)
+{
+	const char *row = "MADV_NOHUGEPAGE under THP always: the range is not backed by a THP";
+	size_t pmd = (size_t)pmd_size();
+	struct thp_knob top;
+	long long plain, advised;
+
+	if (thp_knob_set(&top, THP_DIR "/enabled", "always")) {
+		ktap_skip(row, "cannot set THP to always: %s", strerror(errno));
+		return;
+	}
+	plain = huge_after_advice(pmd, 0);
+	advised = huge_after_advice(pmd, MADV_NOHUGEPAGE);
+	thp_knob_restore(&top);
+	ktap_diag("AnonHugePages of a written PMD under THP always: %lld without advice, %lld after MADV_NOHUGEPAGE",
+		  plain, advised);
+	if (plain <= 0)
+		ktap_skip(row, "no THP even without the advice");
+	else
+		ktap_ok(advised == 0, "%s", row);
+}
+
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS;
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
+	       NR_NOHUGEPAGE_ROWS;
 }
 
 /* write(2) of len bytes of val to path once: its return, or -1 with errno set. */
@@ -751,5 +804,6 @@ void controls_run(void)
 	shmem_never_row();
 	none_limit_row();
 	swap_limit_row();
+	nohugepage_row();
 	slot_row();
 }
