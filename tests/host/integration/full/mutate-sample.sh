@@ -75,6 +75,9 @@ IDS=$IDS,c1354e0a51e0
 # take off the LRU (pages moving meanwhile); shmem swap entries counted
 # twice (three quarters of a PMD on swap); a gone process's mm never dropped.
 IDS=$IDS,0cd1c912c349,1111c17d55fe,1097a13ef3e8
+# khugepaged not started with the PMD size's anon control at madvise;
+# MADV_NOHUGEPAGE leaving VM_NOHUGEPAGE unset (a THP under THP always).
+IDS=$IDS,e64a5c197cd9,ebe74232dd92
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -91,7 +94,8 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
       --function khugepaged_alloc_sleep --function current_is_khugepaged --function khugepaged_should_wakeup
-      --function node_show --function node_store --function get_il_weight
+      --function node_show --function node_store --function anon_hpage_enabled --function hugepage_madvise
+      --function get_il_weight
       --function weighted_interleave_nodes --function alloc_pages_bulk_weighted_interleave
       --function alloc_pages_bulk_interleave
       --topo 4node --tests topology,mempolicy,khugepaged,mthp --ids "$IDS" --out "$SCRATCH/m")
