@@ -71,6 +71,10 @@
  *              `return collapse_possible_orders(...)` -> `- 1`
  *              (1949c3364587: no order allowed reads as true, and
  *              khugepaged collapses the memfd's page cache).
+ *   nohugepage MADV_NOHUGEPAGE under THP always keeps a written PMD off
+ *              THPs (nohugepage_row(); kills ebe74232dd92).
+ * The slot, none-limit, none-default and swap-limit rows say what they check
+ * above their functions.
  */
 #include <ctype.h>
 #include <dirent.h>
