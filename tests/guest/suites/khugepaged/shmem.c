@@ -256,6 +256,27 @@ static int untouched_collapses(int fd, size_t pmd)
 }
 
 /* A memfd of one PMD mapped twice, each PMD-aligned in a mapping of its own. */
+/*
+ * A fresh memfd of one PMD (*fd), mapped at a PMD-aligned address (*map, to munmap with
+ * 2 * pmd) and every page written as a base page (shmem_enabled never meanwhile): its
+ * start, or NULL with errno set.
+ */
+static char *shmem_written(const char *name, size_t pmd, int *fd, char **map)
+{
+	struct thp_knob knob;
+	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	char *huge = NULL;
+
+	*map = NULL;
+	*fd = memfd_create(name, 0);
+	if (*fd >= 0 && !ftruncate(*fd, (off_t)pmd) && (huge = shmem_range_map(*fd, pmd, map)))
+		for (size_t i = 0; i < pmd / (size_t)page_size(); i++)
+			pmd_range_fill_page(huge, i);
+	if (knob_set)
+		thp_knob_restore(&knob);
+	return huge;
+}
+
 struct shmem_twice {
 	int fd;
 	char *map, *map2, *first, *second;
@@ -512,32 +533,22 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 {
 	size_t nr = pmd / (size_t)page_size();
 	uint64_t swap_bytes = pmd * 4 > (64UL << 20) ? pmd * 4 : (64UL << 20);
-	struct thp_knob knob;
-	int fd = -1, knob_set = 0, ok = -1;
+	int fd = -1, ok = -1;
 	char *map = NULL, *huge;
 
 	if (swap_zram_on(swap_bytes, why, why_size))
 		return -1;
 	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
-	fd = memfd_create("numalab-swapped", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)))
+	if (!(huge = shmem_written("numalab-swapped", pmd, &fd, &map)))
 		goto out;
-	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
-	for (size_t i = 0; i < nr; i++)
-		pmd_range_fill_page(huge, i);
 	if (madvise(huge, pmd / 4 * 3, MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= (long long)pmd / 2) {
 		snprintf(why, why_size, "MADV_PAGEOUT put no more than half the pages on swap (%s, Swap %lld)", strerror(errno),
 			 smaps_bytes_at(huge, "Swap"));
 		goto out;
 	}
 	ktap_diag("swapped row: Swap %lld bytes of the mapping before the collapse", smaps_bytes_at(huge, "Swap"));
-	if (knob_set)
-		thp_knob_restore(&knob);
-	knob_set = 0;
 	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the range three quarters on swap");
 out:
-	if (knob_set)
-		thp_knob_restore(&knob);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (fd >= 0)
@@ -679,19 +690,11 @@ static void mover(char *huge, size_t nr, int a, int b, int ready)
 static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain)
 {
 	size_t ps = (size_t)page_size(), nr = pmd / ps;
-	int fd = memfd_create("numalab-migrating", 0), ready[2] = { -1, -1 }, ok = -1, knob_set;
-	char *map = NULL, *huge = NULL;
-	int first_moved = 0;
-	struct thp_knob knob;
+	int fd, ready[2] = { -1, -1 }, ok = -1, first_moved = 0;
+	char *map, *huge = shmem_written("numalab-migrating", pmd, &fd, &map);
 	pid_t child = -1;
 
 	*collapsed = 0;
-	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
-	if (fd >= 0 && !ftruncate(fd, (off_t)pmd) && (huge = shmem_range_map(fd, pmd, &map)))
-		for (size_t i = 0; i < nr; i++)
-			pmd_range_fill_page(huge, i);
-	if (knob_set)
-		thp_knob_restore(&knob);
 	if (huge && !pipe(ready))
 		child = fork();
 	if (child == 0) {
@@ -717,15 +720,12 @@ static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
-	if (ok == 1 && !pmd_range_intact(huge, pmd, nr)) {
-		for (size_t i = 0; i < nr; i++)
-			if (huge[i * ps] != pmd_range_value(i)) {
-				ktap_diag("page %zu reads %#x, want %#x (collapsed: %d)", i, (unsigned char)huge[i * ps],
-					  (unsigned char)pmd_range_value(i), *collapsed);
-				break;
-			}
-		ok = 0;
-	}
+	for (size_t i = 0; ok == 1 && i < nr; i++)
+		if (huge[i * ps] != pmd_range_value(i)) {
+			ktap_diag("page %zu reads %#x, want %#x (collapsed: %d)", i, (unsigned char)huge[i * ps],
+				  (unsigned char)pmd_range_value(i), *collapsed);
+			ok = 0;
+		}
 	if (ok < 0)
 		ktap_diag("the migrating round: %s (the mover's first move_pages moved %d pages)", strerror(errno),
 			  first_moved);
@@ -742,11 +742,10 @@ static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain
 /* The migrating row: 1 if MIGRATING_ROUNDS rounds kept the data and answered 0 or EAGAIN. */
 static int migrating_collapses(size_t pmd, int a, int b)
 {
-	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1, rc = 1;
+	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1;
 
 	for (int r = 0; ok && r < MIGRATING_ROUNDS; r++) {
-		rc = migrating_round(pmd, a, b, &collapsed, &eagain);
-		ok = rc == 1;
+		ok = migrating_round(pmd, a, b, &collapsed, &eagain) == 1;
 		nr_collapsed += collapsed;
 	}
 	ktap_diag("MADV_COLLAPSE while pages move: %d of %d rounds collapsed, %d EAGAIN", nr_collapsed,
