@@ -495,3 +495,8 @@ int page_swapped(const void *addr)
 {
 	return pagemap_bit(addr, 62);
 }
+
+int page_uffd_wp(const void *addr)
+{
+	return pagemap_bit(addr, 57);
+}

@@ -132,6 +132,11 @@ int memcg_kmem_may_be_on(void);
 int page_soft_dirty(const void *addr);
 /* 1 if the page at addr is swapped out (pagemap bit 62, pagemap.rst), 0 if not, -1 if unreadable. */
 int page_swapped(const void *addr);
+/*
+ * 1 if the page at addr is write-protected by userfaultfd (pagemap bit 57, pagemap.rst: "pte is
+ * uffd-wp write-protected"; a page unmapped since keeps it as a marker), 0 if not, -1 if unreadable.
+ */
+int page_uffd_wp(const void *addr);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -20,6 +20,9 @@
  *               nodes farther apart than node_reclaim_distance left alone
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
+ *   shmem_held.c MADV_COLLAPSE of shmem something else holds: mlocked
+ *               mTHPs, another mapping write-protected by userfaultfd, a
+ *               page being read
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, no leak per
  *               call, ENOMEM, and a full tmpfs's holes (rolled back)
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
@@ -31,6 +34,8 @@
  *               its thread started and stopped with the THP settings; asleep
  *               with nothing to scan; no shmem THP of its own under
  *               shmem_enabled never; max_ptes_none and max_ptes_swap held
+ *   pass.c      khugepaged collapses one shmem PMD range a pass when
+ *               pages_to_scan is one PMD's worth of pages
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -47,6 +52,7 @@
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define KHP_DIR THP_DIR "/khugepaged"
+#define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define KSELFTEST "/lab/kselftest/mm/khugepaged"
 
 /* Each run of the selftest is bounded by selftest.c itself; a failed one is run again. */
@@ -144,6 +150,25 @@ int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr);
  * PROT_NONE mapping of two PMDs (*map, to munmap with 2 * pmd); NULL on failure.
  */
 char *shmem_range_map(int fd, size_t pmd, char **map);
+/*
+ * A fresh memfd of one PMD (*fd), mapped at a PMD-aligned address (*map, to munmap with
+ * 2 * pmd) and every page written as a base page (shmem_enabled never meanwhile): its
+ * start, or NULL with errno set.
+ */
+char *shmem_written(const char *name, size_t pmd, int *fd, char **map);
+/*
+ * A memfd of one PMD mapped twice, each PMD-aligned in a mapping of its own: written through
+ * first as base pages (shmem_enabled never meanwhile), every page; second mapped too.
+ * shmem_twice_open() is 0, or -1 (diag printed); shmem_twice_close() after either.
+ */
+struct shmem_twice {
+	int fd;
+	char *map, *map2, *first, *second;
+};
+int shmem_twice_open(struct shmem_twice *t, const char *name, size_t pmd);
+void shmem_twice_close(struct shmem_twice *t, size_t pmd);
+/* Every page of the mapping at at read; 1 if each holds pmd_range_fill_page()'s value. */
+int shmem_reads_values(const char *at, size_t pmd);
 
 int alloc_plan(const struct topology *t);
 void alloc_run(const struct topology *t);
@@ -154,6 +179,12 @@ int reclaim_plan(const struct topology *t);
 void reclaim_run(const struct topology *t);
 int shmem_plan(const struct topology *t);
 void shmem_run(const struct topology *t);
+/* MADV_COLLAPSE of shmem mlocked, write-protected or being read (shmem_held.c). */
+int shmem_held_plan(void);
+void shmem_held_run(void);
+/* One shmem PMD range collapsed per pass of pages_to_scan one PMD (pass.c). */
+int pass_plan(void);
+void pass_run(void);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */
 int limits_plan(void);
 void limits_run(void);

@@ -34,6 +34,14 @@
  * written to, the guest oopses).  SKIP
  * without failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS).
  *
+ * madvise(2) MADV_COLLAPSE: "Perform a best-effort synchronous collapse of
+ * the native pages mapped by the memory range into Transparent Huge Pages",
+ * and 0 is success: a range of SEVERAL_PMDS PMDs of written base pages,
+ * one call, answers 0 with every one of its PMDs a THP holding its pages'
+ * data.  Kills madvise_collapse's `collapse_single_pmd(addr, ...)` ->
+ * `(hstart, ...)` (f2fdfccf5ef1: the first PMD collapsed again and again,
+ * counted as done each time, the others left as base pages).
+ *
  * A tmpfs's own limit: tmpfs.rst's size= is "the limit of allocated bytes
  * for this tmpfs instance", and the holes MADV_COLLAPSE fills are
  * allocated bytes.  On a tmpfs of one PMD, a file whose PMD is half written
@@ -63,7 +71,8 @@
 
 #define MAX_PTES_NONE KHP_DIR "/max_ptes_none"
 #define WRITTEN_BYTE 0x6b
-#define NR_LIMITS_ROWS 5
+#define NR_LIMITS_ROWS 6
+#define SEVERAL_PMDS 3            /* the row names it: "three" */
 #define FULL_DIR "/run/numalab-khugepaged-full"
 #define FULL_BYTE 0x4d
 #define FULL_ROUNDS 8
@@ -192,6 +201,45 @@ static void nomem_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
+/* The several-PMDs row of the header. */
+static void several_pmds_row(void)
+{
+	const char *row = "MADV_COLLAPSE of three PMD ranges in one call: 0, each a THP with its data";
+	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size(), nr = SEVERAL_PMDS * pmd / ps;
+	char *map = mmap(NULL, (SEVERAL_PMDS + 1) * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+	struct thp_knob top;
+	int ok = 0;
+
+	if (map == MAP_FAILED) {
+		ktap_skip(row, "mmap: %s", strerror(errno));
+		return;
+	}
+	/* Base pages: with enabled=always the first write would fault a THP. */
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
+		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
+	for (size_t i = 0; i < nr; i++)
+		pmd_range_fill_page(huge, i);
+	thp_knob_restore(&top);
+	if (smaps_anon_huge(huge) != 0) {
+		ktap_diag("AnonHugePages %lld before the collapse", smaps_anon_huge(huge));
+	} else if (madvise(huge, SEVERAL_PMDS * pmd, MADV_COLLAPSE)) {
+		ktap_diag("MADV_COLLAPSE of %d PMDs: %s", SEVERAL_PMDS, strerror(errno));
+	} else {
+		ok = smaps_anon_huge(huge) == (long long)(SEVERAL_PMDS * pmd);
+		if (!ok)
+			ktap_diag("AnonHugePages %lld after MADV_COLLAPSE of %d PMDs answered 0",
+				  smaps_anon_huge(huge), SEVERAL_PMDS);
+		for (size_t i = 0; ok && i < nr; i++)
+			if (huge[i * ps] != pmd_range_value(i)) {
+				ktap_diag("page %zu reads %#x after the collapse", i, (unsigned char)huge[i * ps]);
+				ok = 0;
+			}
+	}
+	munmap(map, (SEVERAL_PMDS + 1) * pmd);
+	ktap_ok(ok, "%s", row);
+}
+
 /* The half-written file, the filler taking the rest; 0, or -1 (diag printed). */
 static int fill_tmpfs(int fd, int filler, size_t pmd)
 {
@@ -292,6 +340,7 @@ static void full_tmpfs_row(void)
 void limits_run(void)
 {
 	empty_range_row();
+	several_pmds_row();
 	nomem_row();
 	full_tmpfs_row();
 	const char *row = "MADV_COLLAPSE ignores max_ptes_none 0: one page written, the PMD collapses";

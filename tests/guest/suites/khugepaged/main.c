@@ -80,6 +80,9 @@ GUEST_CASE(collapse_reclaim_distance, reclaim_plan(&topo)) { reclaim_run(&topo);
 /* MADV_COLLAPSE of shmem (shmem.c): collapse_file(). */
 GUEST_CASE(collapse_shmem, shmem_plan(&topo)) { shmem_run(&topo); }
 
+/* MADV_COLLAPSE of shmem something else holds (shmem_held.c). */
+GUEST_CASE(collapse_shmem_held, shmem_held_plan()) { shmem_held_run(); }
+
 /* MADV_COLLAPSE past khugepaged's max_ptes_none (limits.c). */
 GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 
@@ -98,6 +101,16 @@ GUEST_CASE(collapse_after_uprobe, uprobe_plan()) { uprobe_run(); }
 
 /* khugepaged's own sysfs files, thread and sleep (controls.c); each row puts back what it set. */
 GUEST_CASE(khugepaged_controls, controls_plan()) { controls_run(); }
+
+/* khugepaged's pass (pass.c), started tuned as above; the row sets its own pass. */
+GUEST_CASE_TIMEOUT(khugepaged_pass, pass_plan(), 2 * COLLAPSE_WAIT_S + 60)
+{
+	struct saved saved;
+
+	tune(&saved);
+	pass_run();
+	restore(&saved);
+}
 
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }

@@ -40,7 +40,6 @@
 
 #define NR_RECLAIM_ROWS 3
 #define ZONE_RECLAIM_MODE "/proc/sys/vm/zone_reclaim_mode"
-#define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 
 /* node_reclaim_distance as the kernel sets it for this CPU (see the header). */
 static int reclaim_distance(void)

@@ -145,7 +145,6 @@
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define TABLES_AROUND 1024
-#define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
 
 /* Page i is left a hole (every eighth). */
@@ -255,13 +254,7 @@ static int untouched_collapses(int fd, size_t pmd)
 	return ok;
 }
 
-/* A memfd of one PMD mapped twice, each PMD-aligned in a mapping of its own. */
-/*
- * A fresh memfd of one PMD (*fd), mapped at a PMD-aligned address (*map, to munmap with
- * 2 * pmd) and every page written as a base page (shmem_enabled never meanwhile): its
- * start, or NULL with errno set.
- */
-static char *shmem_written(const char *name, size_t pmd, int *fd, char **map)
+char *shmem_written(const char *name, size_t pmd, int *fd, char **map)
 {
 	struct thp_knob knob;
 	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
@@ -277,16 +270,7 @@ static char *shmem_written(const char *name, size_t pmd, int *fd, char **map)
 	return huge;
 }
 
-struct shmem_twice {
-	int fd;
-	char *map, *map2, *first, *second;
-};
-
-/*
- * t's file written through first as base pages (shmem_enabled never meanwhile), every page;
- * second mapped too: 0, or -1 (diag printed).  shmem_twice_close() after either.
- */
-static int shmem_twice_open(struct shmem_twice *t, const char *name, size_t pmd)
+int shmem_twice_open(struct shmem_twice *t, const char *name, size_t pmd)
 {
 	struct thp_knob knob;
 	int knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never"), rc = -1;
@@ -305,7 +289,7 @@ static int shmem_twice_open(struct shmem_twice *t, const char *name, size_t pmd)
 	return rc;
 }
 
-static void shmem_twice_close(struct shmem_twice *t, size_t pmd)
+void shmem_twice_close(struct shmem_twice *t, size_t pmd)
 {
 	if (t->map)
 		munmap(t->map, 2 * pmd);
@@ -315,8 +299,7 @@ static void shmem_twice_close(struct shmem_twice *t, size_t pmd)
 		close(t->fd);
 }
 
-/* Every page of the mapping at at read; 1 if each holds pmd_range_fill_page()'s value. */
-static int shmem_reads_values(const char *at, size_t pmd)
+int shmem_reads_values(const char *at, size_t pmd)
 {
 	size_t ps = (size_t)page_size();
 

@@ -45,7 +45,6 @@
 #define UPROBE_ENABLE "/sys/kernel/tracing/events/numalab/khugepaged_text/enable"
 #define UPROBE_CLEAR "-:numalab/khugepaged_text"
 #define TEXT_FILE "/dev/shm/numalab-khugepaged-text"
-#define SHMEM_ENABLED THP_DIR "/shmem_enabled"
 #define NR_UPROBE_ROWS 1
 
 #if defined(__x86_64__)
