@@ -15,7 +15,10 @@
  *    then MADV_HUGEPAGE with only this size on: khugepaged (max_ptes_none
  *    0, 50 ms scans) makes one folio of that size of them on that node, and
  *    stats/collapse_alloc grew.  Kernels that collapse to the PMD size only
- *    (no per-size collapse_alloc counter) SKIP the smaller sizes.
+ *    (no per-size collapse_alloc counter) SKIP the smaller sizes;
+ *  - every chunk, shared, mixed: khugepaged's mTHP collapse across a PMD,
+ *    past a page shared with a child, and past a folio already of the
+ *    size (their functions say what each checks and kills).
  *
  * Each size's stats/ counters are printed as diagnostics at the end.
  *
@@ -489,6 +492,84 @@ static void collapse_every_chunk(long pmd_kb, int node)
 	ktap_ok(ok, "%s", row);
 }
 
+/* The folio at addr: 1 if its page is a compound tail (/proc/kpageflags), else 0. */
+static int page_is_tail(const char *addr)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t pfn, flags;
+	int tail = pm >= 0 && kf >= 0 && !frame_of(pm, kf, addr, &pfn, &flags) && (flags >> KPF_COMPOUND_TAIL & 1);
+
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return tail;
+}
+
+/*
+ * A range of the size of 8 pages (t) whose first half is one folio of the size of 4 pages
+ * (small) and whose second half is what stays mapped of a folio of size t (faulted whole,
+ * its first half MADV_DONTNEED-ed and faulted again as small), then MADV_HUGEPAGE with only
+ * t enabled.  khugepaged makes no t folio of it (a page of it is in a folio of that size
+ * already) after it has taken the small folio off the LRU, and must give that one back.
+ * After two full scans every page holds its data ("collapses sequences of basic pages into
+ * huge pages", transhuge.rst: a collapse, or none, keeps the contents) and khugepaged is
+ * still scanning.  Kills mm/khugepaged.c:release_pte_pages' `list_for_each_entry_safe(folio,
+ * tmp, ...)` -> `(folio, folio, ...)` (8067df4252ff: the walk goes on from the folio just put
+ * back into the LRU list and takes other folios off it; the guest crashes or khugepaged never
+ * ends its pass).
+ */
+static void collapse_mixed(long pmd_kb, int node)
+{
+	const char *row = "khugepaged leaves a range of a smaller folio and part of one of its size, data kept";
+	long small = smallest_below(pmd_kb, 4), t = smallest_below(pmd_kb, 8);
+	struct range pmd = { 0 }, lower;
+	long scans0 = -1, scans = -1;
+	int ok = 0, set_up = 0;
+	double t0;
+
+	if (!small || t != 2 * small || ((size_t)small << 10) / page != 4 || stat_of(t, "collapse_alloc") < 0) {
+		ktap_skip(row, "no sizes of 4 and 8 pages below the PMD that khugepaged collapses to");
+		return;
+	}
+	if (!only_size(0, "never") && !range_map(&pmd, (size_t)pmd_kb << 10) && !bind_to(&pmd, node) &&
+	    !only_size(t, "always")) {
+		lower = pmd;
+		lower.len = (size_t)small << 10;
+		lower.n = 4;
+		for (size_t i = 0; i < 8; i++)
+			pmd.base[i * page] = (char)(i + 1);
+		if (!madvise(pmd.base, lower.len, MADV_DONTNEED) && !only_size(small, "always")) {
+			for (size_t i = 0; i < 4; i++)
+				pmd.base[i * page] = (char)(i + 11);
+			set_up = first_page_is_head(&lower) && page_is_tail(pmd.base + 5 * page);
+		}
+	}
+	if (!set_up) {
+		ktap_skip(row, "no %ldkB folio beside part of a %ldkB one (%s)", small, t, strerror(errno));
+		only_size(0, "never");
+		range_unmap(&pmd);
+		return;
+	}
+	if (!only_size(t, "madvise") && !sys_read_long(KHUGEPAGED_DIR "/full_scans", &scans0) &&
+	    !madvise(pmd.base, pmd.len, MADV_HUGEPAGE)) {
+		t0 = now_s();
+		while (now_s() - t0 < COLLAPSE_S && !sys_read_long(KHUGEPAGED_DIR "/full_scans", &scans) &&
+		       scans < scans0 + 2)
+			usleep(50000);
+		ok = scans >= scans0 + 2;
+		ktap_diag("full_scans %ld -> %ld in %.1f s", scans0, scans, now_s() - t0);
+		for (size_t i = 0; ok && i < 8; i++)
+			if (pmd.base[i * page] != (char)(i < 4 ? i + 11 : i + 1)) {
+				ktap_diag("page %zu reads %d", i, pmd.base[i * page]);
+				ok = 0;
+			}
+	}
+	only_size(0, "never");
+	range_unmap(&pmd);
+	ktap_ok(ok, "%s", row);
+}
+
 static void print_stats(long kb)
 {
 	static const char *const names[] = { "anon_fault_alloc", "anon_fault_fallback", "split",
@@ -556,6 +637,12 @@ GUEST_CASE_TIMEOUT(collapse_every_chunk, 1, COLLAPSE_S + 60)
 GUEST_CASE_TIMEOUT(collapse_shared, 2, 2 * COLLAPSE_S + 60)
 {
 	collapse_shared(pmd_size() / 1024, nodes[0]);
+}
+
+/* A failed collapse that gives back a folio smaller than its target (collapse_mixed()). */
+GUEST_CASE_TIMEOUT(collapse_mixed, 1, COLLAPSE_S + 60)
+{
+	collapse_mixed(pmd_size() / 1024, nodes[0]);
 }
 
 int main(void)
