@@ -58,6 +58,8 @@
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define COLLAPSE_S 30
+#define MIXED_MOVE_TRIES 40
+#define MIXED_MOVE_GAP_US 50000
 #define ZERO_INDEX 1               /* collapse_shared()'s page that is only read */
 
 static long sizes_kb[MAX_SIZES];
@@ -507,19 +509,55 @@ static int page_is_tail(const char *addr)
 }
 
 /*
+ * move_pages(2) of the n pages at base to node, asked again while a page is busy (-EBUSY),
+ * MIXED_MOVE_TRIES times: 1 once every page is there, else 0 (diag printed).
+ */
+static int moved_all(char *base, size_t n, int node)
+{
+	void *pages[8];
+	int target[8], status[8], busy = 0;
+
+	for (size_t i = 0; i < n && i < 8; i++) {
+		pages[i] = base + i * page;
+		target[i] = node;
+	}
+	for (int t = 0; t < MIXED_MOVE_TRIES; t++) {
+		int there = 0;
+
+		busy = 0;
+		if (syscall(SYS_move_pages, 0, n, pages, target, status, MPOL_MF_MOVE) < 0) {
+			ktap_diag("move_pages to node %d: %s", node, strerror(errno));
+			return 0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			there += status[i] == node;
+			busy += status[i] == -EBUSY;
+		}
+		if (there == (int)n)
+			return 1;
+		usleep(MIXED_MOVE_GAP_US);
+	}
+	ktap_diag("move_pages to node %d: %d of %zu pages still busy after %d tries", node, busy, n,
+		  MIXED_MOVE_TRIES);
+	return 0;
+}
+
+/*
  * A range of the size of 8 pages (t) whose first half is one folio of the size of 4 pages
  * (small) and whose second half is what stays mapped of a folio of size t (faulted whole,
  * its first half MADV_DONTNEED-ed and faulted again as small), then MADV_HUGEPAGE with only
  * t enabled.  khugepaged makes no t folio of it (a page of it is in a folio of that size
  * already) after it has taken the small folio off the LRU, and must give that one back.
  * After two full scans every page holds its data ("collapses sequences of basic pages into
- * huge pages", transhuge.rst: a collapse, or none, keeps the contents) and khugepaged is
- * still scanning.  Kills mm/khugepaged.c:release_pte_pages' `list_for_each_entry_safe(folio,
- * tmp, ...)` -> `(folio, folio, ...)` (8067df4252ff: the walk goes on from the folio just put
- * back into the LRU list and takes other folios off it; the guest crashes or khugepaged never
- * ends its pass).
+ * huge pages", transhuge.rst: a collapse, or none, keeps the contents), and with a second
+ * memory node move_pages(2) moves every page there: "-EBUSY The page is currently busy and
+ * cannot be moved.  Try again later", so it is asked again for MIXED_MOVE_TRIES tries,
+ * MIXED_MOVE_GAP_US apart, and a page still busy then fails the row.  Kills
+ * mm/khugepaged.c:release_pte_pages' `list_for_each_entry_safe(folio, tmp, ...)` ->
+ * `(folio, folio, ...)` (8067df4252ff: the walk steps past the list's only folio before
+ * putting it back, which stays locked and off the LRU for good, so it never moves).
  */
-static void collapse_mixed(long pmd_kb, int node)
+static void collapse_mixed(long pmd_kb, int node, int next)
 {
 	const char *row = "khugepaged leaves a range of a smaller folio and part of one of its size, data kept";
 	long small = smallest_below(pmd_kb, 4), t = smallest_below(pmd_kb, 8);
@@ -564,6 +602,8 @@ static void collapse_mixed(long pmd_kb, int node)
 				ktap_diag("page %zu reads %d", i, pmd.base[i * page]);
 				ok = 0;
 			}
+		if (ok && next >= 0)
+			ok = moved_all(pmd.base, 8, next);
 	}
 	only_size(0, "never");
 	range_unmap(&pmd);
@@ -642,7 +682,7 @@ GUEST_CASE_TIMEOUT(collapse_shared, 2, 2 * COLLAPSE_S + 60)
 /* A failed collapse that gives back a folio smaller than its target (collapse_mixed()). */
 GUEST_CASE_TIMEOUT(collapse_mixed, 1, COLLAPSE_S + 60)
 {
-	collapse_mixed(pmd_size() / 1024, nodes[0]);
+	collapse_mixed(pmd_size() / 1024, nodes[0], nr_nodes > 1 ? nodes[1] : -1);
 }
 
 int main(void)
