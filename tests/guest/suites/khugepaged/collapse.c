@@ -58,9 +58,12 @@ int khugepaged_thread_pid(void)
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
 		if (sys_read(path, comm, sizeof(comm)) || strcmp(comm, "khugepaged"))
 			continue;
-		/* This suite's own binary is called khugepaged too: the kernel's thread has no command line. */
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		if (!sys_read_bytes(path, comm, sizeof(comm)))
+		/*
+		 * This suite's own binary is called khugepaged too, and one of its
+		 * children that has exited has no command line either: the kernel's
+		 * thread is the one kthreadd (pid 2) started.
+		 */
+		if (proc_stat_field(atoi(e->d_name), 4) == 2)
 			pid = atoi(e->d_name);
 	}
 	if (d)

@@ -21,8 +21,7 @@
  *   shmem.c     MADV_COLLAPSE of shmem with holes, pages on two nodes:
  *               collapsed, contents kept, on the node with the most pages
  *   shmem_held.c MADV_COLLAPSE of shmem something else holds: mlocked
- *               mTHPs, another mapping write-protected by userfaultfd, a
- *               page being read
+ *               mTHPs, another mapping write-protected by userfaultfd
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, no leak per
  *               call, ENOMEM, and a full tmpfs's holes (rolled back)
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
@@ -179,7 +178,7 @@ int reclaim_plan(const struct topology *t);
 void reclaim_run(const struct topology *t);
 int shmem_plan(const struct topology *t);
 void shmem_run(const struct topology *t);
-/* MADV_COLLAPSE of shmem mlocked, write-protected or being read (shmem_held.c). */
+/* MADV_COLLAPSE of shmem mlocked or write-protected (shmem_held.c). */
 int shmem_held_plan(void);
 void shmem_held_run(void);
 /* One shmem PMD range collapsed per pass of pages_to_scan one PMD (pass.c). */

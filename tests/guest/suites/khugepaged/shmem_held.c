@@ -1,7 +1,7 @@
 /*
  * MADV_COLLAPSE of shmem that something else holds: pages mlocked, a second
- * mapping write-protected through userfaultfd, a page being read by another
- * process.  collapse_file() meets each of them in the middle of its walk.
+ * mapping write-protected through userfaultfd.  collapse_file() meets each
+ * of them in the middle of its work.
  *
  *   mlocked    a memfd PMD written as mTHP-size folios (the shmem_enabled of
  *              the size MTHP_ORDER at always, every other size never),
@@ -33,35 +33,22 @@
  *              and its markers freed, writes no longer trap).  SKIP without
  *              write protection of shmem (UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
  *              not on LoongArch).
- *   read       MADV_COLLAPSE of a freshly written memfd PMD while a child
- *              reads its first page in a loop (read(2) of shmem locks the
- *              page for a moment), READ_ROUNDS times: each answer is 0 or
- *              EAGAIN, and every page keeps its value.  madvise(2): EAGAIN
- *              "A kernel resource was temporarily unavailable"; the kernel's
- *              "trying again might succeed" covers a page it could not lock.
- *              Kills collapse_file's shmem `result = SCAN_PAGE_LOCK` -> `+ 1`
- *              (7723e0d6cd89: SCAN_PAGE_ANON, "not anonymous", so EINVAL
- *              for a page that was only busy).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "khugepaged.h"
 #include "ktap.h"
 
-#define NR_SHMEM_HELD_ROWS 3
-#define READ_ROUNDS 32
-#define READ_TRIES 8
+#define NR_SHMEM_HELD_ROWS 2
 
 /*
  * The mlocked row's file: every page written while only the mTHP size may back shmem.  Its
@@ -213,77 +200,6 @@ out:
 	return rc;
 }
 
-/* The read row's reader, in a child: reads the file's first byte until killed; one byte on ready first. */
-static void reader(int fd, int ready)
-{
-	char byte;
-
-	if (pread(fd, &byte, 1, 0) != 1 || write(ready, "r", 1) != 1)
-		_exit(1);
-	close(ready);
-	for (;;)
-		if (pread(fd, &byte, 1, 0) != 1)
-			_exit(1);
-}
-
-/*
- * One round of the read row: 1 if every answer was 0 or EAGAIN and every page kept its value,
- * 0 if not (diag printed); *eagain counts the EAGAINs.
- */
-static int read_round(size_t pmd, int *eagain)
-{
-	int fd, ready[2] = { -1, -1 }, ok = 0, collapsed = 0;
-	char *map, *huge = shmem_written("numalab-read", pmd, &fd, &map), byte;
-	pid_t child = -1;
-
-	if (huge && !pipe(ready))
-		child = fork();
-	if (child == 0) {
-		close(ready[0]);
-		reader(fd, ready[1]);
-	}
-	if (child > 0) {
-		close(ready[1]);
-		ready[1] = -1;
-		ok = read(ready[0], &byte, 1) == 1;
-		if (!ok)
-			ktap_diag("the reader did not start");
-		for (int t = 0; ok && !collapsed && t < READ_TRIES; t++) {
-			if (!madvise(huge, pmd, MADV_COLLAPSE))
-				collapsed = 1;
-			else if (errno == EAGAIN)
-				++*eagain;
-			else {
-				ktap_diag("MADV_COLLAPSE while a page is read: %s", strerror(errno));
-				ok = 0;
-			}
-		}
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	} else {
-		ktap_diag("the read round: %s", strerror(errno));
-	}
-	ok = ok && shmem_reads_values(huge, pmd);
-	for (int i = 0; i < 2; i++)
-		if (ready[i] >= 0)
-			close(ready[i]);
-	if (map)
-		munmap(map, 2 * pmd);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-static int read_collapses(size_t pmd)
-{
-	int eagain = 0, ok = 1, r;
-
-	for (r = 0; ok && r < READ_ROUNDS; r++)
-		ok = read_round(pmd, &eagain);
-	ktap_diag("MADV_COLLAPSE while a page is read: %d rounds, %d EAGAIN", r, eagain);
-	return ok;
-}
-
 int shmem_held_plan(void)
 {
 	return NR_SHMEM_HELD_ROWS;
@@ -294,7 +210,6 @@ void shmem_held_run(void)
 	const char *rows[NR_SHMEM_HELD_ROWS] = {
 		"MADV_COLLAPSE of mlocked shmem mTHPs: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of shmem keeps another mapping's userfaultfd write protection",
-		"MADV_COLLAPSE of shmem while a page is read: 0 or EAGAIN, data kept",
 	};
 	size_t pmd = (size_t)pmd_size();
 	char why[256];
@@ -308,5 +223,4 @@ void shmem_held_run(void)
 		ktap_skip(rows[1], "%s", why);
 	else
 		ktap_ok(rc, "%s", rows[1]);
-	ktap_ok(read_collapses(pmd), "%s", rows[2]);
 }

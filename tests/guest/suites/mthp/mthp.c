@@ -559,7 +559,7 @@ static int moved_all(char *base, size_t n, int node)
  */
 static void collapse_mixed(long pmd_kb, int node, int next)
 {
-	const char *row = "khugepaged leaves a range of a smaller folio and part of one of its size, data kept";
+	const char *row = "khugepaged leaves a range of a smaller folio and part of one of its size: data kept, pages movable";
 	long small = smallest_below(pmd_kb, 4), t = smallest_below(pmd_kb, 8);
 	struct range pmd = { 0 }, lower;
 	long scans0 = -1, scans = -1;

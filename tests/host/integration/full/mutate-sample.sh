@@ -78,6 +78,11 @@ IDS=$IDS,0cd1c912c349,1111c17d55fe,1097a13ef3e8
 # khugepaged not started with the PMD size's anon control at madvise;
 # MADV_NOHUGEPAGE leaving VM_NOHUGEPAGE unset (a THP under THP always).
 IDS=$IDS,e64a5c197cd9,ebe74232dd92
+# The seed-2 sample's last rows: mlocked shmem freed still unevictable (Bad
+# page state); a uffd-wp mapping's page table retracted; a shmem PMD counted
+# as one page of a pass; MADV_COLLAPSE of several PMDs collapsing the first
+# each time; a failed mTHP collapse leaving a smaller folio isolated (mthp).
+IDS=$IDS,5d0b314a4ffa,7b1d95a3a0e3,9a6c83ab1389,f2fdfccf5ef1,8067df4252ff
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
