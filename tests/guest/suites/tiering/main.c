@@ -170,6 +170,7 @@ GUEST_CASE(targets, targets_plan(&t)) { targets_run(&t); }
 GUEST_CASE(demote, demote_plan(&t)) { between_tiers("demote", demote_plan(&t), demote_run); }
 GUEST_CASE(demote_mems, mems_plan(&t)) { between_tiers("demote_mems", mems_plan(&t), mems_run); }
 GUEST_CASE(promote, promote_plan(&t)) { between_tiers("promote", promote_plan(&t), promote_run); }
+GUEST_CASE(crowded, crowded_plan(&t)) { between_tiers("crowded", crowded_plan(&t), crowded_run); }
 GUEST_CASE(hopeless, hopeless_plan(&t)) { between_tiers("hopeless", hopeless_plan(&t), hopeless_run); }
 
 int main(void)

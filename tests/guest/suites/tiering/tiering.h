@@ -21,6 +21,8 @@
  *   promote.c  with numa_balancing=2 (memory tiering mode), slow-tier pages
  *              touched from a DRAM node's CPU are promoted to that node
  *              within a bounded time, untouched ones stay, pgpromote_*
+ *   crowded.c  in that mode, hot pages still reach a DRAM node that is
+ *              nearly full: its kswapd demotes cold pages to make room
  *   hopeless.c a node kswapd gave up on (nothing reclaimable) is given back
  *              to it when demotion_enabled goes from 0 to 1, and only then
  *
@@ -85,6 +87,8 @@ int targets_plan(const struct tiering *t);
 void targets_run(const struct tiering *t);
 int promote_plan(const struct tiering *t);
 void promote_run(const struct tiering *t);
+int crowded_plan(const struct tiering *t);
+void crowded_run(const struct tiering *t);
 int hopeless_plan(const struct tiering *t);
 void hopeless_run(const struct tiering *t);
 
