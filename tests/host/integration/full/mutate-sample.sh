@@ -162,6 +162,9 @@ IDS2=$IDS2,a1801151af6e,754af874411d,0c88318b271c
 # kswapd gave up on, and 0 -> 1 not resetting them; tiering mode taking the
 # cpupid of a top-tier page for its access time.
 IDS2=$IDS2,9606c68bc894,03debf6e0ed6,8649992ec2ea
+# The last migrate.c survivor: a promotion into a nearly full node whose only
+# zone is its highest never waking that node's kswapd (cxl's crowded row).
+IDS2=$IDS2,841c1f781122
 expect_rc 0 $NUMALAB mutate --kernel stock --file mm/memory-tiers.c --file mm/vmscan.c --file mm/mempolicy.c \
 	--file mm/migrate.c --file mm/huge_memory.c --topo 4node,cxl --tests topology,policy,tiering \
 	--ids "$IDS2" --out "$SCRATCH/m2"
