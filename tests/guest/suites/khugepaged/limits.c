@@ -157,12 +157,26 @@ static void empty_range_row(void)
 	ktap_ok(ret == -1 && err == EINVAL, "%s", row);
 }
 
+/*
+ * Pages 0..nr-1 at huge written with pmd_range_fill_page() as base pages: THP at madvise
+ * meanwhile, since with always the first write would fault a THP.
+ */
+static void fill_base_pages(char *huge, size_t nr)
+{
+	struct thp_knob top;
+
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
+		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
+	for (size_t i = 0; i < nr; i++)
+		pmd_range_fill_page(huge, i);
+	thp_knob_restore(&top);
+}
+
 /* The ENOMEM row of the header. */
 static void nomem_row(void)
 {
 	const char *row = "MADV_COLLAPSE while a slab allocation fails: ENOMEM, pages kept; again: collapsed";
 	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
-	struct thp_knob top;
 	char *map, *huge;
 	int ret = 0, err = 0, ok = 0;
 
@@ -174,12 +188,7 @@ static void nomem_row(void)
 		ktap_skip(row, "mmap: %s", strerror(errno));
 		return;
 	}
-	/* Base pages: with enabled=always the first write would fault a THP. */
-	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
-		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
-	for (size_t i = 0; i < nr; i++)
-		pmd_range_fill_page(huge, i);
-	thp_knob_restore(&top);
+	fill_base_pages(huge, nr);
 	if (failslab_arm(0, 0, 0)) {
 		ktap_diag("cannot arm failslab: %s", strerror(errno));
 	} else {
@@ -208,19 +217,13 @@ static void several_pmds_row(void)
 	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size(), nr = SEVERAL_PMDS * pmd / ps;
 	char *map = mmap(NULL, (SEVERAL_PMDS + 1) * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
-	struct thp_knob top;
 	int ok = 0;
 
 	if (map == MAP_FAILED) {
 		ktap_skip(row, "mmap: %s", strerror(errno));
 		return;
 	}
-	/* Base pages: with enabled=always the first write would fault a THP. */
-	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
-		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
-	for (size_t i = 0; i < nr; i++)
-		pmd_range_fill_page(huge, i);
-	thp_knob_restore(&top);
+	fill_base_pages(huge, nr);
 	if (smaps_anon_huge(huge) != 0) {
 		ktap_diag("AnonHugePages %lld before the collapse", smaps_anon_huge(huge));
 	} else if (madvise(huge, SEVERAL_PMDS * pmd, MADV_COLLAPSE)) {
