@@ -34,6 +34,13 @@
  * written to, the guest oopses).  SKIP
  * without failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS).
  *
+ * A PMD range only read, every page of it the shared zero page (base pages:
+ * THP at madvise while it is read), is backed by physical memory in every
+ * page, and reads 0: MADV_COLLAPSE answers 0, the range is a THP, and it
+ * still reads 0.  Kills collapse_max_ptes_none's MADV_COLLAPSE `return
+ * HPAGE_PMD_NR` -> `- 1` (0e1c4d21480b: 512 zero-page PTEs are one past
+ * that limit, so the range is refused with EBUSY).
+ *
  * madvise(2) MADV_COLLAPSE: "Perform a best-effort synchronous collapse of
  * the native pages mapped by the memory range into Transparent Huge Pages",
  * and 0 is success: a range of SEVERAL_PMDS PMDs of written base pages,
@@ -71,7 +78,7 @@
 
 #define MAX_PTES_NONE KHP_DIR "/max_ptes_none"
 #define WRITTEN_BYTE 0x6b
-#define NR_LIMITS_ROWS 6
+#define NR_LIMITS_ROWS 7
 #define SEVERAL_PMDS 3            /* the row names it: "three" */
 #define FULL_DIR "/run/numalab-khugepaged-full"
 #define FULL_BYTE 0x4d
@@ -170,6 +177,43 @@ static void fill_base_pages(char *huge, size_t nr)
 	for (size_t i = 0; i < nr; i++)
 		pmd_range_fill_page(huge, i);
 	thp_knob_restore(&top);
+}
+
+/* The zero-page row of the header. */
+static void zero_pages_row(void)
+{
+	const char *row = "MADV_COLLAPSE of a PMD range only read (the zero page everywhere): 0, a THP reading 0";
+	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size();
+	char *map, *huge = pmd_range_map(pmd, &map);
+	struct thp_knob top;
+	volatile char sink;
+	int ok = 0;
+
+	if (!huge) {
+		ktap_skip(row, "mmap: %s", strerror(errno));
+		return;
+	}
+	/* Base zero pages: with enabled=always a read fault maps the huge zero page. */
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
+		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
+	for (size_t off = 0; off < pmd; off += ps)
+		sink = huge[off];
+	(void)sink;
+	thp_knob_restore(&top);
+	if (madvise(huge, pmd, MADV_COLLAPSE)) {
+		ktap_diag("MADV_COLLAPSE of a range of zero pages: %s", strerror(errno));
+	} else if (smaps_anon_huge(huge) != (long long)pmd) {
+		ktap_diag("AnonHugePages %lld after MADV_COLLAPSE of zero pages answered 0", smaps_anon_huge(huge));
+	} else {
+		ok = 1;
+		for (size_t i = 0; ok && i < pmd; i++)
+			if (huge[i]) {
+				ktap_diag("byte %zu reads %#x after the collapse", i, (unsigned char)huge[i]);
+				ok = 0;
+			}
+	}
+	munmap(map, 2 * pmd);
+	ktap_ok(ok, "%s", row);
 }
 
 /* The ENOMEM row of the header. */
@@ -343,6 +387,7 @@ static void full_tmpfs_row(void)
 void limits_run(void)
 {
 	empty_range_row();
+	zero_pages_row();
 	several_pmds_row();
 	nomem_row();
 	full_tmpfs_row();
