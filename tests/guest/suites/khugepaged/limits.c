@@ -193,6 +193,11 @@ static void zero_pages_row(void)
 		ktap_skip(row, "mmap: %s", strerror(errno));
 		return;
 	}
+	/* A page written outside the range: as in empty_range_row(), for the VMA's anon_vma. */
+	if (huge > map)
+		map[0] = WRITTEN_BYTE;
+	else
+		huge[pmd] = WRITTEN_BYTE;
 	/* Base zero pages: with enabled=always a read fault maps the huge zero page. */
 	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
 		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
