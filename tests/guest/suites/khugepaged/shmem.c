@@ -54,16 +54,20 @@
  *              Kills set_huge_pmd's `pudp = pud_alloc(mm, p4dp, addr)` ->
  *              `+ 1` (5da01ebecb04: the PMD table hung one PUD entry on, 1 GB
  *              away).
- *   swapped    every page of a PMD written, its first three quarters paged
- *              out to a zram swap area (MADV_PAGEOUT), then MADV_COLLAPSE,
- *              which is "independent of any sysfs setting" (max_ptes_swap
- *              too, so no count of swap entries may refuse it): 0,
- *              PMD-mapped, every page's data back from swap.  Kills
- *              collapse_scan_file's `if (xa_is_value(folio))` -> `if (0)`
- *              (f2035ed39883: a swap entry taken for a folio; the guest
- *              crashes), and its `swap += 1 << xas_get_order()` -> `2 <<`
- *              (1111c17d55fe: more than half the PMD counted twice passes
- *              the PMD's size, SCAN_EXCEED_SWAP_PTE).  SKIP where the
+ *   swapped    every page of a PMD written, all but its last page paged
+ *              out to a zram swap area (MADV_PAGEOUT; the last one stays,
+ *              as madvise(2) wants "at least one page [...] backed by
+ *              physical memory"), then MADV_COLLAPSE, which is "independent
+ *              of any sysfs setting" (max_ptes_swap too, so no count of
+ *              swap entries may refuse it): 0, PMD-mapped, every page's data
+ *              back from swap.  Kills collapse_scan_file's `if
+ *              (xa_is_value(folio))` -> `if (0)` (f2035ed39883: a swap
+ *              entry taken for a folio; the guest crashes), its `swap += 1
+ *              << xas_get_order()` -> `2 <<` (1111c17d55fe: more than half
+ *              the PMD counted twice passes the PMD's size,
+ *              SCAN_EXCEED_SWAP_PTE), and its `swap = 0` removed where the
+ *              build leaves more than one in it (783ae7e502ff: the count
+ *              starts from whatever the register held).  SKIP where the
  *              kernel has no zram.
  *   xarray     the first half of a PMD written, the second half a hole with
  *              no xarray node under it, and the next xarray node allocation
@@ -508,7 +512,7 @@ static int collapsed_whole(int err, const char *huge, size_t pmd, size_t nr_fill
 }
 
 /*
- * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with three quarters on swap returns 0 and
+ * The swapped row: 1 if MADV_COLLAPSE of a shmem PMD with all but a page on swap returns 0 and
  * leaves it PMD-mapped with every page's data, 0 if not, -1 (a SKIP, why says) when no more
  * than half could be put on swap.
  */
@@ -524,13 +528,13 @@ static int swapped_collapses(size_t pmd, char *why, size_t why_size)
 	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
 	if (!(huge = shmem_written("numalab-swapped", pmd, &fd, &map)))
 		goto out;
-	if (madvise(huge, pmd / 4 * 3, MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= (long long)pmd / 2) {
+	if (madvise(huge, pmd - (size_t)page_size(), MADV_PAGEOUT) || smaps_bytes_at(huge, "Swap") <= (long long)pmd / 2) {
 		snprintf(why, why_size, "MADV_PAGEOUT put no more than half the pages on swap (%s, Swap %lld)", strerror(errno),
 			 smaps_bytes_at(huge, "Swap"));
 		goto out;
 	}
 	ktap_diag("swapped row: Swap %lld bytes of the mapping before the collapse", smaps_bytes_at(huge, "Swap"));
-	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the range three quarters on swap");
+	ok = collapsed_whole(collapse_range(huge, pmd) ? errno : 0, huge, pmd, nr, "the range all but a page on swap");
 out:
 	if (map)
 		munmap(map, 2 * pmd);
@@ -751,7 +755,7 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE of shmem: an anonymous page sharing a PMD with a misaligned mapping kept",
 		"MADV_COLLAPSE of a shmem THP mapped by PTEs: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of a shmem THP mapped where no page table is: success, PMD-mapped",
-		"MADV_COLLAPSE of shmem with three quarters of its pages on swap: success, PMD-mapped, data kept",
+		"MADV_COLLAPSE of shmem with all but one page on swap: success, PMD-mapped, data kept",
 		"MADV_COLLAPSE of shmem while an xarray node allocation fails: success, data kept",
 		"MADV_COLLAPSE of shmem through one mapping: a second aligned mapping then maps it by a PMD",
 		"MADV_COLLAPSE maps a shmem THP by a PMD not soft-dirty; written, it is",
