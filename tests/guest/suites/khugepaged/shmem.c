@@ -65,10 +65,11 @@
  *              entry taken for a folio; the guest crashes), its `swap += 1
  *              << xas_get_order()` -> `2 <<` (1111c17d55fe: more than half
  *              the PMD counted twice passes the PMD's size,
- *              SCAN_EXCEED_SWAP_PTE), and its `swap = 0` removed where the
- *              build leaves more than one in it (783ae7e502ff: the count
- *              starts from whatever the register held).  SKIP where the
- *              kernel has no zram.
+ *              SCAN_EXCEED_SWAP_PTE), and its `swap = 0` removed in a
+ *              build that leaves more than one in it (783ae7e502ff: the
+ *              count starts from whatever the register held; the lab's
+ *              stock build leaves 0 or 1).  SKIP where the kernel has no
+ *              zram.
  *   xarray     the first half of a PMD written, the second half a hole with
  *              no xarray node under it, and the next xarray node allocation
  *              that may not sleep failing once (failslab on the
