@@ -79,6 +79,15 @@
  *              collapse_file's `xas_unlock_irq(&xas)` before `xas_nomem()`
  *              removed (322a0fd88ba8: the lock taken again while held, the
  *              guest hangs).  SKIP without failslab (CONFIG_FAILSLAB).
+ *   xarray-refused
+ *              the same file with every xarray node allocation of this task
+ *              failing, sleeping ones too: MADV_COLLAPSE may fail, but an
+ *              answer of 0 is success (madvise(2)), so 0 must leave the
+ *              range PMD-mapped with its data, and a failure leaves the
+ *              file as it was.  Kills collapse_file's `result = SCAN_FAIL`
+ *              removed where xas_nomem() fails (2501d1de5140: the rollback
+ *              returns SCAN_SUCCEED, MADV_COLLAPSE answers 0 with nothing
+ *              collapsed).  SKIP without failslab.
  *   retracted  the same file mapped twice, both PMD-aligned, the pages
  *              written through the first and read through the second (so
  *              it has a page table of PTEs), MADV_COLLAPSE through the
@@ -142,7 +151,7 @@
 #include "mpol.h"
 #include "swap.h"
 
-#define NR_SHMEM_ROWS 12
+#define NR_SHMEM_ROWS 13
 #define MIGRATING_ROUNDS 24
 #define MIGRATING_TRIES 8
 #define PRIVATE_BYTE 0x71
@@ -546,55 +555,108 @@ out:
 }
 
 /*
- * The xarray row: 1 if MADV_COLLAPSE of a half-written shmem PMD succeeds (PMD-mapped, data
- * kept, the hole reading 0) while an xarray node allocation fails, 0 if not, -1 (a SKIP, why
- * says) without failslab or when no allocation was made to fail.
+ * The xarray rows' file: a memfd of one PMD, its first half written as base pages, the second
+ * a hole; mapped at a PMD-aligned address (*map, to munmap with 2 * pmd).  Its start, or NULL.
  */
-static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
+static char *half_written(size_t pmd, int *fd, char **map)
 {
-	size_t nr = pmd / (size_t)page_size();
 	struct thp_knob knob;
-	int fd, knob_set = 0, ok = -1, err;
-	char *map = NULL, *huge;
+	int knob_set;
+	char *huge;
+
+	*map = NULL;
+	*fd = memfd_create("numalab-xarray", 0);
+	if (*fd < 0 || ftruncate(*fd, (off_t)pmd) || !(huge = shmem_range_map(*fd, pmd, map)))
+		return NULL;
+	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
+	for (size_t i = 0; i < pmd / (size_t)page_size() / 2; i++)
+		pmd_range_fill_page(huge, i);
+	if (knob_set)
+		thp_knob_restore(&knob);
+	return huge;
+}
+
+/*
+ * MADV_COLLAPSE of a half_written() file while this task's xarray node allocations fail, every
+ * one (always) or only the next one that may not sleep: madvise's answer (0, or errno), or -1
+ * (a SKIP, why says) without failslab or when no allocation was made to fail.
+ */
+static int collapse_without_xa_nodes(char *huge, size_t pmd, int always, char *why, size_t why_size)
+{
+	int err;
 
 	if (!sys_exists(FAILSLAB "/probability") || !sys_exists(XA_NODE_FAILSLAB)) {
 		snprintf(why, why_size, "no " FAILSLAB " or " XA_NODE_FAILSLAB " (CONFIG_FAILSLAB, "
 			 "CONFIG_FAULT_INJECTION_DEBUG_FS)");
 		return -1;
 	}
-	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
-	fd = memfd_create("numalab-xarray", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)pmd) || !(huge = shmem_range_map(fd, pmd, &map)))
-		goto out;
-	knob_set = !thp_knob_set(&knob, SHMEM_ENABLED, "never");
-	for (size_t i = 0; i < nr / 2; i++)
-		pmd_range_fill_page(huge, i);
-	if (knob_set)
-		thp_knob_restore(&knob);
-	knob_set = 0;
-	/* Only xarray nodes, and only one allocated without sleeping. */
-	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, 1, 1)) {
+	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, !always, !always)) {
 		snprintf(why, why_size, "cannot arm failslab: %s", strerror(errno));
 		failslab_disarm();
 		sys_write(XA_NODE_FAILSLAB, "0");
-		goto out;
+		return -1;
 	}
 	err = collapse_range(huge, pmd) ? errno : 0;
 	failslab_disarm();
 	sys_write(XA_NODE_FAILSLAB, "0");
 	if (!failslab_fired()) {
 		snprintf(why, why_size, "no xarray node allocation failed (madvise %s)", err ? strerror(err) : "0");
-		goto out;
+		return -1;
 	}
-	ok = collapsed_whole(err, huge, pmd, nr / 2, "the half-written range, an xarray node allocation failed");
-out:
-	if (knob_set)
-		thp_knob_restore(&knob);
+	return err;
+}
+
+/*
+ * The xarray row: 1 if MADV_COLLAPSE of a half-written shmem PMD succeeds (PMD-mapped, data
+ * kept, the hole reading 0) while an xarray node allocation fails, 0 if not, -1 (a SKIP, why
+ * says) without failslab or when no allocation was made to fail.
+ */
+static int xarray_nomem_collapses(size_t pmd, char *why, size_t why_size)
+{
+	int fd, err = -1;
+	char *map, *huge = half_written(pmd, &fd, &map);
+
+	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
+	if (huge && (err = collapse_without_xa_nodes(huge, pmd, 0, why, why_size)) >= 0)
+		err = collapsed_whole(err, huge, pmd, pmd / (size_t)page_size() / 2,
+				      "the half-written range, an xarray node allocation failed");
 	if (map)
 		munmap(map, 2 * pmd);
 	if (fd >= 0)
 		close(fd);
-	return ok;
+	return err;
+}
+
+/*
+ * The xarray-refused row: 1 if MADV_COLLAPSE of a half_written() file while no xarray node can
+ * be had fails (-1, the file as it was) or, answering 0, left a THP with the data; 0 if it
+ * answered 0 with the range not PMD-mapped; -1 (a SKIP) as collapse_without_xa_nodes().
+ */
+static int xarray_refused_kept(size_t pmd, char *why, size_t why_size)
+{
+	size_t ps = (size_t)page_size(), nr = pmd / ps;
+	int fd, rc = -1, err;
+	char *map, *huge = half_written(pmd, &fd, &map);
+
+	snprintf(why, why_size, "no memfd mapped at a PMD-aligned address");
+	if (huge && (err = collapse_without_xa_nodes(huge, pmd, 1, why, why_size)) >= 0) {
+		if (!err) {
+			rc = collapsed_whole(0, huge, pmd, nr / 2, "the half-written range, no xarray node to be had");
+		} else {
+			ktap_diag("MADV_COLLAPSE with no xarray node to be had: %s", strerror(err));
+			rc = smaps_bytes_at(huge, "ShmemPmdMapped") == 0;
+			for (size_t i = 0; rc && i < nr; i++)
+				if (huge[i * ps] != (i < nr / 2 ? pmd_range_value(i) : 0)) {
+					ktap_diag("page %zu reads %#x after the failed collapse", i, (unsigned char)huge[i * ps]);
+					rc = 0;
+				}
+		}
+	}
+	if (map)
+		munmap(map, 2 * pmd);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /*
@@ -762,6 +824,7 @@ void shmem_run(const struct topology *t)
 		"MADV_COLLAPSE maps a shmem THP by a PMD not soft-dirty; written, it is",
 		"MADV_COLLAPSE of a private mapping of a shmem THP keeps its written copy: fails or PMD-maps",
 		"MADV_COLLAPSE of shmem while its pages move between nodes: 0 or EAGAIN, data kept",
+		"MADV_COLLAPSE of shmem while no xarray node can be had: fails with the file kept, or 0 with a THP",
 	};
 	const char *why;
 	char swap_why[256];   /* why the swapped or xarray row skips */
@@ -842,6 +905,10 @@ void shmem_run(const struct topology *t)
 		ktap_ok(soft, "%s", rows[9]);
 	ktap_ok(private_copy_kept(pmd), "%s", rows[10]);
 	ktap_ok(migrating_collapses(pmd, a, b), "%s", rows[11]);
+	if ((xarray = xarray_refused_kept(pmd, swap_why, sizeof(swap_why))) < 0)
+		ktap_skip(rows[12], "%s", swap_why);
+	else
+		ktap_ok(xarray, "%s", rows[12]);
 	if (map)
 		munmap(map, 2 * pmd);
 	if (map2)
