@@ -686,14 +686,21 @@ void alloc_run(const struct topology *t)
 
 static int make_it_fail_fd = -1;
 
-int failslab_arm(int only_marked, int not_sleeping, int once)
+/* The `times` of the last failslab_arm(), for failslab_fired(). */
+static long armed_times;
+
+int failslab_arm(int only_marked, int not_sleeping, long times)
 {
+	char times_text[24];
 	const char *const knobs[][2] = {
 		{ "task-filter", "Y" }, { "cache-filter", only_marked ? "Y" : "N" },
 		{ "ignore-gfp-wait", not_sleeping ? "Y" : "N" }, { "verbose", "0" }, { "interval", "1" },
-		{ "space", "0" }, { "times", once ? "1" : "-1" }, { "probability", "100" },
+		{ "space", "0" }, { "times", times_text }, { "probability", "100" },
 	};
 	char path[128];
+
+	snprintf(times_text, sizeof(times_text), "%ld", times);
+	armed_times = times;
 
 	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
 		snprintf(path, sizeof(path), FAILSLAB "/%s", knobs[i][0]);
@@ -720,7 +727,7 @@ int failslab_fired(void)
 {
 	long left = -1;
 
-	return !sys_read_long(FAILSLAB "/times", &left) && left == 0;
+	return !sys_read_long(FAILSLAB "/times", &left) && left >= 0 && left < armed_times;
 }
 
 long bind_task(int node)

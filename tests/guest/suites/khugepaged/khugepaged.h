@@ -116,16 +116,18 @@ int value_knob_set(struct thp_knob *k, const char *path, const char *val);
 void thp_knob_restore(const struct thp_knob *k);
 /*
  * failslab (fault-injection.rst) for this task: failslab_arm() makes its slab
- * allocations fail, the next one only (once) or every one until the disarm:
- * from any cache, or with only_marked from those whose
- * /sys/kernel/slab/NAME/failslab is 1; GFP_KERNEL ones too unless
- * not_sleeping ("ignore-gfp-wait").  It keeps /proc/self/make-it-fail open,
- * so failslab_disarm() needs no allocation.  0, or -1 with errno;
- * failslab_disarm() after either.  failslab_fired() is 1 once a single
- * failure has been handed out.
+ * allocations fail, the next `times` ones (1: the next one only;
+ * FAILSLAB_EVERY: every one until the disarm): from any cache, or with
+ * only_marked from those whose /sys/kernel/slab/NAME/failslab is 1;
+ * GFP_KERNEL ones too unless not_sleeping ("ignore-gfp-wait").  It keeps
+ * /proc/self/make-it-fail open, so failslab_disarm() needs no allocation.
+ * 0, or -1 with errno; failslab_disarm() after either.  failslab_fired() is
+ * 1 once a failure has been handed out (failslab's "times" counts down;
+ * "-1 means no limit" would leave nothing to count, hence a finite EVERY).
  */
 #define FAILSLAB "/sys/kernel/debug/failslab"
-int failslab_arm(int only_marked, int not_sleeping, int once);
+#define FAILSLAB_EVERY (1L << 30)
+int failslab_arm(int only_marked, int not_sleeping, long times);
 void failslab_disarm(void);
 int failslab_fired(void);
 

@@ -238,7 +238,7 @@ static void nomem_row(void)
 		return;
 	}
 	fill_base_pages(huge, nr);
-	if (failslab_arm(0, 0, 0)) {
+	if (failslab_arm(0, 0, FAILSLAB_EVERY)) {
 		ktap_diag("cannot arm failslab: %s", strerror(errno));
 	} else {
 		errno = 0;

@@ -590,7 +590,7 @@ static int collapse_without_xa_nodes(char *huge, size_t pmd, int always, char *w
 			 "CONFIG_FAULT_INJECTION_DEBUG_FS)");
 		return -1;
 	}
-	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, !always, !always)) {
+	if (sys_write(XA_NODE_FAILSLAB, "1") || failslab_arm(1, !always, always ? FAILSLAB_EVERY : 1)) {
 		snprintf(why, why_size, "cannot arm failslab: %s", strerror(errno));
 		failslab_disarm();
 		sys_write(XA_NODE_FAILSLAB, "0");
