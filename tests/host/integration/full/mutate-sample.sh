@@ -83,6 +83,9 @@ IDS=$IDS,e64a5c197cd9,ebe74232dd92
 # as one page of a pass; MADV_COLLAPSE of several PMDs collapsing the first
 # each time; a failed mTHP collapse leaving a smaller folio isolated (mthp).
 IDS=$IDS,5d0b314a4ffa,7b1d95a3a0e3,9a6c83ab1389,f2fdfccf5ef1,8067df4252ff
+# Seeds 3 and 4: MADV_COLLAPSE's none limit one short (a range of zero
+# pages refused); a failed xarray allocation answered as success.
+IDS=$IDS,0e1c4d21480b,2501d1de5140
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
