@@ -136,26 +136,36 @@ static int collapse_no_leak(char *huge, size_t pmd)
 }
 
 /*
- * MADV_COLLAPSE of an anonymous PMD range never touched (no page table under it): EINVAL.
- * A page of the mapping outside the range is written first: a VMA that never had a page
- * (no anon_vma) is refused as a whole before any range is looked at, which would leave
- * the range's own answer untried.
+ * pmd_range_map() with one page of the mapping outside the range written: a VMA that never
+ * had a page (no anon_vma) is refused as a whole before any range is looked at, which would
+ * leave the range's own answer untried.  NULL with errno set if mmap failed.
+ */
+static char *range_beside_a_page(size_t pmd, char **map)
+{
+	char *huge = pmd_range_map(pmd, map);
+
+	if (huge && huge > *map)
+		(*map)[0] = WRITTEN_BYTE;
+	else if (huge)
+		huge[pmd] = WRITTEN_BYTE;
+	return huge;
+}
+
+/*
+ * MADV_COLLAPSE of an anonymous PMD range never touched (no page table under it) beside a
+ * written page (range_beside_a_page()): EINVAL.
  */
 static void empty_range_row(void)
 {
 	const char *row = "MADV_COLLAPSE of a PMD range with no page resident fails with EINVAL";
 	size_t pmd = (size_t)pmd_size();
-	char *map, *huge = pmd_range_map(pmd, &map);
+	char *map, *huge = range_beside_a_page(pmd, &map);
 	int ret, err;
 
 	if (!huge) {
 		ktap_skip(row, "mmap: %s", strerror(errno));
 		return;
 	}
-	if (huge > map)
-		map[0] = WRITTEN_BYTE;
-	else
-		huge[pmd] = WRITTEN_BYTE;
 	errno = 0;
 	ret = madvise(huge, pmd, MADV_COLLAPSE);
 	err = errno;
@@ -184,7 +194,7 @@ static void zero_pages_row(void)
 {
 	const char *row = "MADV_COLLAPSE of a PMD range only read (the zero page everywhere): 0, a THP reading 0";
 	size_t pmd = (size_t)pmd_size(), ps = (size_t)page_size();
-	char *map, *huge = pmd_range_map(pmd, &map);
+	char *map, *huge = range_beside_a_page(pmd, &map);
 	struct thp_knob top;
 	volatile char sink;
 	int ok = 0;
@@ -193,11 +203,6 @@ static void zero_pages_row(void)
 		ktap_skip(row, "mmap: %s", strerror(errno));
 		return;
 	}
-	/* A page written outside the range: as in empty_range_row(), for the VMA's anon_vma. */
-	if (huge > map)
-		map[0] = WRITTEN_BYTE;
-	else
-		huge[pmd] = WRITTEN_BYTE;
 	/* Base zero pages: with enabled=always a read fault maps the huge zero page. */
 	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
 		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
