@@ -29,6 +29,7 @@
 #define PASS_QUIET_MS 1500
 #define PASS_WAIT_S COLLAPSE_WAIT_S
 #define PASS_POLL_US 10000
+#define PASS_SETTLE_S 2
 
 /* ShmemHugePages in PMDs. */
 static long shmem_thps(size_t pmd)
@@ -96,6 +97,12 @@ void pass_run(void)
 	}
 	if (sys_exists(pmd_shmem) && thp_knob_set(&pmd_knob, pmd_shmem, "inherit"))
 		ktap_diag("cannot set %s to inherit: %s", pmd_shmem, strerror(errno));
+	/*
+	 * khugepaged_do_scan() reads pages_to_scan once a pass: a pass begun before the write
+	 * (the suite's tuning: eight PMDs' worth, 10 ms apart) may still collapse several of the
+	 * ranges at once (2 of 3 once on cxl-3tier).  The sleep after it is the new one.
+	 */
+	sleep(PASS_SETTLE_S);
 	base = shmem_thps(pmd);
 	if (!(at = pass_file(pmd, &fd, &map))) {
 		ktap_diag("the memfd: %s", strerror(errno));
