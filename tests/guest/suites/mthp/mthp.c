@@ -258,19 +258,24 @@ static int move_range(const struct range *r, int node)
 	return 0;
 }
 
-/* Is the range's first page mapped to a compound head?  (Quiet: for polling.) */
-static int first_page_is_head(const struct range *r)
+/* 1 if the page at addr is present with /proc/kpageflags bit kpf set, else 0.  (Quiet: for polling.) */
+static int page_has_flag(const char *addr, int kpf)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
 	uint64_t pfn, flags;
-	int head = pm >= 0 && kf >= 0 && !frame_of(pm, kf, r->base, &pfn, &flags) &&
-		   (flags >> KPF_COMPOUND_HEAD & 1);
+	int set = pm >= 0 && kf >= 0 && !frame_of(pm, kf, addr, &pfn, &flags) && (flags >> kpf & 1);
 
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
 		close(kf);
-	return head;
+	return set;
+}
+
+/* Is the range's first page mapped to a compound head? */
+static int first_page_is_head(const struct range *r)
+{
+	return page_has_flag(r->base, KPF_COMPOUND_HEAD);
 }
 
 static void place_and_migrate(long kb, int node, int next)
@@ -494,20 +499,6 @@ static void collapse_every_chunk(long pmd_kb, int node)
 	ktap_ok(ok, "%s", row);
 }
 
-/* The folio at addr: 1 if its page is a compound tail (/proc/kpageflags), else 0. */
-static int page_is_tail(const char *addr)
-{
-	int pm = open("/proc/self/pagemap", O_RDONLY), kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t pfn, flags;
-	int tail = pm >= 0 && kf >= 0 && !frame_of(pm, kf, addr, &pfn, &flags) && (flags >> KPF_COMPOUND_TAIL & 1);
-
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
-	return tail;
-}
-
 /*
  * move_pages(2) of the n pages at base to node, asked again while a page is busy (-EBUSY),
  * MIXED_MOVE_TRIES times: 1 once every page is there, else 0 (diag printed).
@@ -580,7 +571,7 @@ static void collapse_mixed(long pmd_kb, int node, int next)
 		if (!madvise(pmd.base, lower.len, MADV_DONTNEED) && !only_size(small, "always")) {
 			for (size_t i = 0; i < 4; i++)
 				pmd.base[i * page] = (char)(i + 11);
-			set_up = first_page_is_head(&lower) && page_is_tail(pmd.base + 5 * page);
+			set_up = first_page_is_head(&lower) && page_has_flag(pmd.base + 5 * page, KPF_COMPOUND_TAIL);
 		}
 	}
 	if (!set_up) {

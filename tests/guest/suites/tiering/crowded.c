@@ -36,7 +36,6 @@
 #define TOUCH_SLICE_S 0.2
 #define FILL_STEP_MIN 16           /* pages written between looks at the watermarks */
 #define MPOL_BIND 2
-#define MPOL_MF_MOVE (1 << 1)
 
 int crowded_plan(const struct tiering *t)
 {
@@ -92,28 +91,6 @@ static size_t fill_under_high(int node, char *filler, size_t len)
 	return filled;
 }
 
-/* HOT_PAGES pages written, moved to node: their start, or NULL (diag printed). */
-static char *hot_on(int node)
-{
-	static void *pages[HOT_PAGES];
-	static int nodes[HOT_PAGES], status[HOT_PAGES];
-	size_t ps = (size_t)page_size();
-	char *hot = anon_pages(HOT_PAGES * ps);
-	int stray;
-
-	for (size_t i = 0; hot && i < HOT_PAGES; i++) {
-		pages[i] = hot + i * ps;
-		nodes[i] = node;
-	}
-	if (hot && (syscall(SYS_move_pages, 0, HOT_PAGES, pages, nodes, status, MPOL_MF_MOVE) ||
-		    pages_in(status, HOT_PAGES, 1UL << node, &stray) != HOT_PAGES)) {
-		ktap_diag("move_pages to node%d: %s", node, errno ? strerror(errno) : "not all moved");
-		munmap(hot, HOT_PAGES * ps);
-		hot = NULL;
-	}
-	return hot;
-}
-
 void crowded_run(const struct tiering *t)
 {
 	const char *row = "hot pages reach a nearly full DRAM node in memory tiering mode: kswapd demotes to make room";
@@ -144,7 +121,7 @@ void crowded_run(const struct tiering *t)
 	if (filler == MAP_FAILED || madvise(filler, len, MADV_NOHUGEPAGE) ||
 	    syscall(SYS_mbind, filler, len, MPOL_BIND, &mask, sizeof(mask) * CHAR_BIT + 1, 0)) {
 		ktap_diag("a filler bound to node%d: %s", node, strerror(errno));
-	} else if ((hot = hot_on(slow))) {
+	} else if ((hot = anon_pages(HOT_PAGES * ps)) && !pages_move_to(hot, HOT_PAGES, slow)) {
 		size_t filled = fill_under_high(node, filler, len);
 
 		if (filled) {

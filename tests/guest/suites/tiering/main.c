@@ -16,6 +16,7 @@
 #define TOPOLOGY_PATH "/lab/topology"
 #define SYSLOG_ACTION_READ_ALL 3
 #define SYSLOG_ACTION_SIZE_BUFFER 10
+#define MPOL_MF_MOVE (1 << 1)          /* uapi <linux/mempolicy.h> */
 
 char *kernel_log(void)
 {
@@ -42,6 +43,28 @@ int pages_where(char *base, size_t n, int *status)
 		pages[i] = base + i * ps;
 	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0)) {
 		ktap_diag("move_pages (query): %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pages_move_to(char *base, size_t n, int node)
+{
+	static void *pages[8192];
+	static int nodes[8192], status[8192];
+	size_t ps = (size_t)page_size();
+	int stray;
+
+	if (n > sizeof(pages) / sizeof(pages[0]))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		pages[i] = base + i * ps;
+		nodes[i] = node;
+	}
+	errno = 0;
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE) ||
+	    pages_in(status, n, 1UL << node, &stray) != n) {
+		ktap_diag("move_pages to node%d: %s", node, errno ? strerror(errno) : "not all moved");
 		return -1;
 	}
 	return 0;

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -31,30 +30,11 @@
 #define COLD_PAGES 64
 #define PROMOTE_S 20
 #define TOUCH_SLICE_S 0.2        /* between looks at where the pages are */
-#define MPOL_MF_MOVE (1 << 1)
 
 int promote_plan(const struct tiering *t)
 {
 	(void)t;
 	return 3;
-}
-
-static int move_to(char *base, size_t n, int node)
-{
-	static void *pages[HOT_PAGES + COLD_PAGES];
-	static int nodes[HOT_PAGES + COLD_PAGES], status[HOT_PAGES + COLD_PAGES];
-	int stray;
-
-	for (size_t i = 0; i < n; i++) {
-		pages[i] = base + i * (size_t)page_size();
-		nodes[i] = node;
-	}
-	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE) ||
-	    pages_in(status, n, 1UL << node, &stray) != n) {
-		ktap_diag("move_pages to node%d: %s", node, errno ? strerror(errno) : "not all moved");
-		return -1;
-	}
-	return 0;
 }
 
 void promote_run(const struct tiering *t)
@@ -80,7 +60,7 @@ void promote_run(const struct tiering *t)
 	if (base != MAP_FAILED && slow >= 0) {
 		madvise(base, len, MADV_NOHUGEPAGE);
 		memset(base, 1, len);
-		placed = !move_to(base, HOT_PAGES + COLD_PAGES, slow);
+		placed = !pages_move_to(base, HOT_PAGES + COLD_PAGES, slow);
 	}
 	if (placed) {
 		ktap_diag("promotion: %d hot and %d cold pages on node%d, touched from cpu%d (node%d, "

@@ -56,6 +56,8 @@ struct tiering {
 
 /* Raw move_pages query of n pages from base at stride page_size(); -1 on failure. */
 int pages_where(char *base, size_t n, int *status);
+/* move_pages(2) MPOL_MF_MOVE of n pages from base to node: 0 once all are there, else -1 (diag printed). */
+int pages_move_to(char *base, size_t n, int node);
 /* How many of the n status entries are in mask; the first one that is not, in *stray. */
 size_t pages_in(const int *status, size_t n, unsigned long mask, int *stray);
 /* MemFree of node, in bytes; 0 if unreadable. */
