@@ -24,6 +24,10 @@
  *               mTHPs, another mapping write-protected by userfaultfd
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, no leak per
  *               call, ENOMEM, and a full tmpfs's holes (rolled back)
+ *   ksm.c       MADV_COLLAPSE of zero pages KSM mapped: ksm_zero_pages back to 0
+ *   referenced.c khugepaged collapses a range whose pages were referenced only
+ *               through get_user_pages (process_vm_readv), as
+ *               idle_page_tracking.rst counts a reference
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
  *               swap given back after a collapse swapped pages in; an mTHP
  *               range holding a swap PTE refused without a leak
@@ -192,6 +196,12 @@ void limits_run(void);
 /* khugepaged's sysfs files, start and stop, idle sleep, shmem_enabled never (controls.c). */
 int controls_plan(void);
 void controls_run(void);
+/* MADV_COLLAPSE of KSM's zero pages (ksm.c). */
+int ksm_plan(void);
+void ksm_run(void);
+/* khugepaged and a range referenced through get_user_pages only (referenced.c). */
+int referenced_plan(void);
+void referenced_run(void);
 /* RssAnon across a collapse, min_free_kbytes with THP on and off (accounting.c). */
 int accounting_plan(void);
 void accounting_run(void);

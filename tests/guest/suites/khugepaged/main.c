@@ -86,6 +86,19 @@ GUEST_CASE(collapse_shmem_held, shmem_held_plan()) { shmem_held_run(); }
 /* MADV_COLLAPSE past khugepaged's max_ptes_none (limits.c). */
 GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 
+/* MADV_COLLAPSE of zero pages KSM mapped (ksm.c): ksm_zero_pages given back. */
+GUEST_CASE(collapse_ksm_zero_pages, ksm_plan()) { ksm_run(); }
+
+/* khugepaged and pages referenced through get_user_pages only (referenced.c), tuned as above. */
+GUEST_CASE_TIMEOUT(collapse_referenced, referenced_plan(), COLLAPSE_WAIT_S + 60)
+{
+	struct saved saved;
+
+	tune(&saved);
+	referenced_run();
+	restore(&saved);
+}
+
 /* What a collapse and THP leave in RssAnon, min_free_kbytes, swap and MemFree (accounting.c), tuned as above. */
 GUEST_CASE_TIMEOUT(collapse_accounting, accounting_plan(), COLLAPSE_WAIT_S + 60)
 {
