@@ -26,7 +26,7 @@
  *               call, ENOMEM, and a full tmpfs's holes (rolled back)
  *   ksm.c       MADV_COLLAPSE of zero pages KSM mapped: ksm_zero_pages back to 0
  *   referenced.c khugepaged collapses a range whose pages were referenced only
- *               through get_user_pages (process_vm_readv), as
+ *               through get_user_pages (/proc/self/mem), as
  *               idle_page_tracking.rst counts a reference
  *   accounting.c a collapse leaves RssAnon as it was; THP raises min_free_kbytes;
  *               swap given back after a collapse swapped pages in; an mTHP

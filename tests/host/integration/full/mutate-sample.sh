@@ -86,6 +86,9 @@ IDS=$IDS,5d0b314a4ffa,7b1d95a3a0e3,9a6c83ab1389,f2fdfccf5ef1,8067df4252ff
 # Seeds 3 and 4: MADV_COLLAPSE's none limit one short (a range of zero
 # pages refused); a failed xarray allocation answered as success.
 IDS=$IDS,0e1c4d21480b,2501d1de5140
+# Seed 4's last two: KSM's zero pages left mapped in the collapsed range's
+# deposited table (ksm_zero_pages); a get_user_pages reference not counted.
+IDS=$IDS,821b86638463,93430423a620
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -98,7 +101,8 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function release_pte_pages --function max_order_from_offset
       --function khugepaged_init --function collapse_huge_page --function __collapse_huge_page_swapin
       --function collapse_pte_mapped_thp --function max_ptes_swap_store --function try_collapse_pte_mapped_thp
-      --function __collapse_huge_page_copy_succeeded --function set_recommended_min_free_kbytes
+      --function __collapse_huge_page_copy_succeeded --function __collapse_huge_page_isolate
+      --function set_recommended_min_free_kbytes
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
       --function khugepaged_alloc_sleep --function current_is_khugepaged --function khugepaged_should_wakeup
