@@ -37,8 +37,8 @@
  *               its thread started and stopped with the THP settings; asleep
  *               with nothing to scan; no shmem THP of its own under
  *               shmem_enabled never; max_ptes_none and max_ptes_swap held
- *   pass.c      khugepaged collapses one shmem PMD range a pass when
- *               pages_to_scan is one PMD's worth of pages
+ *   pass.c      khugepaged collapses one PMD range a pass, shmem or
+ *               anonymous, when pages_to_scan is one PMD's worth of pages
  *   selftest.c  the kernel's own tools/testing/selftests/mm/khugepaged, built
  *               from the source of the kernel under test (/lab/kselftest),
  *               its cases reported as one nested KTAP subtest
@@ -187,7 +187,7 @@ void shmem_run(const struct topology *t);
 /* MADV_COLLAPSE of shmem mlocked or write-protected (shmem_held.c). */
 int shmem_held_plan(void);
 void shmem_held_run(void);
-/* One shmem PMD range collapsed per pass of pages_to_scan one PMD (pass.c). */
+/* One PMD range collapsed per pass of pages_to_scan one PMD, shmem and anon (pass.c). */
 int pass_plan(void);
 void pass_run(void);
 /* MADV_COLLAPSE and khugepaged's sysfs limits (limits.c). */

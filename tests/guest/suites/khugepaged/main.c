@@ -115,8 +115,8 @@ GUEST_CASE(collapse_after_uprobe, uprobe_plan()) { uprobe_run(); }
 /* khugepaged's own sysfs files, thread and sleep (controls.c); each row puts back what it set. */
 GUEST_CASE(khugepaged_controls, controls_plan()) { controls_run(); }
 
-/* khugepaged's pass (pass.c), started tuned as above; the row sets its own pass. */
-GUEST_CASE_TIMEOUT(khugepaged_pass, pass_plan(), 2 * COLLAPSE_WAIT_S + 60)
+/* khugepaged's pass (pass.c), started tuned as above; its rows set their own pass. */
+GUEST_CASE_TIMEOUT(khugepaged_pass, pass_plan(), 4 * COLLAPSE_WAIT_S + 60)
 {
 	struct saved saved;
 
