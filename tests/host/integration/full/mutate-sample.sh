@@ -89,6 +89,9 @@ IDS=$IDS,0e1c4d21480b,2501d1de5140
 # Seed 4's last two: KSM's zero pages left mapped in the collapsed range's
 # deposited table (ksm_zero_pages); a get_user_pages reference not counted.
 IDS=$IDS,821b86638463,93430423a620
+# Seed 5: an anonymous PMD range counted as no pages of khugepaged's pass;
+# a shmem collapse's THP never put in NR_FILE_PAGES (meminfo's Cached).
+IDS=$IDS,33831509500c,4a7fbbc9f380
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
