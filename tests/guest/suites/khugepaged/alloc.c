@@ -136,6 +136,16 @@ int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled)
 	return 1;
 }
 
+int reads_zero(const char *at, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (at[i]) {
+			ktap_diag("byte %zu reads %#x after the collapse", i, (unsigned char)at[i]);
+			return 0;
+		}
+	return 1;
+}
+
 int collapse_range(void *addr, size_t len)
 {
 	int rc;

@@ -90,6 +90,8 @@ void pmd_range_fill_page(char *huge, size_t i);
 /* The value pmd_range_fill_page() writes to page i's first byte. */
 char pmd_range_value(size_t i);
 int pmd_range_intact(const char *huge, size_t pmd, size_t nr_filled);
+/* 1 if every byte of [at, at + len) reads 0; the first that does not is a diagnostic. */
+int reads_zero(const char *at, size_t len);
 /*
  * madvise(addr, len, MADV_COLLAPSE), asked again while it fails with EAGAIN,
  * which the kernel returns for a state it calls temporary (a page locked, off

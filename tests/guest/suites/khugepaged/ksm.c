@@ -75,17 +75,6 @@ static int zero_pages_merged(long want)
 	return file_key_value(KSM_STAT, "ksm_zero_pages") >= want;
 }
 
-/* 1 if every byte of the PMD at huge reads 0. */
-static int reads_zero(const char *huge, size_t pmd)
-{
-	for (size_t i = 0; i < pmd; i++)
-		if (huge[i]) {
-			ktap_diag("byte %zu reads %#x after the collapse", i, (unsigned char)huge[i]);
-			return 0;
-		}
-	return 1;
-}
-
 int ksm_plan(void)
 {
 	return 1;

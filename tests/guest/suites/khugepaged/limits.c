@@ -223,12 +223,7 @@ static void zero_pages_row(void)
 	} else if (smaps_anon_huge(huge) != (long long)pmd) {
 		ktap_diag("AnonHugePages %lld after MADV_COLLAPSE of zero pages answered 0", smaps_anon_huge(huge));
 	} else {
-		ok = 1;
-		for (size_t i = 0; ok && i < pmd; i++)
-			if (huge[i]) {
-				ktap_diag("byte %zu reads %#x after the collapse", i, (unsigned char)huge[i]);
-				ok = 0;
-			}
+		ok = reads_zero(huge, pmd);
 	}
 	munmap(map, 2 * pmd);
 	ktap_ok(ok, "%s", row);
