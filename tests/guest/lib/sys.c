@@ -253,6 +253,23 @@ long minor_faults(void)
 	return ru.ru_minflt;
 }
 
+int cpu_pin_here(cpu_set_t *was)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(*was), was))
+		return 0;
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	return !sched_setaffinity(0, sizeof(one), &one);
+}
+
+void cpu_unpin(const cpu_set_t *was)
+{
+	sched_setaffinity(0, sizeof(*was), was);
+}
+
 #define BOOST "/proc/sys/vm/watermark_boost_factor"
 
 void watermark_boost_off(char *saved, size_t cap)

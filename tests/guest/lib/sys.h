@@ -5,6 +5,7 @@
 #ifndef NUMALAB_SYS_H
 #define NUMALAB_SYS_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -81,6 +82,14 @@ long slab_objects(const char *dir);
 int slab_shrink_all(void);
 /* This thread's minor faults (getrusage(2) RUSAGE_THREAD ru_minflt: "page faults serviced without any I/O"). */
 long minor_faults(void);
+/*
+ * The calling thread bound to the CPU it is running on (CPU 0 if that cannot be told), so that
+ * the per-CPU state it fills (LRU batches, per-CPU page lists) is the state its later calls on
+ * that CPU see: 1 with its old CPU mask in *was, or 0 with errno set (it runs on unbound).
+ * cpu_unpin() puts the old mask back.
+ */
+int cpu_pin_here(cpu_set_t *was);
+void cpu_unpin(const cpu_set_t *was);
 /*
  * Watermark boosting (vm.watermark_boost_factor) off, its value kept in saved (saved[0] 0 when it
  * could not be read or set), and back: after a fragmenting fallback it raises every watermark for

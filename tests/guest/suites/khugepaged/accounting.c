@@ -85,7 +85,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -276,14 +275,9 @@ static void reserve_row(void)
 static int fill_and_page_out(char *huge, size_t nr)
 {
 	size_t ps = (size_t)page_size();
-	cpu_set_t was, one;
-	int pinned = !sched_getaffinity(0, sizeof(was), &was), all = 0;
+	cpu_set_t was;
+	int pinned = cpu_pin_here(&was), all = 0;
 
-	if (pinned) {
-		CPU_ZERO(&one);
-		CPU_SET(sched_getcpu(), &one);
-		pinned = !sched_setaffinity(0, sizeof(one), &one);
-	}
 	for (size_t i = 0; i < nr; i++)
 		pmd_range_fill_page(huge, i);
 	for (int t = 0; t < PAGEOUT_TRIES && !all; t++) {
@@ -295,7 +289,7 @@ static int fill_and_page_out(char *huge, size_t nr)
 		}
 	}
 	if (pinned)
-		sched_setaffinity(0, sizeof(was), &was);
+		cpu_unpin(&was);
 	if (!all)
 		ktap_diag("MADV_PAGEOUT left some of every %d-th page resident", SWAP_STRIDE);
 	return all;

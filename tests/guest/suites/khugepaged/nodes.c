@@ -28,7 +28,6 @@
  * guest) or the kernel has no hugetlb pages of the PMD size.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,18 +197,16 @@ void nodes_run(const struct topology *t)
 {
 	struct thp_knob top;
 	size_t pmd = (size_t)pmd_size();
-	cpu_set_t one;
-	int a, b, cpu = sched_getcpu();
+	cpu_set_t was;
+	int a, b;
 
 	if (pick_pair(t, &a, &b)) {
 		for (int i = 0; i < NR_RULES; i++)
 			ktap_skip("MADV_COLLAPSE node rule", "one memory node: a tie needs two");
 		return;
 	}
-	CPU_ZERO(&one);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one))
-		ktap_diag("sched_setaffinity: %s", strerror(errno));
+	if (!cpu_pin_here(&was))
+		ktap_diag("cannot pin to one CPU: %s", strerror(errno));
 	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
 		ktap_diag("cannot set THP to madvise: %s", strerror(errno));
 	collapse_onto("one page on each of a and b (a tie of 1)", pmd, 2, a, b, a);

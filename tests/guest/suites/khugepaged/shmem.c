@@ -135,7 +135,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -408,8 +407,8 @@ static void page_tables_around(const volatile char *at, struct table_run *r, siz
 {
 	/* What one PMD table maps: 1 GB with 4K pages, 64 GB with LoongArch's 16K. */
 	const uintptr_t pmd_table_mask = pmd * ((size_t)page_size() / sizeof(uint64_t)) - 1;
-	cpu_set_t saved, one;
-	int cpu = sched_getcpu(), pinned;
+	cpu_set_t was;
+	int pinned;
 	volatile char sink;
 	char *tables;
 
@@ -427,15 +426,13 @@ static void page_tables_around(const volatile char *at, struct table_run *r, siz
 	for (size_t i = 0; i < 2 * TABLES_AROUND; i++)
 		if (i == 0 || !((uintptr_t)(tables + i * pmd) & pmd_table_mask))
 			tables_touch(tables, i, i + 1, pmd);
-	CPU_ZERO(&one);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	pinned = !sched_getaffinity(0, sizeof(saved), &saved) && !sched_setaffinity(0, sizeof(one), &one);
+	pinned = cpu_pin_here(&was);
 	tables_touch(tables, 0, TABLES_AROUND, pmd);
 	sink = *at;
 	(void)sink;
 	tables_touch(tables, TABLES_AROUND, 2 * TABLES_AROUND, pmd);
 	if (pinned)
-		sched_setaffinity(0, sizeof(saved), &saved);
+		cpu_unpin(&was);
 }
 
 static void table_run_free(struct table_run *r)

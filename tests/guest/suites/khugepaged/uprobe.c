@@ -31,7 +31,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,10 +121,10 @@ void uprobe_run(void)
 {
 	const char *row = "a uprobe set and cleared on a shmem THP's text: the text as it was, mapped by a PMD again";
 	size_t pmd = (size_t)pmd_size();
-	int fd = -1, ok = 0, probed = 0, cpu = sched_getcpu();
+	int fd = -1, ok = 0, probed = 0;
 	char probe[160], *map = MAP_FAILED, *spare = MAP_FAILED, *text;
 	volatile char sink = 0;
-	cpu_set_t one;
+	cpu_set_t was;
 
 #ifdef NO_NOP
 	ktap_skip(row, "no no-op instruction known for this architecture");
@@ -135,10 +134,8 @@ void uprobe_run(void)
 		ktap_skip(row, "no " UPROBE_EVENTS " (CONFIG_UPROBE_EVENTS)");
 		return;
 	}
-	CPU_ZERO(&one);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one))
-		ktap_diag("sched_setaffinity: %s", strerror(errno));
+	if (!cpu_pin_here(&was))
+		ktap_diag("cannot pin to one CPU: %s", strerror(errno));
 	spare = mmap(NULL, (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	fd = open(TEXT_FILE, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
 	if (spare == MAP_FAILED || fd < 0 || text_thp(fd, pmd))
