@@ -25,6 +25,8 @@
  *   limits.c    MADV_COLLAPSE past khugepaged's max_ptes_none, no leak per
  *               call, ENOMEM, and a full tmpfs's holes (rolled back)
  *   ksm.c       MADV_COLLAPSE of zero pages KSM mapped: ksm_zero_pages back to 0
+ *   race.c      two threads MADV_COLLAPSE one range at once: 0 or EAGAIN each,
+ *               one THP
  *   referenced.c khugepaged collapses a range whose pages were referenced only
  *               through get_user_pages (/proc/self/mem), as
  *               idle_page_tracking.rst counts a reference
@@ -201,6 +203,9 @@ void controls_run(void);
 /* MADV_COLLAPSE of KSM's zero pages (ksm.c). */
 int ksm_plan(void);
 void ksm_run(void);
+/* Two threads' MADV_COLLAPSE of one range at once (race.c). */
+int race_plan(void);
+void race_run(void);
 /* khugepaged and a range referenced through get_user_pages only (referenced.c). */
 int referenced_plan(void);
 void referenced_run(void);

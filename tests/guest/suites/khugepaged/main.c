@@ -89,6 +89,9 @@ GUEST_CASE(collapse_limits, limits_plan()) { limits_run(); }
 /* MADV_COLLAPSE of zero pages KSM mapped (ksm.c): ksm_zero_pages given back. */
 GUEST_CASE(collapse_ksm_zero_pages, ksm_plan()) { ksm_run(); }
 
+/* Two threads' MADV_COLLAPSE of one range at once (race.c). */
+GUEST_CASE(collapse_race, race_plan()) { race_run(); }
+
 /* khugepaged and pages referenced through get_user_pages only (referenced.c), tuned as above. */
 GUEST_CASE_TIMEOUT(collapse_referenced, referenced_plan(), COLLAPSE_WAIT_S + 60)
 {
