@@ -490,17 +490,33 @@ int memcg_kmem_may_be_on(void)
 	return memcgs > 1;
 }
 
+/* /proc/self/pagemap's entry for the page at addr into *entry: 0, or -1 if unreadable. */
+static int pagemap_entry(const void *addr, unsigned long long *entry)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	off_t at = (off_t)((uintptr_t)addr / (uintptr_t)page_size() * sizeof(*entry));
+	int ok = fd >= 0 && pread(fd, entry, sizeof(*entry), at) == (ssize_t)sizeof(*entry);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
 /* Bit `bit` of /proc/self/pagemap's entry for the page at addr: 0 or 1, -1 if unreadable. */
 static int pagemap_bit(const void *addr, int bit)
 {
 	unsigned long long entry = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	off_t at = (off_t)((uintptr_t)addr / (uintptr_t)page_size() * sizeof(entry));
-	int ok = fd >= 0 && pread(fd, &entry, sizeof(entry), at) == (ssize_t)sizeof(entry);
 
-	if (fd >= 0)
-		close(fd);
-	return ok ? (int)(entry >> bit & 1) : -1;
+	return pagemap_entry(addr, &entry) ? -1 : (int)(entry >> bit & 1);
+}
+
+long long page_pfn(const void *addr)
+{
+	unsigned long long entry = 0;
+
+	if (pagemap_entry(addr, &entry) || !(entry >> 63 & 1))
+		return -1;
+	return (long long)(entry & ((1ULL << 55) - 1));
 }
 
 int page_soft_dirty(const void *addr)

@@ -146,6 +146,11 @@ int page_swapped(const void *addr);
  * uffd-wp write-protected"; a page unmapped since keeps it as a marker), 0 if not, -1 if unreadable.
  */
 int page_uffd_wp(const void *addr);
+/*
+ * The page frame number of the page present at addr (pagemap bits 0-54, pagemap.rst: "Bits 0-54
+ * page frame number (PFN) if present"; 0 without CAP_SYS_ADMIN), -1 if not present or unreadable.
+ */
+long long page_pfn(const void *addr);
 /* The [chosen] word of a THP sysfs setting ("always [madvise] never"); -1 on error. */
 int thp_setting(const char *path, char *value, size_t size);
 

@@ -24,6 +24,14 @@
  *              removed (4a7fbbc9f380: the old pages taken out of Cached,
  *              the THP never put in; after the suite's earlier shmem
  *              collapses meminfo shows Cached clamped at 0).
+ *   shmem-trace the same collapse traced: huge_memory's
+ *              mm_khugepaged_collapse_file event (include/trace/events/
+ *              huge_memory.h: "hpage_pfn=") names the THP the collapse made,
+ *              the PFN pagemap shows at the range (pagemap.rst: "Bits 0-54
+ *              page frame number (PFN) if present").  Kills collapse_file's
+ *              freeing loop `list_for_each_entry_safe(folio, tmp, ...)` with
+ *              new_folio as its cursor (4d35484a1ebb: the event then reads
+ *              a folio pointer made from the list head).
  *   reserve    min_free_kbytes with THP enabled is above its value with every
  *              THP setting at never: the kernel raises it "to help
  *              transparent hugepage allocations" (its own words when it
@@ -44,7 +52,11 @@
  *              free buffer pages, a little less).  Pageblock size from
  *              /proc/pagetypeinfo, zones from /proc/zoneinfo.  Kills its
  *              `recommended_min <<= (PAGE_SHIFT-10)` -> `- 11` (e2f83a6eff5b:
- *              half the reserve in kB, still above the default).
+ *              half the reserve in kB, still above the default).  And it is
+ *              at most the larger of the default (the value with THP off)
+ *              and the rule capped at 5% of MemTotal (the free buffer pages
+ *              are fewer): kills the same shift -> `- 9` (2760932b117e: the
+ *              reserve doubled, 10% of the guests' memory).
  *   swapin     MADV_COLLAPSE of a written PMD range with one page in
  *              SWAP_STRIDE paged out (MADV_PAGEOUT onto zram): 0, one THP,
  *              contents intact (MADV_COLLAPSE ignores max_ptes_swap and swaps
@@ -93,10 +105,12 @@
 #include "ktap.h"
 #include "swap.h"
 
-#define NR_ACCOUNTING_ROWS 8
+#define NR_ACCOUNTING_ROWS 9
 #define MIGRATE_PCPTYPES 3
 #define TRACING "/sys/kernel/tracing"
 #define SWAPIN_EVENT TRACING "/events/huge_memory/mm_collapse_huge_page_swapin"
+#define COLLAPSE_FILE_EVENT TRACING "/events/huge_memory/mm_khugepaged_collapse_file"
+#define SHMEM_TRACE_ROW "mm_khugepaged_collapse_file reports hpage_pfn= the THP the shmem collapse made"
 #define MIN_FREE_KBYTES "/proc/sys/vm/min_free_kbytes"
 #define SWAP_BYTES (64 << 20)
 #define SWAP_STRIDE (1 << MTHP_ORDER)   /* one page per mTHP chunk */
@@ -159,6 +173,38 @@ static void rss_row(void)
 	ktap_ok(ok, "%s", row);
 }
 
+/* event (its tracefs directory) on for this task, the buffer emptied; 0, or -1 (why in diag). */
+static int trace_on(const char *event, struct thp_knob *tracing_on)
+{
+	char filter[48], filter_path[160], enable_path[160];
+	int fd;
+
+	snprintf(filter, sizeof(filter), "common_pid == %d", (int)getpid());
+	snprintf(filter_path, sizeof(filter_path), "%s/filter", event);
+	snprintf(enable_path, sizeof(enable_path), "%s/enable", event);
+	if (sys_write(filter_path, filter) || sys_write(enable_path, "1") ||
+	    value_knob_set(tracing_on, TRACING "/tracing_on", "1")) {
+		ktap_diag("cannot enable %s: %s", event, strerror(errno));
+		return -1;
+	}
+	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* event off again, its filter cleared, tracing_on as it was. */
+static void trace_off(const char *event, const struct thp_knob *tracing_on)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/enable", event);
+	sys_write(path, "0");
+	snprintf(path, sizeof(path), "%s/filter", event);
+	sys_write(path, "0");
+	thp_knob_restore(tracing_on);
+}
+
 /* meminfo's Shmem, Cached and ShmemHugePages in kB. */
 struct shmem_view {
 	long shmem, cached, huge;
@@ -171,17 +217,38 @@ static void shmem_view_read(struct shmem_view *v)
 	v->huge = meminfo_kb("ShmemHugePages");
 }
 
+/* The hpage_pfn= of the last mm_khugepaged_collapse_file event in the buffer; -1 if none. */
+static long long collapse_file_traced_pfn(void)
+{
+	FILE *f = fopen(TRACING "/trace", "re");
+	char line[512];
+	long long pfn = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, " mm_khugepaged_collapse_file:");
+
+		if (p && (p = strstr(p, "hpage_pfn=")))
+			pfn = strtoll(p + strlen("hpage_pfn="), NULL, 16);
+	}
+	if (f)
+		fclose(f);
+	return pfn;
+}
+
 static void shmem_row(void)
 {
 	const char *row = "MADV_COLLAPSE of a written shmem PMD leaves Shmem and Cached as they were, ShmemHugePages up by it";
 	size_t pmd = (size_t)pmd_size();
 	long pmd_kb = (long)(pmd >> 10), shmem_slack_kb = pmd_kb / 4, other_slack_kb = pmd_kb / 8;
 	struct shmem_view before, after;
-	int fd, ok = 0;
+	struct thp_knob tracing_on = { "", "" };
+	long long traced_pfn = -1;
+	int fd, ok = 0, collapsed, tracing = sys_exists(COLLAPSE_FILE_EVENT "/enable");
 	char *map, *huge = shmem_written("numalab-accounting", pmd, &fd, &map);
 
 	if (!huge) {
 		ktap_skip(row, "the memfd: %s", strerror(errno));
+		ktap_skip(SHMEM_TRACE_ROW, "the memfd: %s", strerror(errno));
 		if (map)
 			munmap(map, 2 * pmd);
 		if (fd >= 0)
@@ -189,7 +256,13 @@ static void shmem_row(void)
 		return;
 	}
 	shmem_view_read(&before);
-	if (collapse_range(huge, pmd)) {
+	tracing = tracing && !trace_on(COLLAPSE_FILE_EVENT, &tracing_on);
+	collapsed = !collapse_range(huge, pmd);
+	if (tracing) {
+		traced_pfn = collapse_file_traced_pfn();
+		trace_off(COLLAPSE_FILE_EVENT, &tracing_on);
+	}
+	if (!collapsed) {
 		ktap_diag("MADV_COLLAPSE: %s", strerror(errno));
 	} else {
 		shmem_view_read(&after);
@@ -200,9 +273,16 @@ static void shmem_row(void)
 		     labs((after.cached - after.shmem) - (before.cached - before.shmem)) <= other_slack_kb &&
 		     after.huge - before.huge == pmd_kb && shmem_reads_values(huge, pmd);
 	}
+	ktap_ok(ok, "%s", row);
+	if (!sys_exists(COLLAPSE_FILE_EVENT "/enable")) {
+		ktap_skip(SHMEM_TRACE_ROW, "no " COLLAPSE_FILE_EVENT " (CONFIG_TRACEPOINTS, tracefs)");
+	} else {
+		ktap_diag("mm_khugepaged_collapse_file hpage_pfn=%#llx; pagemap's PFN at the range %#llx", traced_pfn,
+			  page_pfn(huge));
+		ktap_ok(collapsed && traced_pfn >= 0 && traced_pfn == page_pfn(huge), SHMEM_TRACE_ROW);
+	}
 	munmap(map, 2 * pmd);
 	close(fd);
-	ktap_ok(ok, "%s", row);
 }
 
 /* Populated zones up to ZONE_NORMAL (DMA, DMA32, Normal) in /proc/zoneinfo; -1 if unreadable. */
@@ -226,11 +306,11 @@ static int low_zones(void)
 	return nr;
 }
 
-static void reserve_size_row(long on)
+static void reserve_size_row(long on, long off)
 {
 	const char *row = "min_free_kbytes with THP enabled is the kernel's pageblock reserve, or 5% of low memory";
 	long block = file_key_value("/proc/pagetypeinfo", "Pages per block"), total = meminfo_kb("MemTotal");
-	long zones = low_zones(), rule_kb, want_kb;
+	long zones = low_zones(), rule_kb, want_kb, cap_kb;
 
 	if (block <= 0 || zones <= 0 || total <= 0) {
 		ktap_skip(row, "cannot read /proc/pagetypeinfo's \"Pages per block\", /proc/zoneinfo or MemTotal");
@@ -238,9 +318,12 @@ static void reserve_size_row(long on)
 	}
 	rule_kb = block * zones * (2 + MIGRATE_PCPTYPES * MIGRATE_PCPTYPES) * (page_size() / 1024);
 	want_kb = rule_kb < total / 25 ? rule_kb : total / 25;
-	ktap_diag("pageblocks of %ld pages, %ld zones: %ld kB by the rule, 4%% of MemTotal %ld kB; min_free_kbytes %ld",
-		  block, zones, rule_kb, total / 25, on);
-	ktap_ok(on >= want_kb, "%s", row);
+	cap_kb = rule_kb < total / 20 ? rule_kb : total / 20;
+	if (off > cap_kb)
+		cap_kb = off;
+	ktap_diag("pageblocks of %ld pages, %ld zones: %ld kB by the rule, 4%% of MemTotal %ld kB, "
+		  "at most %ld kB; min_free_kbytes %ld", block, zones, rule_kb, total / 25, cap_kb, on);
+	ktap_ok(on >= want_kb && on <= cap_kb, "%s", row);
 }
 
 static void reserve_row(void)
@@ -263,7 +346,7 @@ static void reserve_row(void)
 	ktap_diag("min_free_kbytes %ld with THP as it was, %ld with THP off, %ld with THP back", on, off, again);
 	ktap_diag("metric: reserve.min_free_kbytes_thp %ld", on);
 	ktap_ok(off > 0 && on > off && again > off, "%s", row);
-	reserve_size_row(on);
+	reserve_size_row(on, off);
 }
 
 /*
@@ -341,23 +424,6 @@ static int collapse_swapped(char *huge, size_t pmd, long *free, long *cached)
 	return smaps_anon_huge(huge) == (long long)pmd && pmd_range_intact(huge, pmd, pmd / (size_t)page_size());
 }
 
-/* The swapin event on for this task, the buffer emptied; 0, or -1 (why in diag). */
-static int swapin_trace_on(struct thp_knob *tracing_on)
-{
-	char filter[48];
-	int fd;
-
-	snprintf(filter, sizeof(filter), "common_pid == %d", (int)getpid());
-	if (sys_write(SWAPIN_EVENT "/filter", filter) || sys_write(SWAPIN_EVENT "/enable", "1") ||
-	    value_knob_set(tracing_on, TRACING "/tracing_on", "1")) {
-		ktap_diag("cannot enable " SWAPIN_EVENT ": %s", strerror(errno));
-		return -1;
-	}
-	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	return 0;
-}
 
 /*
  * The sum of the swapin events' swapped_in= in the buffer; in *failed the
@@ -381,9 +447,7 @@ static long swapin_trace_off(const struct thp_knob *tracing_on, int *failed)
 	}
 	if (f)
 		fclose(f);
-	sys_write(SWAPIN_EVENT "/enable", "0");
-	sys_write(SWAPIN_EVENT "/filter", "0");
-	thp_knob_restore(tracing_on);
+	trace_off(SWAPIN_EVENT, tracing_on);
 	return sum;
 }
 
@@ -404,7 +468,7 @@ static void swapin_row(size_t pmd)
 		return;
 	}
 	free1 = meminfo_kb("SwapFree");
-	tracing = tracing && !swapin_trace_on(&tracing_on);
+	tracing = tracing && !trace_on(SWAPIN_EVENT, &tracing_on);
 	ok = collapse_swapped(huge, pmd, &free2, &cached2);
 	if (tracing)
 		traced = swapin_trace_off(&tracing_on, &failed);
