@@ -100,6 +100,7 @@
 #define NR_NONE_LIMIT_ROWS 1
 #define NR_NONE_DEFAULT_ROWS 1
 #define NR_SLOT_ROWS 1
+#define NR_EXIT_ROWS 1
 #define NR_SWAP_LIMIT_ROWS 1
 #define NR_NOHUGEPAGE_ROWS 1
 #define SWAP_LIMIT_PAGES 8        /* shmem pages paged out, over max_ptes_swap 1 */
@@ -107,6 +108,9 @@
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
 #define SLOT_AT_ONCE 8
 #define SLOT_PMDS 4
+#define EXIT_CHILDREN 64           /* processes registered with khugepaged and gone while it sleeps */
+#define EXIT_SLEEP_MS "600000"
+#define EXIT_SETTLE_US 2000000     /* for the pass that writing scan_sleep_millisecs starts */
 #define MM_STRUCT_CACHE "/sys/kernel/slab/mm_struct"
 #define MM_STRUCT_SLACK 2
 #define WAKE_SLEEP_MS "120000"
@@ -193,7 +197,7 @@ static void nohugepage_row(void)
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
 	       NR_NOHUGEPAGE_ROWS;
 }
 
@@ -578,12 +582,62 @@ static long mm_structs_counted(void)
 	return slab_objects(MM_STRUCT_CACHE);
 }
 
+/*
+ * A process's exit takes it off khugepaged's list at once, not at khugepaged's next pass:
+ * with khugepaged asleep (scan_sleep_millisecs EXIT_SLEEP_MS, once the pass that writing it
+ * starts is over; this task registered first, so khugepaged has work and sleeps its full
+ * time), EXIT_CHILDREN processes registered with it (MADV_HUGEPAGE) and gone leave the
+ * mm_slot cache as it was.  __khugepaged_exit() frees a gone process's slot, and drops the
+ * mm_struct it held, unless khugepaged is on that very slot.  The oracle is the slot row's:
+ * a gone process leaves nothing behind, here without waiting for khugepaged, which at the
+ * default 10 s a pass would otherwise hold every mm that exited meanwhile.  Kills
+ * __khugepaged_exit's `slot = mm_slot_lookup(mm_slots_hash, mm)` removed (71b4f90d460f:
+ * each slot, and the mm_struct it holds, left until a pass reaches it).
+ */
+static void exit_row(void)
+{
+	const char *row = "a process that exits leaves khugepaged's list at once: no mm_slot object left while "
+			  "khugepaged sleeps";
+	size_t pmd = (size_t)pmd_size();
+	struct thp_knob sleep_ms = { 0 }, top = { 0 };
+	long before = -1, after = -1;
+	char *own = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int exited = 0;
+
+	if (slab_objects(SLOT_CACHE) < 0 || own == MAP_FAILED) {
+		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs), or "
+			  "no mapping: %s", strerror(errno));
+		if (own != MAP_FAILED)
+			munmap(own, 2 * pmd);
+		return;
+	}
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise") || madvise(own, 2 * pmd, MADV_HUGEPAGE) ||
+	    value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", EXIT_SLEEP_MS))
+		ktap_diag("cannot set enabled, MADV_HUGEPAGE or scan_sleep_millisecs: %s", strerror(errno));
+	usleep(EXIT_SETTLE_US);
+	before = slab_objects(SLOT_CACHE);
+	for (int i = 0; i < EXIT_CHILDREN; i++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0)
+			short_life(pmd, 0);
+		exited += pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	after = slab_objects(SLOT_CACHE);
+	thp_knob_restore(&sleep_ms);
+	thp_knob_restore(&top);
+	munmap(own, 2 * pmd);
+	ktap_diag("mm_slot objects: %ld before, %ld after %d processes registered and gone", before, after, exited);
+	ktap_ok(exited == EXIT_CHILDREN && before >= 0 && after - before <= 1, "%s", row);
+}
+
 static void slot_row(void)
 {
 	const char *row = "khugepaged forgets processes that are gone: its mm_slot objects, and the mm_structs "
 			  "they held, back to what they were";
 	size_t pmd = (size_t)pmd_size();
-	struct thp_knob sleep_ms, top;
+	struct thp_knob sleep_ms = { 0 }, top = { 0 };
 	long before = slab_objects(SLOT_CACHE), after, mm_before = mm_structs_counted(), mm_after;
 	int spawned = 0, scanned;
 
@@ -809,5 +863,6 @@ void controls_run(void)
 	none_limit_row();
 	swap_limit_row();
 	nohugepage_row();
+	exit_row();
 	slot_row();
 }
