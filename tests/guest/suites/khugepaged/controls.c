@@ -94,6 +94,7 @@
 #include "swap.h"
 
 #define NR_START_STOP_ROWS 3
+#define NR_START_FAILED_ROWS 1
 #define NR_IDLE_ROWS 1
 #define NR_SHMEM_NEVER_ROWS 1
 #define NR_WAKE_ROWS 1
@@ -108,6 +109,8 @@
 #define SLOT_CHILDREN 256          /* processes registered with khugepaged, then gone */
 #define SLOT_AT_ONCE 8
 #define SLOT_PMDS 4
+#define FAIL_NTH "/proc/thread-self/fail-nth"
+#define FAIL_NTH_MAX 256           /* fault-injection sites one write of enabled may meet */
 #define EXIT_CHILDREN 64           /* processes registered with khugepaged and gone while it sleeps */
 #define EXIT_SLEEP_MS "600000"
 #define EXIT_SETTLE_US 2000000     /* for the pass that writing scan_sleep_millisecs starts */
@@ -196,7 +199,7 @@ static void nohugepage_row(void)
 
 int controls_plan(void)
 {
-	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
+	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_START_FAILED_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
 	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
 	       NR_NOHUGEPAGE_ROWS;
 }
@@ -406,6 +409,83 @@ static void start_stop_rows(void)
 		ktap_diag("khugepaged did not come back with the THP settings restored");
 	ktap_ok(started, "khugepaged runs with only the PMD size's anon control at always");
 	ktap_ok(started_madvise, "khugepaged runs with only the PMD size's anon control at madvise");
+}
+
+/*
+ * One write of "madvise" to enabled with its nth fault-injection site failing (fail_nth_fd,
+ * /proc/thread-self/fail-nth open): 1 if that fault was injected (the file reads back 0,
+ * fault-injection.rst), 0 if the write met fewer sites, -1 if fail-nth cannot be used.
+ */
+static int enable_failing_nth(int fail_nth_fd, int n)
+{
+	char text[16];
+	int len = snprintf(text, sizeof(text), "%d", n), fd = open(THP_DIR "/enabled", O_WRONLY | O_CLOEXEC);
+	ssize_t left;
+
+	if (fd < 0 || pwrite(fail_nth_fd, text, (size_t)len, 0) != len) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (write(fd, "madvise", 7) < 0 && errno != ENOMEM)
+		ktap_diag("enabled with site %d failing: %s", n, strerror(errno));
+	left = pread(fail_nth_fd, text, sizeof(text) - 1, 0);
+	if (pwrite(fail_nth_fd, "0", 1, 0) != 1)
+		ktap_diag("cannot clear fail-nth: %s", strerror(errno));
+	close(fd);
+	if (left <= 0)
+		return -1;
+	text[left] = '\0';
+	return atoi(text) == 0;
+}
+
+/*
+ * transhuge.rst: "khugepaged will be automatically started when any THP size is enabled" -- the
+ * next time too, after an enable that failed.  With every THP setting at never, "madvise" is
+ * written to enabled with its nth fault-injection site failing (/proc/thread-self/fail-nth),
+ * for n = 1, 2, ... until a write meets fewer than n sites; after each, "never" and then
+ * "madvise" written plainly must stop and start the thread.  (Not "madvise" again at once:
+ * enabled_store() starts khugepaged only when the mode changes, and a write that failed in
+ * kthread_run() has already changed it, so 7.2 leaves enabled at madvise with no khugepaged
+ * until the mode moves.)  Two n fail start_stop_khugepaged()'s kthread_run() (its two
+ * allocations).  Kills its `khugepaged_thread = NULL` removed there (9f352e575bf4: the
+ * error pointer kept, which the write of never hands to kthread_stop(): an oops).  SKIP
+ * without fail-nth (CONFIG_FAULT_INJECTION).
+ */
+static void start_failed_row(void)
+{
+	const char *row = "khugepaged starts on an enable after one that failed: each fault of the write's "
+			  "path, then a plain write";
+	struct thp_knob knobs[MAX_THP_KNOBS];
+	int fail_nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC), nr, n, injected = 1, started = 1;
+
+	if (fail_nth_fd < 0) {
+		ktap_skip(row, "no " FAIL_NTH " (CONFIG_FAULT_INJECTION): %s", strerror(errno));
+		return;
+	}
+	if (!thp_all_off(knobs, &nr))
+		ktap_diag("khugepaged still runs with every THP setting at never");
+	for (n = 1; n <= FAIL_NTH_MAX && injected == 1 && started; n++) {
+		injected = enable_failing_nth(fail_nth_fd, n);
+		if (sys_write(THP_DIR "/enabled", "never") || !thread_becomes(0))
+			ktap_diag("khugepaged did not stop with enabled at never: %s", strerror(errno));
+		if (injected == 1) {
+			started = !sys_write(THP_DIR "/enabled", "madvise") && thread_becomes(1);
+			if (!started)
+				ktap_diag("after the write with site %d failing, never, then madvise: khugepaged %s",
+					  n, khugepaged_thread_pid() >= 0 ? "runs" : "does not run");
+			if (sys_write(THP_DIR "/enabled", "never") || !thread_becomes(0))
+				ktap_diag("khugepaged did not stop with enabled at never again");
+		}
+	}
+	close(fail_nth_fd);
+	for (int i = nr - 1; i >= 0; i--)
+		thp_knob_restore(&knobs[i]);
+	if (injected < 0)
+		ktap_diag("cannot write or read " FAIL_NTH " at site %d: %s", n - 1, strerror(errno));
+	if (started && injected == 0)
+		ktap_diag("the write of enabled met %d fault-injection sites", n - 2);
+	ktap_ok(started && injected == 0 && n > 2, "%s", row);
 }
 
 /* utime + stime (proc(5) fields 14 and 15) of pid in clock ticks, -1 if unreadable. */
@@ -857,6 +937,7 @@ void controls_run(void)
 		control_row(&controls[i]);
 	refusal_row();
 	start_stop_rows();
+	start_failed_row();
 	idle_row();
 	wake_row();
 	shmem_never_row();
