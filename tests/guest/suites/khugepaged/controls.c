@@ -86,6 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,6 +103,7 @@
 #define NR_NONE_DEFAULT_ROWS 1
 #define NR_SLOT_ROWS 1
 #define NR_EXIT_ROWS 1
+#define NR_ENTER_ROWS 1
 #define NR_SWAP_LIMIT_ROWS 1
 #define NR_NOHUGEPAGE_ROWS 1
 #define SWAP_LIMIT_PAGES 8        /* shmem pages paged out, over max_ptes_swap 1 */
@@ -111,6 +113,7 @@
 #define SLOT_PMDS 4
 #define FAIL_NTH "/proc/thread-self/fail-nth"
 #define FAIL_NTH_MAX 256           /* fault-injection sites one write of enabled may meet */
+#define ENTER_CHILDREN 32         /* fresh processes that map nothing khugepaged may collapse */
 #define EXIT_CHILDREN 64           /* processes registered with khugepaged and gone while it sleeps */
 #define EXIT_SLEEP_MS "600000"
 #define EXIT_SETTLE_US 2000000     /* for the pass that writing scan_sleep_millisecs starts */
@@ -200,7 +203,7 @@ static void nohugepage_row(void)
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_START_FAILED_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_ENTER_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
 	       NR_NOHUGEPAGE_ROWS;
 }
 
@@ -662,6 +665,91 @@ static long mm_structs_counted(void)
 	return slab_objects(MM_STRUCT_CACHE);
 }
 
+int idle_main(void)
+{
+	char byte = 1;
+
+	if (write(STDOUT_FILENO, &byte, 1) != 1)
+		return 1;
+	while (read(STDIN_FILENO, &byte, 1) > 0)
+		;
+	return 0;
+}
+
+/*
+ * `khugepaged --idle` started ENTER_CHILDREN times at once, each with its standard input the
+ * read end of one pipe (it lives until the pipe's write end closes) and its standard output
+ * the write end of another (one byte once it runs): the number that said they run.
+ */
+static int spawn_idle(pid_t pids[ENTER_CHILDREN], int *hold_fd)
+{
+	char *const argv[] = { "khugepaged", IDLE_ARG, NULL };
+	int hold[2], ready[2], running = 0, spawned = 0;
+	posix_spawn_file_actions_t actions;
+	char byte;
+
+	*hold_fd = -1;
+	if (pipe2(hold, O_CLOEXEC) || pipe2(ready, O_CLOEXEC))
+		return 0;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, hold[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&actions, ready[1], STDOUT_FILENO);
+	for (int i = 0; i < ENTER_CHILDREN; i++) {
+		if (posix_spawn(&pids[i], "/proc/self/exe", &actions, NULL, argv, NULL))
+			pids[i] = -1;
+		spawned += pids[i] > 0;
+	}
+	posix_spawn_file_actions_destroy(&actions);
+	close(hold[0]);
+	close(ready[1]);
+	while (running < spawned && read(ready[0], &byte, 1) == 1)
+		running++;
+	close(ready[0]);
+	*hold_fd = hold[1];
+	return running;
+}
+
+/*
+ * khugepaged takes on only processes it may collapse in: transhuge.rst, under enabled
+ * "madvise", "only inside MADV_HUGEPAGE regions", and khugepaged_enter_vma() enters a
+ * process only for a VMA collapse_possible() allows.  With enabled at madvise and every size
+ * control at never, ENTER_CHILDREN fresh processes (their program's file mappings are the
+ * VMAs khugepaged_enter_vma() is asked about) add no mm_slot object while they live.  A fresh
+ * process, not a fork: a child of this task, registered by earlier rows, would be entered at
+ * fork.  Kills khugepaged_enter_vma's `&& collapse_possible(...)` -> `||` (db2e705e78b3:
+ * every new process entered while any THP size is enabled).
+ */
+static void enter_row(void)
+{
+	const char *row = "khugepaged takes on no process that has nothing it may collapse: no mm_slot "
+			  "object for fresh processes under enabled madvise";
+	struct thp_knob knobs[MAX_THP_KNOBS], top = { 0 };
+	pid_t pids[ENTER_CHILDREN];
+	long before = slab_objects(SLOT_CACHE), after = -1;
+	int nr, running = 0, hold_fd = -1;
+
+	if (before < 0) {
+		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs)");
+		return;
+	}
+	thp_all_off(knobs, &nr);
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise"))
+		ktap_diag("cannot set enabled to madvise: %s", strerror(errno));
+	before = slab_objects(SLOT_CACHE);
+	running = spawn_idle(pids, &hold_fd);
+	after = slab_objects(SLOT_CACHE);
+	if (hold_fd >= 0)
+		close(hold_fd);
+	for (int i = 0; i < ENTER_CHILDREN; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
+	thp_knob_restore(&top);
+	for (int i = nr - 1; i >= 0; i--)
+		thp_knob_restore(&knobs[i]);
+	ktap_diag("mm_slot objects: %ld before, %ld with %d fresh processes running", before, after, running);
+	ktap_ok(running == ENTER_CHILDREN && after - before <= 1, "%s", row);
+}
+
 /*
  * A process's exit takes it off khugepaged's list at once, not at khugepaged's next pass:
  * with khugepaged asleep (scan_sleep_millisecs EXIT_SLEEP_MS, once the pass that writing it
@@ -944,6 +1032,7 @@ void controls_run(void)
 	none_limit_row();
 	swap_limit_row();
 	nohugepage_row();
+	enter_row();
 	exit_row();
 	slot_row();
 }

@@ -203,6 +203,13 @@ void controls_run(void);
 /* MADV_COLLAPSE of KSM's zero pages (ksm.c). */
 int ksm_plan(void);
 void ksm_run(void);
+/*
+ * `khugepaged --idle` (IDLE_ARG): this program as a fresh process that maps nothing with
+ * MADV_HUGEPAGE, for controls.c's enter row.  idle_main() writes one byte to its standard
+ * output once it runs, then waits for its standard input to close: returns 0.
+ */
+#define IDLE_ARG "--idle"
+int idle_main(void);
 /* Two threads' MADV_COLLAPSE of one range at once (race.c). */
 int race_plan(void);
 void race_run(void);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "khugepaged.h"
 #include "harness.h"
@@ -131,10 +132,12 @@ GUEST_CASE_TIMEOUT(khugepaged_pass, pass_plan(), 4 * COLLAPSE_WAIT_S + 60)
 /* The selftest saves, sets and restores khugepaged's settings itself. */
 GUEST_CASE_TIMEOUT(selftest, selftest_plan(), SELFTEST_CASE_TIMEOUT_S) { selftest_run(); }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct topo_error err;
 
+	if (argc == 2 && !strcmp(argv[1], IDLE_ARG))
+		return idle_main();
 	if (topo_load(TOPOLOGY_PATH, &topo, &err))
 		ktap_skip_all("%s", err.msg);
 	if (pmd_size() <= 0)
