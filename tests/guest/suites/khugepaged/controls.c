@@ -104,6 +104,7 @@
 #define NR_SLOT_ROWS 1
 #define NR_EXIT_ROWS 1
 #define NR_ENTER_ROWS 1
+#define NR_STOP_COLLECTS_ROWS 1
 #define NR_SWAP_LIMIT_ROWS 1
 #define NR_NOHUGEPAGE_ROWS 1
 #define SWAP_LIMIT_PAGES 8        /* shmem pages paged out, over max_ptes_swap 1 */
@@ -113,6 +114,9 @@
 #define SLOT_PMDS 4
 #define FAIL_NTH "/proc/thread-self/fail-nth"
 #define FAIL_NTH_MAX 256           /* fault-injection sites one write of enabled may meet */
+#define CURSOR_PMDS 128           /* PMD ranges of the process khugepaged's cursor is to stop in */
+#define CURSOR_TRIES 5
+#define CURSOR_SCAN_US 1000000    /* khugepaged scanning without sleep before it is sent to sleep */
 #define ENTER_CHILDREN 32         /* fresh processes that map nothing khugepaged may collapse */
 #define EXIT_CHILDREN 64           /* processes registered with khugepaged and gone while it sleeps */
 #define EXIT_SLEEP_MS "600000"
@@ -203,7 +207,7 @@ static void nohugepage_row(void)
 int controls_plan(void)
 {
 	return (int)NR_CONTROLS + 1 + NR_START_STOP_ROWS + NR_START_FAILED_ROWS + NR_IDLE_ROWS + NR_WAKE_ROWS + NR_SHMEM_NEVER_ROWS +
-	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_ENTER_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
+	       NR_NONE_LIMIT_ROWS + NR_SLOT_ROWS + NR_EXIT_ROWS + NR_ENTER_ROWS + NR_STOP_COLLECTS_ROWS + NR_NONE_DEFAULT_ROWS + NR_SWAP_LIMIT_ROWS +
 	       NR_NOHUGEPAGE_ROWS;
 }
 
@@ -800,6 +804,132 @@ static void exit_row(void)
 	ktap_ok(exited == EXIT_CHILDREN && before >= 0 && after - before <= 1, "%s", row);
 }
 
+/*
+ * A child of CURSOR_PMDS PMD ranges (one page each; MAP_NORESERVE, as LoongArch's 32M PMDs
+ * make them 4 GB), registered with MADV_HUGEPAGE, alive until hold closes: its pid once it
+ * said it is ready, or -1 (then it is gone).
+ */
+static pid_t cursor_child(size_t pmd, int *hold_fd)
+{
+	int hold[2], ready[2];
+	char byte = 0;
+	pid_t pid;
+
+	*hold_fd = -1;
+	if (pipe2(hold, O_CLOEXEC))
+		return -1;
+	if (pipe2(ready, O_CLOEXEC)) {
+		close(hold[0]);
+		close(hold[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		size_t len = (CURSOR_PMDS + 1) * pmd;
+		char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		char *huge = (char *)(((uintptr_t)map + pmd - 1) & ~(uintptr_t)(pmd - 1));
+
+		close(hold[1]);
+		close(ready[0]);
+		if (map == MAP_FAILED)
+			_exit(1);
+		madvise(map, len, MADV_NOHUGEPAGE);
+		for (size_t i = 0; i < CURSOR_PMDS; i++)
+			huge[i * pmd] = 1;
+		if (madvise(map, len, MADV_HUGEPAGE) || write(ready[1], &byte, 1) != 1)
+			_exit(1);
+		while (read(hold[0], &byte, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(hold[0]);
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &byte, 1) != 1) {
+		ktap_diag("the cursor child did not map and register its ranges");
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(ready[0]);
+	if (pid < 0)
+		close(hold[1]);
+	else
+		*hold_fd = hold[1];
+	return pid;
+}
+
+/*
+ * khugepaged, when it stops, lets go of the process its scan stood in: a process that exits
+ * while khugepaged's cursor is on its slot keeps the slot (__khugepaged_exit() leaves it to
+ * khugepaged), and khugepaged's thread, stopping, frees it (collect_mm_slot() on the way
+ * out).  The child's slot is seen come (the count one up once it runs) before it is relied on.  khugepaged scans without sleep, one PMD a pass, a child of CURSOR_PMDS ranges of
+ * one page each that holds nearly all it has to scan: with the MTHP_ORDER size at madvise it
+ * reads all of a range's PTEs (for the mTHP bitmap; PMD-only scans stop at the first none
+ * PTE) and at max_ptes_none 0 collapses nothing.  Then it is sent to sleep and the child
+ * exits.  If the mm_slot count did not drop (so the cursor was
+ * on the child's slot; else the try is repeated, CURSOR_TRIES times), every THP setting goes
+ * to never: with the thread gone the count must drop by that one slot.  The oracle is the
+ * slot row's: a gone process leaves nothing behind.  Kills khugepaged()'s `slot =
+ * khugepaged_scan.mm_slot` removed (f2659375b158: the slot and its mm_struct left on the
+ * list while khugepaged is stopped).
+ */
+static void stop_collects_row(void)
+{
+	const char *row = "khugepaged, stopping, frees the slot of a process that exited while its scan stood there";
+	size_t pmd = (size_t)pmd_size();
+	struct thp_knob top = { 0 }, mthp = { 0 }, none = { 0 }, pages = { 0 }, sleep_ms = { 0 };
+	struct thp_knob knobs[MAX_THP_KNOBS];
+	char one_pmd[24], mthp_path[160];
+	long spawned_at = -1, before = -1, at_exit = -1, stopped = -1;
+	int tries = 0, held = 0, nr = 0, hold_fd;
+
+	if (slab_objects(SLOT_CACHE) < 0) {
+		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs)");
+		return;
+	}
+	snprintf(one_pmd, sizeof(one_pmd), "%ld", pmd_size() / page_size());
+	snprintf(mthp_path, sizeof(mthp_path), THP_DIR "/hugepages-%ldkB/enabled", (page_size() << MTHP_ORDER) / 1024);
+	if (thp_knob_set(&top, THP_DIR "/enabled", "madvise") || thp_knob_set(&mthp, mthp_path, "madvise") ||
+	    value_knob_set(&none, KHP_DIR "/max_ptes_none", "0") ||
+	    value_knob_set(&pages, KHP_DIR "/pages_to_scan", one_pmd))
+		ktap_diag("cannot set enabled, %s, max_ptes_none or pages_to_scan: %s", mthp_path, strerror(errno));
+	for (; tries < CURSOR_TRIES && !held; tries++) {
+		pid_t pid;
+
+		spawned_at = slab_objects(SLOT_CACHE);
+		if ((pid = cursor_child(pmd, &hold_fd)) < 0)
+			break;
+		if (value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", "0"))
+			ktap_diag("cannot set scan_sleep_millisecs: %s", strerror(errno));
+		usleep(CURSOR_SCAN_US);
+		thp_knob_restore(&sleep_ms);
+		if (value_knob_set(&sleep_ms, KHP_DIR "/scan_sleep_millisecs", EXIT_SLEEP_MS))
+			ktap_diag("cannot set scan_sleep_millisecs: %s", strerror(errno));
+		usleep(EXIT_SETTLE_US);
+		before = slab_objects(SLOT_CACHE);
+		close(hold_fd);
+		waitpid(pid, NULL, 0);
+		at_exit = slab_objects(SLOT_CACHE);
+		held = before == spawned_at + 1 && at_exit == before;
+		if (held) {
+			thp_all_off(knobs, &nr);
+			stopped = slab_objects(SLOT_CACHE);
+		}
+		thp_knob_restore(&sleep_ms);
+	}
+	for (int i = nr - 1; i >= 0; i--)
+		thp_knob_restore(&knobs[i]);
+	thp_knob_restore(&pages);
+	thp_knob_restore(&none);
+	thp_knob_restore(&mthp);
+	thp_knob_restore(&top);
+	ktap_diag("mm_slot objects: %ld before the child, %ld with it, %ld after its exit, %ld with khugepaged "
+		  "stopped (%d tries)", spawned_at, before, at_exit, stopped, tries);
+	if (!held)
+		ktap_skip(row, "khugepaged's cursor was never on the child's slot when it exited");
+	else
+		ktap_ok(stopped == at_exit - 1, "%s", row);
+}
+
 static void slot_row(void)
 {
 	const char *row = "khugepaged forgets processes that are gone: its mm_slot objects, and the mm_structs "
@@ -1034,5 +1164,6 @@ void controls_run(void)
 	nohugepage_row();
 	enter_row();
 	exit_row();
+	stop_collects_row();
 	slot_row();
 }
