@@ -97,6 +97,10 @@ IDS=$IDS,33831509500c,4a7fbbc9f380
 # reserve doubled; a shmem collapse traced with a wrong THP; an exited
 # process's slot kept until khugepaged's next pass.
 IDS=$IDS,0f8f3c3e5f92,2760932b117e,4d35484a1ebb,71b4f90d460f
+# Seed 6's last three: khugepaged never started again after a failed
+# kthread_run; every new process entered; khugepaged, stopping, keeping the
+# slot of a process that exited under its scan.
+IDS=$IDS,9f352e575bf4,db2e705e78b3,f2659375b158
 # mempolicy.c: the weights' sysfs show and store, get_il_weight + 1, the task
 # path's weight refill forced, the bulk paths (weighted: a remainder off by
 # one; plain: the per-node split off by one).
@@ -111,6 +115,7 @@ ARGS=(--kernel stock --file mm/khugepaged.c --file mm/mempolicy.c
       --function collapse_pte_mapped_thp --function max_ptes_swap_store --function try_collapse_pte_mapped_thp
       --function __collapse_huge_page_copy_succeeded --function __collapse_huge_page_isolate
       --function set_recommended_min_free_kbytes --function check_pmd_still_valid --function __khugepaged_exit
+      --function start_stop_khugepaged --function khugepaged_enter_vma --function khugepaged
       --function pages_to_scan_show --function scan_sleep_millisecs_store --function hugepage_enabled
       --function madvise_collapse_errno --function collapse_possible --function khugepaged_wait_work
       --function khugepaged_alloc_sleep --function current_is_khugepaged --function khugepaged_should_wakeup
