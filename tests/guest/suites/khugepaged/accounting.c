@@ -336,8 +336,7 @@ static void reserve_row(void)
 	sys_read_long(MIN_FREE_KBYTES, &on);
 	stopped = thp_all_off(knobs, &nr);
 	sys_read_long(MIN_FREE_KBYTES, &off);
-	for (int i = nr - 1; i >= 0; i--)
-		thp_knob_restore(&knobs[i]);
+	thp_all_restore(knobs, nr);
 	sys_read_long(MIN_FREE_KBYTES, &again);
 	if (!stopped) {
 		ktap_skip(row, "khugepaged still runs with every THP setting at never");

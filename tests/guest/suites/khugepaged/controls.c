@@ -122,6 +122,7 @@
 #define EXIT_SLEEP_MS "600000"
 #define EXIT_SETTLE_US 2000000     /* for the pass that writing scan_sleep_millisecs starts */
 #define MM_STRUCT_CACHE "/sys/kernel/slab/mm_struct"
+#define NO_SLOT_CACHE "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs)"
 #define MM_STRUCT_SLACK 2
 #define WAKE_SLEEP_MS "120000"
 #define WAKE_RANGES 4             /* PMD ranges of the process khugepaged is in the middle of */
@@ -387,6 +388,12 @@ int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr)
 	return thread_becomes(0);
 }
 
+void thp_all_restore(const struct thp_knob k[MAX_THP_KNOBS], int nr)
+{
+	for (int i = nr - 1; i >= 0; i--)
+		thp_knob_restore(&k[i]);
+}
+
 static void start_stop_rows(void)
 {
 	struct thp_knob knobs[MAX_THP_KNOBS], pmd_anon;
@@ -410,8 +417,7 @@ static void start_stop_rows(void)
 		started_madvise = thread_becomes(1);
 		thp_knob_restore(&pmd_anon);
 	}
-	for (int i = nr - 1; i >= 0; i--)
-		thp_knob_restore(&knobs[i]);
+	thp_all_restore(knobs, nr);
 	if (!thread_becomes(1))
 		ktap_diag("khugepaged did not come back with the THP settings restored");
 	ktap_ok(started, "khugepaged runs with only the PMD size's anon control at always");
@@ -486,8 +492,7 @@ static void start_failed_row(void)
 		}
 	}
 	close(fail_nth_fd);
-	for (int i = nr - 1; i >= 0; i--)
-		thp_knob_restore(&knobs[i]);
+	thp_all_restore(knobs, nr);
 	if (injected < 0)
 		ktap_diag("cannot write or read " FAIL_NTH " at site %d: %s", n - 1, strerror(errno));
 	if (started && injected == 0)
@@ -733,7 +738,7 @@ static void enter_row(void)
 	int nr, running = 0, hold_fd = -1;
 
 	if (before < 0) {
-		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs)");
+		ktap_skip(row, NO_SLOT_CACHE);
 		return;
 	}
 	thp_all_off(knobs, &nr);
@@ -748,8 +753,7 @@ static void enter_row(void)
 		if (pids[i] > 0)
 			waitpid(pids[i], NULL, 0);
 	thp_knob_restore(&top);
-	for (int i = nr - 1; i >= 0; i--)
-		thp_knob_restore(&knobs[i]);
+	thp_all_restore(knobs, nr);
 	ktap_diag("mm_slot objects: %ld before, %ld with %d fresh processes running", before, after, running);
 	ktap_ok(running == ENTER_CHILDREN && after - before <= 1, "%s", row);
 }
@@ -777,8 +781,7 @@ static void exit_row(void)
 	int exited = 0;
 
 	if (slab_objects(SLOT_CACHE) < 0 || own == MAP_FAILED) {
-		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs), or "
-			  "no mapping: %s", strerror(errno));
+		ktap_skip(row, NO_SLOT_CACHE ", or no mapping: %s", strerror(errno));
 		if (own != MAP_FAILED)
 			munmap(own, 2 * pmd);
 		return;
@@ -883,7 +886,7 @@ static void stop_collects_row(void)
 	int tries = 0, held = 0, nr = 0, hold_fd;
 
 	if (slab_objects(SLOT_CACHE) < 0) {
-		ktap_skip(row, "no " SLOT_CACHE " (a kernel that merges the caches, or SLUB without sysfs)");
+		ktap_skip(row, NO_SLOT_CACHE);
 		return;
 	}
 	snprintf(one_pmd, sizeof(one_pmd), "%ld", pmd_size() / page_size());
@@ -916,8 +919,7 @@ static void stop_collects_row(void)
 		}
 		thp_knob_restore(&sleep_ms);
 	}
-	for (int i = nr - 1; i >= 0; i--)
-		thp_knob_restore(&knobs[i]);
+	thp_all_restore(knobs, nr);
 	thp_knob_restore(&pages);
 	thp_knob_restore(&none);
 	thp_knob_restore(&mthp);

@@ -153,6 +153,8 @@ long size_stat(long bytes, const char *name);
  * thp_knob_restore(); 1 if khugepaged's thread then stops within a second.
  */
 int thp_all_off(struct thp_knob k[MAX_THP_KNOBS], int *nr);
+/* The nr settings thp_all_off() saved in k, put back in reverse. */
+void thp_all_restore(const struct thp_knob k[MAX_THP_KNOBS], int nr);
 
 /*
  * The memfd fd's first PMD mapped shared at a PMD-aligned address inside a fresh
