@@ -9,6 +9,8 @@
 # and per metric; a Ctrl-C mid-matrix cancels every job it submitted that
 # had not ended, and the same command resumes.  ~15-25 min under TCG.
 . "$(dirname "$0")/../lib.bash"
+# Its own guests: run first, or alone, no other test has built the LoongArch one.
+make -s guest GUEST_ARCH=x86_64 && make -s guest GUEST_ARCH=loongarch64 || fail "guest build failed"
 lava_dir="$SCRATCH/lava"
 trap 'tests/host/lava-instance stop "$lava_dir"; rm -rf "$SCRATCH"' EXIT
 tests/host/lava-instance start "$lava_dir" >"$SCRATCH/instance"
