@@ -159,6 +159,13 @@ int collapse_range(void *addr, size_t len)
 	}
 }
 
+int pmd_rounds(int x86_pmds)
+{
+	long want = (long)x86_pmds * 512 / (pmd_size() / page_size());
+
+	return want > 0 ? (int)want : 1;
+}
+
 int page_node(const void *addr)
 {
 	void *page = (void *)addr;

@@ -104,6 +104,13 @@ int reads_zero(const char *at, size_t len);
  * case.  Each retry is a diagnostic line.
  */
 int collapse_range(void *addr, size_t len);
+/*
+ * How many whole-PMD steps (a collapse, a move of every page) make x86_pmds of x86's
+ * 512-page PMDs' worth of pages here, at least 1.  Such a step costs in proportion to
+ * the PMD's pages: la-2node's 2048-page PMD takes a quarter as many, where the full
+ * count took its KASAN kernel past the case's timeout (check-full's debug-kernel).
+ */
+int pmd_rounds(int x86_pmds);
 /* This task's policy MPOL_BIND to node, or MPOL_DEFAULT for node -1: 0, or -1 with errno. */
 long bind_task(int node);
 /* The node of the page at addr (move_pages query), -1 if unknown. */

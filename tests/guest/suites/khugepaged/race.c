@@ -9,9 +9,7 @@
  * memory" (0f3e2a2c4243, the commit that chose EAGAIN for it), never
  * EINVAL, which says the range or the call is wrong.
  *
- * Trial after trial, RACE_PAGES pages in all (100 trials of x86's 2 MB PMD,
- * 25 of la-2node's 32 MB, whose 100 took its KASAN kernel past the case's
- * timeout: a trial costs in proportion to the PMD's pages): a fresh PMD
+ * RACE_TRIALS times (pmd_rounds(): 25 on la-2node's 32 MB PMD): a fresh PMD
  * range written as base pages, two threads spinning until both are ready,
  * then each MADV_COLLAPSE of the whole range.
  * Each call must answer 0 or EAGAIN, and the range must end a THP (after one
@@ -31,7 +29,7 @@
 #include "khugepaged.h"
 #include "ktap.h"
 
-#define RACE_PAGES (100 * 512)
+#define RACE_TRIALS 100
 
 /* One trial's shared state: the range, the start line, each thread's answer. */
 struct race {
@@ -115,8 +113,8 @@ int race_plan(void)
 void race_run(void)
 {
 	const char *row = "two threads MADV_COLLAPSE the same range at once: each gets 0 or EAGAIN, the range one THP";
-	size_t pmd = (size_t)pmd_size(), nr = pmd / (size_t)page_size();
-	int trials = 0, both_collapsed = 0, want = nr < RACE_PAGES ? (int)(RACE_PAGES / nr) : 1;
+	size_t pmd = (size_t)pmd_size();
+	int trials = 0, both_collapsed = 0, want = pmd_rounds(RACE_TRIALS);
 
 	while (trials < want && race_once(pmd, &both_collapsed))
 		trials++;

@@ -119,9 +119,10 @@
  *              so MADV_COLLAPSE answers 0 with the range still PTE-mapped).
  *   migrating  MADV_COLLAPSE of a shmem PMD, every page written, while a
  *              child keeps moving all its pages between a and b
- *              (move_pages(2), MPOL_MF_MOVE), round after round with a
- *              fresh file, MIGRATING_PAGES pages in all: each answers 0 or EAGAIN ("trying again might
- *              succeed": a page off the LRU or locked), and every page keeps
+ *              (move_pages(2), MPOL_MF_MOVE), MIGRATING_ROUNDS times
+ *              (pmd_rounds(): fewer for larger PMDs) with a fresh file:
+ *              each answers 0 or EAGAIN ("trying again might succeed": a
+ *              page off the LRU or locked), and every page keeps
  *              its value.  move_pages() takes all its pages off the LRU
  *              before it locks the first, and does so faster than
  *              collapse_file() walks them, so a collapse that started
@@ -151,7 +152,7 @@
 #include "swap.h"
 
 #define NR_SHMEM_ROWS 13
-#define MIGRATING_PAGES (24 * 512)   /* 24 rounds of x86's 2 MB PMD */
+#define MIGRATING_ROUNDS 24
 #define MIGRATING_TRIES 8
 #define PRIVATE_BYTE 0x71
 #define GIB (1UL << 30)
@@ -786,17 +787,10 @@ static int migrating_round(size_t pmd, int a, int b, int *collapsed, int *eagain
 	return ok;
 }
 
-/*
- * The migrating row: 1 if its rounds kept the data and answered 0 or EAGAIN.  A round
- * costs in proportion to the PMD's pages, so the rounds move MIGRATING_PAGES pages in all
- * whatever the PMD: 24 on x86, 6 of la-2node's 2048-page PMDs, where 24 rounds took the
- * KASAN kernel past the case's timeout (check-full's debug-kernel).
- */
+/* The migrating row: 1 if its rounds (24 on x86, 6 on la-2node) kept the data and answered 0 or EAGAIN. */
 static int migrating_collapses(size_t pmd, int a, int b)
 {
-	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1;
-	size_t nr = pmd / (size_t)page_size();
-	int rounds = nr < MIGRATING_PAGES ? (int)(MIGRATING_PAGES / nr) : 1;
+	int collapsed = 0, nr_collapsed = 0, eagain = 0, ok = 1, rounds = pmd_rounds(MIGRATING_ROUNDS);
 
 	for (int r = 0; ok && r < rounds; r++) {
 		ok = migrating_round(pmd, a, b, &collapsed, &eagain) == 1;
