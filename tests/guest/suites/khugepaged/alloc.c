@@ -159,9 +159,11 @@ int collapse_range(void *addr, size_t len)
 	}
 }
 
+#define X86_PMD_PAGES 512   /* 2 MB of 4 KB pages */
+
 int pmd_rounds(int x86_pmds)
 {
-	long want = (long)x86_pmds * 512 / (pmd_size() / page_size());
+	long want = (long)x86_pmds * X86_PMD_PAGES / (pmd_size() / page_size());
 
 	return want > 0 ? (int)want : 1;
 }
