@@ -65,6 +65,8 @@
 #define PREFER_S 30.0
 #define STAY_S 6.0
 #define MOVE_S 30.0
+/* Fill and give-back rounds that bring a node between its min and high watermarks. */
+#define FILL_ROUNDS 8
 #define SLICE_S 0.2
 
 int full_plan(const struct nodes *n)
@@ -224,9 +226,25 @@ static int nearly_full(int local, int far, struct node_hugepages *h, int nearest
 		filler = NULL;
 		goto out;
 	}
-	while (filled < filler_max && !zone_marks(local, &z) && z.free > z.low)
-		for (size_t k = 0; k < 16 && filled < filler_max; k++)
-			filler[filled++ * ps] = 1;
+	/*
+	 * Filled 16 pages at a time down to low; a fill that lands below min (a refill of the
+	 * per-CPU page lists can take a large batch from the free lists at once; seen on 8node under
+	 * load) gives filler pages back until above min, and a give-back that a drained batch lifts
+	 * to high or above is filled again: FILL_ROUNDS rounds at most.
+	 */
+	for (int round = 0; round < FILL_ROUNDS; round++) {
+		while (filled < filler_max && !zone_marks(local, &z) && z.free > z.low)
+			for (size_t k = 0; k < 16 && filled < filler_max; k++)
+				filler[filled++ * ps] = 1;
+		while (filled > 0 && !zone_marks(local, &z) && z.free <= z.min) {
+			size_t back = filled < 16 ? filled : 16;
+
+			filled -= back;
+			madvise(filler + filled * ps, back * ps, MADV_DONTNEED);
+		}
+		if (zone_marks(local, &z) || (z.free > z.min && z.free < z.high))
+			break;
+	}
 	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages)", local, z.free, z.min,
 		  z.low, z.high, filled);
 	if (z.free >= z.high || z.free <= z.min) {
