@@ -35,8 +35,8 @@ static const struct lock_field {
 	{ "suite", PIN_FIELD(suite), LOWER DIGIT "-", "a-z 0-9 -" },
 	{ "debarch", PIN_FIELD(debarch), LOWER DIGIT, "a-z 0-9" },
 	{ "package", PIN_FIELD(package), LOWER DIGIT ".+-", "a-z 0-9 . + -" },
-	/* No ':': apt names files of epoch versions "%3a", and kernels have no epoch. */
-	{ "version", PIN_FIELD(version), LOWER UPPER DIGIT ".+~-", "A-Z a-z 0-9 . + ~ -" },
+	/* ':' only as an epoch's end (busybox-static's "1:"); file names spell it "%3a" (file_version()). */
+	{ "version", PIN_FIELD(version), LOWER UPPER DIGIT ".+~:-", "A-Z a-z 0-9 . + ~ : -" },
 	{ "sha256", PIN_FIELD(sha256), DIGIT "abcdef", "0-9 a-f" },
 	{ "image", PIN_FIELD(image), LOWER UPPER DIGIT "._+-/", "A-Z a-z 0-9 . _ + - /" },
 };
@@ -88,12 +88,19 @@ static int set_field(const char *path, int line, const struct lock_field *f,
 	return 0;
 }
 
-/* What no alphabet can say: known arch, full-length digest, a path inside the package. */
+/* What no alphabet can say: known arch, an epoch's one colon, full-length digest, a path inside the package. */
 static int check_pin(const char *path, const struct kernel_pin *pin, struct error *err)
 {
+	const char *colon = strchr(pin->version, ':');
+
 	if (!kernel_arch_known(pin->arch) && !is_source(pin))
 		return error_input(err, "%s:%d: arch '%s' is not x86_64, loongarch64 or source; fix the arch field",
 				 path, pin->line, pin->arch);
+	if (colon && (colon == pin->version || strspn(pin->version, DIGIT) != (size_t)(colon - pin->version) ||
+		      strchr(colon + 1, ':')))
+		return error_input(err, "%s:%d: version '%s': a ':' may only end the epoch, once (1:1.38.0-3+b1); "
+				 "copy the Version line of `apt-cache show %s`", path, pin->line, pin->version,
+				 pin->package);
 	if (strlen(pin->sha256) != 64)
 		return error_input(err, "%s:%d: sha256 '%s' is not 64 hex digits; copy the SHA256 "
 				 "line of `apt-cache show %s`", path, pin->line, pin->sha256, pin->package);
@@ -615,6 +622,21 @@ static int deb_is_pinned(const struct kernel_pin *pin, const char *deb, struct e
 }
 
 /*
+ * pin's version as apt-get download spells it in a file name: an epoch's
+ * ':' as "%3a" (busybox-static_1%3a1.38.0-3+b1_loong64.deb), so that no
+ * cache path or file the lab writes has a ':' either.
+ */
+static void file_version(const struct kernel_pin *pin, char *out, size_t cap)
+{
+	const char *colon = strchr(pin->version, ':');
+
+	if (colon)
+		snprintf(out, cap, "%.*s%%3a%s", (int)(colon - pin->version), pin->version, colon + 1);
+	else
+		snprintf(out, cap, "%s", pin->version);
+}
+
+/*
  * From the mirror: the .deb apt-get download left in dir, verified against
  * the pin.  *stale as apt_download(), also set when the archive's .deb is
  * another one under the same version (a rebuild): the pin's is not there.
@@ -622,14 +644,15 @@ static int deb_is_pinned(const struct kernel_pin *pin, const char *deb, struct e
 static char *mirror_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
 			int *stale, struct error *err)
 {
-	char *deb;
+	char version[sizeof(pin->version) + 2], *deb;
 
 	if (apt_download(pin, apt, dir, stale, err))
 		return NULL;
-	deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, pin->debarch);
+	file_version(pin, version, sizeof(version));
+	deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, version, pin->debarch);
 	if (!file_exists(deb)) {   /* sources and docs are Architecture: all */
 		free(deb);
-		deb = xprintf("%s/%s_%s_all.deb", dir, pin->package, pin->version);
+		deb = xprintf("%s/%s_%s_all.deb", dir, pin->package, version);
 	}
 	if (!file_exists(deb)) {
 		error_set(err, "left no %s after apt-get download; see %s", base_name(deb), apt->log);
@@ -691,11 +714,12 @@ out:
 static char *snapshot_deb(const struct kernel_pin *pin, const struct apt *apt, const char *dir,
 			  char *url, size_t cap, struct error *err)
 {
-	char base[512], sha1[8][41];
+	char base[512], sha1[8][41], version[sizeof(pin->version) + 2];
 	struct buf list_url = BUF_INIT, json = BUF_INIT;
 	char *list = xprintf("%s/binfiles.json", dir), *deb = NULL;
 	int n = -1;
 
+	file_version(pin, version, sizeof(version));
 	host_snapshot_base(base, sizeof(base));
 	pin_snapshot_url(base, pin, NULL, &list_url);
 	if (snapshot_get(apt, buf_str(&list_url), list, err) || read_file(list, &json, err))
@@ -711,7 +735,7 @@ static char *snapshot_deb(const struct kernel_pin *pin, const struct apt *apt, c
 
 		int got;
 
-		deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, pin->version, sha1[i]);
+		deb = xprintf("%s/%s_%s_%s.deb", dir, pin->package, version, sha1[i]);
 		pin_snapshot_url(base, pin, sha1[i], &file_url);
 		snprintf(url, cap, "%s", buf_str(&file_url));
 		buf_free(&file_url);
@@ -883,12 +907,15 @@ static void fill_pin_kernel(const struct kernel_pin *pin, const char *dir, const
 static int fetch_pin(const struct kernel_pin *pin, const char *subdir, struct kernel *out,
 		       struct error *err)
 {
-	char *dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, pin->version);
+	char version[sizeof(pin->version) + 2], *dir, *image;
 	int boots = !strcmp(subdir, "kernels") && !is_source(pin) && !pin_is_companion(pin);
-	char *image = xprintf("%s/%s", dir, base_name(pin->image));
 	double t0 = now_s(), fetched = 0;
 	struct apt apt;
 	int rc = 0, fd = -1;
+
+	file_version(pin, version, sizeof(version));
+	dir = xprintf("%s/%s/%s-%s-%s", lab_cache_dir(), subdir, pin->name, pin->arch, version);
+	image = xprintf("%s/%s", dir, base_name(pin->image));
 
 	if (!cached(pin, dir, image)) {
 		apt_init(&apt, pin);

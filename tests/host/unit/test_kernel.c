@@ -71,6 +71,7 @@ UNIT_TEST(package_lock_shipped_parses)
 				CHECK_STR(p->lock_file, PACKAGE_LOCK_FILE);
 		}
 	CHECK_STR(kernel_lock_find(&lock, "numactl", "x86_64")->version, "2.0.19-1+b2");
+	CHECK(kernel_lock_find(&lock, "busybox", "loongarch64") != NULL);   /* /bin/sh of the LoongArch guest */
 	buf_free(&b);
 }
 
@@ -81,13 +82,15 @@ UNIT_TEST(lock_good_lines)
 		"\n"
 		"   \t\r\n"
 		PIN_X86 "   # trailing comment\r\n"
-		"mine\tloongarch64\tsid\tloong64\tlinux-binary-x\t7.2~rc1+b2\t" SHA_A "\tboot/vmlinux.efi";
+		"mine\tloongarch64\tsid\tloong64\tlinux-binary-x\t7.2~rc1+b2\t" SHA_A "\tboot/vmlinux.efi\n"
+		"bb loongarch64 sid loong64 busybox-static 1:1.38.0-3+b1 " SHA_A " usr/bin/busybox";
 	struct kernel_lock lock;
 	struct error err;
 
 	CHECK_INT(parse(text, &lock, &err), 0);
 	CHECK_STR(err.msg, "");
-	CHECK_INT(lock.nr, 2);
+	CHECK_INT(lock.nr, 3);
+	CHECK_STR(lock.pins[2].version, "1:1.38.0-3+b1");
 	CHECK_INT(lock.pins[0].line, 4);
 	CHECK_STR(lock.pins[0].package, "linux-binary-7.2.13+deb14-amd64");
 	CHECK_STR(lock.pins[0].version, "7.2.13-1");
@@ -117,7 +120,11 @@ UNIT_TEST(lock_bad_lines)
 		{ "debian x86_64 sid amd64 p 1 abc vmlinuz", "t.lock:1: sha256 'abc' is not 64 hex digits" },
 		{ "debian x86_64 sid amd64 p 1 FB8CD0ADE4EF82D9DDE1DCF183D4BF4033DB1B549B0ACC9973855AD9CC48C4F5 v",
 		  "t.lock:1: sha256 'FB8C" },
-		{ "debian x86_64 sid amd64 p 1:2-1 " SHA_A " vmlinuz", "t.lock:1: version '1:2-1' has ':'" },
+		{ "debian x86_64 sid amd64 p x:2-1 " SHA_A " vmlinuz",
+		  "t.lock:1: version 'x:2-1': a ':' may only end the epoch, once" },
+		{ "debian x86_64 sid amd64 p :2-1 " SHA_A " vmlinuz", "t.lock:1: version ':2-1': a ':' may" },
+		{ "debian x86_64 sid amd64 p 1:2:3-1 " SHA_A " vmlinuz", "t.lock:1: version '1:2:3-1': a ':' may" },
+		{ "debian x86_64 sid amd64 p 1/2 " SHA_A " vmlinuz", "t.lock:1: version '1/2' has '/'" },
 		{ "debian x86_64 sid amd64 P 1 " SHA_A " vmlinuz", "t.lock:1: package 'P' has 'P'" },
 		{ "debian x86_64 sid amd64 p 1 " SHA_A " /boot/vmlinuz", "t.lock:1: image '/boot/vmlinuz' must be" },
 		{ "debian x86_64 sid amd64 p 1 " SHA_A " a/../../etc", "t.lock:1: image 'a/../../etc' must be" },
