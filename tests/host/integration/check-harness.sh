@@ -55,3 +55,30 @@ expect_grep '^recheck: 5 of 7 tests run again$' "$SCRATCH/out"
 expect_grep '^PASS: .*/t/fail 1 - fail ' "$SCRATCH/out"
 [ "$(wc -l <"$t/ok.runs")" = 1 ] || fail "recheck ran ok.sh again"
 [ "$(tail -n 1 "$SCRATCH/out")" = "3 passed, 4 failed" ] || fail "recheck's last line: $(tail -n 1 "$SCRATCH/out")"
+
+# Stopped (a Ctrl-C, or a TERM to the check's process group): the running
+# test's own group goes too (timeout(1) made it; without tap-wrap's trap it
+# runs on to its timeout), the rest do not run, the summary still comes, and
+# the exit status is 130.  For a script test and a TAP producer, by INT and
+# by TERM.
+for stopper in "INT $t/hang.sh" "TERM $t/taphang"; do
+	read -r sig first <<<"$stopper"
+	rm -f "$t/ok.runs"
+	set -m   # the check in a process group of its own, as make's under a terminal
+	TESTS="$first $t/ok.sh" TEST_TIMEOUT=60 tests/host/check >"$SCRATCH/out" 2>"$SCRATCH/err" &
+	check=$!
+	set +m
+	for _ in $(seq 100); do pgrep -f "$t/hangsleep" >/dev/null && break; sleep 0.1; done
+	pgrep -f "$t/hangsleep" >/dev/null || fail "$first did not start"
+	kill -"$sig" -- -"$check"
+	SECONDS=0
+	wait "$check"
+	rc=$?
+	[ $SECONDS -lt 20 ] || fail "SIG$sig: the check took $SECONDS s to stop: it waited for the test's timeout"
+	[ $rc = 130 ] || { cat "$SCRATCH/out" "$SCRATCH/err" >&2; fail "SIG$sig: the check exited $rc, want 130"; }
+	for _ in $(seq 50); do pgrep -f "$t/hangsleep" >/dev/null || break; sleep 0.2; done
+	pgrep -f "$t/hangsleep" && fail "SIG$sig: $first outlived the stopped check"
+	[ -e "$t/ok.runs" ] && fail "SIG$sig: ok.sh ran after the stop"
+	[ "$(tail -n 1 "$SCRATCH/out")" = "0 passed, 1 failed" ] || fail "SIG$sig: last line: $(tail -n 1 "$SCRATCH/out")"
+	expect_grep 'interrupted, 1 not run' "$SCRATCH/err"
+done
