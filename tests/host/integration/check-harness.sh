@@ -4,7 +4,7 @@
 # TIMEOUT while the rest still run; exit 77 is
 # a skip, 99 a hard error; each test has its .log and .trs, test-suite.log
 # holds the failures' logs; the last line counts tests; --recheck runs again
-# only what did not pass.
+# only what did not pass; a stopped check stops its test (below).
 . "$(dirname "$0")/lib.bash"
 t=$SCRATCH/t
 mkdir -p "$t"
