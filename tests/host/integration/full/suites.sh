@@ -14,11 +14,15 @@ for topo in 4node la-2node; do
 	expect_no_qemu
 done
 
-# 8 memory nodes: every policy row runs, the rst's remap examples included.
+# 8 memory nodes: every policy row runs, the rst's remap examples included,
+# but the nearest row: it needs a CPU-less memory node, and 8node's nodes all
+# have CPUs (cxl runs it: mutate-sample-numa-api's 1924546beaa2).
 expect_rc 0 $NUMALAB run --topo 8node --tests policy --out "$SCRATCH/p8"
 expect_grep '^ok 1 policy$' "$SCRATCH/out"
 expect_grep '^    ok [0-9]+ cpuset rebind rst example: RELATIVE_NODES 2-5, mems 2-5 -> 3-7 -> 0,2,3,5$' "$SCRATCH/out"
-if grep -E '^    ok [0-9]+ .*# SKIP' "$SCRATCH/out"; then fail "policy rows skipped on 8node"; fi
+if grep -E '^    ok [0-9]+ .*# SKIP' "$SCRATCH/out" | grep -v '# SKIP needs a CPU-less memory node whose nearest'; then
+	fail "policy rows skipped on 8node"
+fi
 expect_no_qemu
 
 expect_rc 0 $NUMALAB run --topo 2node --tests workloads --out "$SCRATCH/wl"
