@@ -159,6 +159,7 @@
 #define PTE_MAPPED_BYTE 0x3c
 #define NEIGHBOUR_BYTE 0x5a
 #define TABLES_AROUND 1024
+#define PTE_MAPPED_TRIALS 3
 #define XA_NODE_FAILSLAB "/sys/kernel/slab/radix_tree_node/failslab"
 
 /* Page i is left a hole (every eighth). */
@@ -879,7 +880,19 @@ void shmem_run(const struct topology *t)
 		thp_knob_restore(&knob);
 	for (int i = 0; i < 4; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
-	pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
+	/*
+	 * c1354e0a51e0 is killed only when the page after the range's table is a table with a
+	 * present first entry, which fails when the range's table is a refill's last page (a
+	 * survivor in check-full's sample at 62897b7): PTE_MAPPED_TRIALS files, each must collapse.
+	 */
+	for (int t = 0; t < PTE_MAPPED_TRIALS; t++) {
+		pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
+		if (pte_mapped != 1 || untouched != 1) {
+			ktap_diag("pte-mapped trial %d of %d: pte-mapped %d, untouched %d", t + 1, PTE_MAPPED_TRIALS,
+				  pte_mapped, untouched);
+			break;
+		}
+	}
 	for (int i = 4; i < 6; i++)
 		if (pte_mapped < 0)
 			ktap_skip(rows[i], "%s", why);
