@@ -881,14 +881,16 @@ void shmem_run(const struct topology *t)
 	for (int i = 0; i < 4; i++)
 		ktap_ok(ok[i], "%s", rows[i]);
 	/*
-	 * c1354e0a51e0 is killed only when the page after the range's table is a table with a
-	 * present first entry, which fails when the range's table is a refill's last page (a
-	 * survivor in check-full's sample at 62897b7): PTE_MAPPED_TRIALS files, each must collapse.
+	 * c1354e0a51e0 (step 2 reads one entry past the range's page table) is killed only when
+	 * the page after that table is itself a table with a present first entry, which it is not
+	 * when the range's table is the last page of a refill (the survivor in check-full's sample
+	 * at 62897b7).
+	 * Each of PTE_MAPPED_TRIALS files must collapse, so one unlucky placement cannot pass it.
 	 */
-	for (int t = 0; t < PTE_MAPPED_TRIALS; t++) {
+	for (int trial = 0; trial < PTE_MAPPED_TRIALS; trial++) {
 		pte_mapped = pte_mapped_collapses(pmd, &why, &untouched);
 		if (pte_mapped != 1 || untouched != 1) {
-			ktap_diag("pte-mapped trial %d of %d: pte-mapped %d, untouched %d", t + 1, PTE_MAPPED_TRIALS,
+			ktap_diag("pte-mapped trial %d of %d: pte-mapped %d, untouched %d", trial + 1, PTE_MAPPED_TRIALS,
 				  pte_mapped, untouched);
 			break;
 		}
