@@ -207,7 +207,7 @@ static void placement(long *preferred, int *most)
  */
 static int nearly_full(int local, int far, struct node_hugepages *h, int nearest, int *placed)
 {
-	size_t ps = (size_t)page_size(), filler_max = 16384, filled = 0;
+	size_t ps = (size_t)page_size(), filler_max = 16384, filled = 0, given_back = 0;
 	struct zone_marks z;
 	long count;
 	char *pages = pages_on(far, NEARLY_PAGES), *filler = NULL;
@@ -245,13 +245,14 @@ static int nearly_full(int local, int far, struct node_hugepages *h, int nearest
 			size_t back = filled < 16 ? filled : 16;
 
 			filled -= back;
+			given_back += back;
 			madvise(filler + filled * ps, back * ps, MADV_DONTNEED);
 		}
 		if (zone_marks(local, &z) || (z.free > z.min && z.free < z.high))
 			break;
 	}
-	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages)", local, z.free, z.min,
-		  z.low, z.high, filled);
+	ktap_diag("node %d: %ld pages free, watermarks min %ld low %ld high %ld (%zu filler pages, %zu given back)", local,
+		  z.free, z.min, z.low, z.high, filled, given_back);
 	if (z.free >= z.high || z.free <= z.min) {
 		ktap_diag("cannot bring node %d between its min and high watermarks", local);
 		goto out;
